@@ -1,0 +1,17 @@
+/*
+ * openetw/openetw.h - the whole public API of OpenETW.
+ *
+ * OpenETW is a portable implementation of classic Event Tracing for Windows
+ * sessions. Include this header, link with -lopenetw (pkg-config openetw).
+ */
+#ifndef OPENETW_OPENETW_H
+#define OPENETW_OPENETW_H
+
+#include "export.h"
+#include "status.h"
+#include "constants.h"
+#include "records.h"
+#include "properties.h"
+#include "version.h"
+
+#endif /* OPENETW_OPENETW_H */
