@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a job needs, only those missing (fast when
+# everything is present). usage: scripts/deps.sh build|test
+set -euo pipefail
+build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev)
+test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix)
+case "${1:-build}" in
+  build) want=("${build_pkgs[@]}") ;;
+  test) want=("${test_pkgs[@]}") ;;
+  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
