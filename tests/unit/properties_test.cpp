@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -411,7 +412,12 @@ INSTANTIATE_TEST_SUITE_P(Rules, ImportRejects, ::testing::Values(
     BadBlock{"ClientContext 4",
              [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.ClientContext = 4; },
              ETW_ERROR_INVALID_PARAMETER, "ClientContext"}
-));
+), [](const ::testing::TestParamInfo<BadBlock> &info) {
+    std::string name;
+    for (const char *c = info.param.rule; *c; ++c)
+        name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+    return name;
+});
 
 // ---- import: what must be accepted ----
 
