@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a job needs, only those missing (fast when
-# everything is present). usage: scripts/deps.sh build|test
+# everything is present). usage: scripts/deps.sh build|test|bindings
 set -euo pipefail
 build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev)
-test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix)
+test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix swig bindgen python3-dev python3-pytest)
+bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest)
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
   test) want=("${test_pkgs[@]}") ;;
-  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+  bindings) want=("${bindings_pkgs[@]}") ;;
+  *) echo "usage: $0 build|test|bindings" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

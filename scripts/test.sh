@@ -23,6 +23,9 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abo
   run_suite "tests under ASan+UBSan" build-asan -Db_sanitize=address,undefined -Db_lundef=false \
     -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 
+echo "=== language bindings (Python, C#, Rust) and the conformance suite"
+bash scripts/bindings-tests.sh || failed+=("bindings")
+
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"
   exit 1

@@ -12,6 +12,9 @@
 #include "constants.h"
 #include "records.h"
 #include "properties.h"
+#include "session.h"
+#include "provider.h"
+#include "consumer.h"
 #include "version.h"
 
 #endif /* OPENETW_OPENETW_H */

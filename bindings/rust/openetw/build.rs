@@ -1,0 +1,11 @@
+//! Lets this crate's own tests find libopenetw at run time when it
+//! lives outside the system paths (a Meson build dir). Dependents' binaries get
+//! no such path baked in.
+fn main() {
+    println!("cargo:rerun-if-env-changed=DEP_OPENETW_LIB_DIR");
+    if let Ok(dir) = std::env::var("DEP_OPENETW_LIB_DIR") {
+        if !cfg!(windows) {
+            println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{dir}");
+        }
+    }
+}

@@ -1,0 +1,137 @@
+/*
+ * bindings/swig/csharp.i - C# typemaps for openetw.i.
+ *
+ * The generated classes (OpenEtw.Interop.NativeMethods and its PINVOKE
+ * class) are internal; the public API is the handwritten layer in
+ * bindings/csharp/OpenEtw. A failing etw_status throws
+ * OpenEtw.OpenEtwException.FromStatus in the csout typemap below: the one
+ * place where a status becomes an exception, so the methods return void.
+ * Handles are SafeHandles, records are blittable structs, GUIDs are
+ * System.Guid (same layout), bytes are ref byte (pinned by the marshaller,
+ * from a Span), size_t is nuint, strings are UTF-8 both ways.
+ */
+%pragma(csharp) moduleclassmodifiers="internal static class"
+%pragma(csharp) imclassclassmodifiers="internal class"
+
+/* #define constants as C# const, so enums in the public layer can use them. */
+%csconst(1);
+
+/* ---- Status ---- */
+%typemap(cstype, out="void") etw_status "uint"
+%typemap(csout, excode=SWIGEXCODE) etw_status {
+    uint status = $imcall;$excode
+    if (status != 0)
+      throw global::OpenEtw.OpenEtwException.FromStatus(status);
+  }
+
+%define OPENETW_STATUS_VALUE(FUNC)
+%typemap(cstype, out="uint") etw_status FUNC "uint"
+%typemap(csout, excode=SWIGEXCODE) etw_status FUNC {
+    uint status = $imcall;$excode
+    return status;
+  }
+%enddef
+
+%define OPENETW_SIZE_QUERY(FUNC, BLOCK)
+%typemap(csout, excode=SWIGEXCODE) etw_status FUNC {
+    uint status = $imcall;$excode
+    if (status != 0 && !(status == ETW_ERROR_MORE_DATA
+                         && global::System.Runtime.CompilerServices.Unsafe.IsNullRef(ref BLOCK)))
+      throw global::OpenEtw.OpenEtwException.FromStatus(status);
+  }
+%enddef
+
+/* ---- size_t is pointer-sized (SWIG's default would be uint) ---- */
+%typemap(ctype) size_t "size_t"
+%typemap(imtype) size_t "nuint"
+%typemap(cstype) size_t "nuint"
+%typemap(csin) size_t "$csinput"
+%typemap(in) size_t %{ $1 = $input; %}
+%typemap(out) size_t %{ $result = $1; %}
+%typemap(csout, excode=SWIGEXCODE) size_t {
+    nuint ret = $imcall;$excode
+    return ret;
+  }
+
+/* ---- Strings: UTF-8 in; static or object-owned text out, copied at once ---- */
+%typemap(ctype, out="const char *") const char * "const char *"
+%typemap(imtype,
+         inattributes="[global::System.Runtime.InteropServices.MarshalAs(global::System.Runtime.InteropServices.UnmanagedType.LPUTF8Str)]",
+         out="global::System.IntPtr") const char * "string"
+%typemap(cstype, out="string") const char * "string"
+%typemap(csin) const char * "$csinput"
+%typemap(in) const char * %{ $1 = ($1_ltype)$input; %}
+%typemap(out) const char * %{ $result = $1; %}
+%typemap(csout, excode=SWIGEXCODE) const char * {
+    string ret = global::System.Runtime.InteropServices.Marshal.PtrToStringUTF8($imcall) ?? "";$excode
+    return ret;
+  }
+
+/* ---- Handles: SafeHandle subclasses in OpenEtw.Interop ---- */
+%define OPENETW_HANDLE(TYPE, DESTROY, CSHANDLE)
+%typemap(ctype) TYPE *, const TYPE * "void *"
+%typemap(imtype) TYPE *, const TYPE * "global::OpenEtw.Interop.CSHANDLE"
+%typemap(cstype) TYPE *, const TYPE * "global::OpenEtw.Interop.CSHANDLE"
+%typemap(csin) TYPE *, const TYPE * "$csinput"
+%typemap(in) TYPE *, const TYPE * %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) TYPE **out "void *"
+%typemap(imtype) TYPE **out "out global::OpenEtw.Interop.CSHANDLE"
+%typemap(cstype) TYPE **out "out global::OpenEtw.Interop.CSHANDLE"
+%typemap(csin) TYPE **out "out $csinput"
+%typemap(in) TYPE **out %{ $1 = ($1_ltype)$input; %}
+/* The SafeHandle calls DESTROY directly (a handle being released cannot be marshalled). */
+%ignore DESTROY;
+%enddef
+
+/* ---- Bytes: ref byte from MemoryMarshal.GetReference(span); a null ref is NULL ---- */
+%define OPENETW_IN_BYTES(DATA, SIZE)
+%typemap(ctype) DATA "const void *"
+%typemap(imtype) DATA "ref byte"
+%typemap(cstype) DATA "ref byte"
+%typemap(csin) DATA "ref $csinput"
+%typemap(in) DATA %{ $1 = ($1_ltype)$input; %}
+%enddef
+
+%define OPENETW_OUT_BYTES(DATA, CAPACITY, OUT_SIZE)
+%typemap(ctype) DATA "void *"
+%typemap(imtype) DATA "ref byte"
+%typemap(cstype) DATA "ref byte"
+%typemap(csin) DATA "ref $csinput"
+%typemap(in) DATA %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) OUT_SIZE "size_t *"
+%typemap(imtype) OUT_SIZE "out nuint"
+%typemap(cstype) OUT_SIZE "out nuint"
+%typemap(csin) OUT_SIZE "out $csinput"
+%typemap(in) OUT_SIZE %{ $1 = $input; %}
+%enddef
+
+/* ---- GUIDs: System.Guid has the Windows layout ---- */
+%typemap(ctype) const etw_guid * "const void *"
+%typemap(imtype) const etw_guid * "ref global::System.Guid"
+%typemap(cstype) const etw_guid * "global::System.Guid"
+%typemap(csin) const etw_guid * "ref $csinput"
+%typemap(in) const etw_guid * %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) etw_guid *out "void *"
+%typemap(imtype) etw_guid *out "out global::System.Guid"
+%typemap(cstype) etw_guid *out "out global::System.Guid"
+%typemap(csin) etw_guid *out "out $csinput"
+%typemap(in) etw_guid *out %{ $1 = ($1_ltype)$input; %}
+
+/* ---- Records: blittable structs written in OpenEtw (Records.cs) ---- */
+%define OPENETW_RECORD_OUT(TYPE, CSTYPE)
+%typemap(ctype) TYPE *out "void *"
+%typemap(imtype) TYPE *out "out global::OpenEtw.CSTYPE"
+%typemap(cstype) TYPE *out "out global::OpenEtw.CSTYPE"
+%typemap(csin) TYPE *out "out $csinput"
+%typemap(in) TYPE *out %{ $1 = ($1_ltype)$input; %}
+%enddef
+%ignore etw_guid;
+%ignore etw_wnode_header;
+%ignore etw_event_trace_properties;
+%ignore etw_event_class;
+%ignore etw_event_trace_header;
+%ignore etw_mof_field;
+%ignore etw_systemtime;
+%ignore etw_time_zone_information;
+%ignore etw_trace_logfile_header64;
+%ignore etw_trace_logfile_header32;

@@ -1,0 +1,63 @@
+/*
+ * bindings/swig/openetw.i - the one SWIG interface of OpenETW.
+ *
+ * It reads only the public headers. What differs per language (handles,
+ * strings, buffers, GUIDs, and turning a failing etw_status into an
+ * exception, in one typemap) lives in python.i and csharp.i; this file only
+ * says which C declarations play which role, so a new header is bound by
+ * adding its %include and one line per handle or buffer below.
+ */
+#if defined(SWIGPYTHON)
+/* Generated module openetw._native over the extension openetw._openetw
+   (swig -interface _openetw); the idiomatic package wraps it. */
+%module(package="openetw", threads="1") _native
+#elif defined(SWIGCSHARP)
+/* Internal class OpenEtw.Interop.NativeMethods; the public API is handwritten. */
+%module NativeMethods
+#else
+%module openetw
+#endif
+
+/* The headers bound below, one by one: a header joins here when it is bound. */
+%{
+#include <openetw/status.h>
+#include <openetw/constants.h>
+#include <openetw/records.h>
+#include <openetw/properties.h>
+#include <openetw/version.h>
+%}
+
+%include <stdint.i>
+
+#if defined(SWIGPYTHON)
+%include "python.i"
+#elif defined(SWIGCSHARP)
+%include "csharp.i"
+#else
+#error "OpenETW binds Python and C# through SWIG (Rust uses bindgen)"
+#endif
+
+/* ---- Roles of the declarations (macros defined per language) ---- */
+
+/* Opaque handles: TYPE **out creates, destroy frees. */
+OPENETW_HANDLE(etw_properties, etw_properties_destroy, PropertiesHandle)
+
+/* Caller-provided input bytes and output buffers. */
+OPENETW_IN_BYTES(const void *block, size_t block_size)
+OPENETW_OUT_BYTES(void *out_block, size_t block_size, size_t *out_size)
+/* A size query (NULL out_block) answers ETW_ERROR_MORE_DATA by design: not an error. */
+OPENETW_SIZE_QUERY(etw_properties_export, out_block)
+
+/* Windows-layout records copied out by value. */
+OPENETW_RECORD_OUT(etw_event_trace_properties, EventTraceProperties)
+
+/* Returns a status as a value instead of raising it. */
+OPENETW_STATUS_VALUE(etw_last_error_status)
+
+/* ---- The public headers, and nothing else ---- */
+%include "openetw/export.h"
+%include "openetw/status.h"
+%include "openetw/constants.h"
+%include "openetw/records.h"
+%include "openetw/properties.h"
+%include "openetw/version.h"

@@ -1,0 +1,332 @@
+/*
+ * openetw/consumer.h - read .etl files: buffers, records and events.
+ *
+ * An etw_consumer reads one or more .etl files, written by OpenETW or by
+ * Windows, and calls back for every buffer and every record, as ProcessTrace
+ * does. Open the files with etw_consumer_open (which reads and checks each
+ * file's logfile header), read any file's header facts with
+ * etw_consumer_logfile_header, then run etw_consumer_process.
+ *
+ * Order. ETW_CONSUMER_ORDER_TIME (the default) delivers records in time
+ * order: each processor's buffers by SequenceNumber, merged by timestamp
+ * across processors and files, as ProcessTrace does. ETW_CONSUMER_ORDER_FILE
+ * delivers the files one after another, each buffer by buffer as stored and
+ * each buffer's records by offset.
+ *
+ * Timestamps. Records carry the raw session-clock value and, unless
+ * ETW_CONSUMER_RAW_TIMESTAMP is set, the FILETIME (100 ns since 1601, UTC)
+ * computed from the logfile header as the WNODE_HEADER remarks describe:
+ * clock 1 (QPC) StartTime + (raw - ref) * 10^7 / PerfFreq; clock 2 raw;
+ * clock 3 StartTime + (raw - ref) * 10 / CpuSpeedInMHz, where ref is the
+ * timestamp of the logfile header record; rounded down. A file whose divisor
+ * is 0 keeps raw values.
+ *
+ * Damaged input. A damaged buffer or record never stops the other buffers
+ * from being read where that is safe. Each problem is counted
+ * (etw_consumer_get_stats), flagged to the buffer callback, and the first
+ * one decides the status etw_consumer_process returns, with a message that
+ * names the file and the file offset. Memory stays bounded by the buffer
+ * size: time order holds one stored buffer (and its decompressed image,
+ * if compressed) per processor stream of each file, file order one in all;
+ * no buffer or image exceeds 16 MB. Time order also keeps a 32-byte entry
+ * per buffer of the files.
+ *
+ * Threads. Callbacks run only on the thread inside etw_consumer_process;
+ * no library lock is held while they run. etw_consumer_cancel may be called
+ * from any thread. Other functions must not race etw_consumer_close.
+ */
+#ifndef OPENETW_CONSUMER_H
+#define OPENETW_CONSUMER_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "records.h"
+
+ETW_BEGIN_DECLS
+
+/** Opaque consumer of one or more .etl files. */
+typedef struct etw_consumer etw_consumer;
+
+/* ---- Record kinds: etw_record.kind ---- */
+#define ETW_RECORD_KIND_SYSTEM    1u /* SYSTEM_TRACE_HEADER, HeaderType 0x01/0x02 */
+#define ETW_RECORD_KIND_COMPACT   2u /* compact SYSTEM_TRACE_HEADER, 0x03/0x04 */
+#define ETW_RECORD_KIND_PERFINFO  3u /* PERFINFO_TRACE_HEADER, 0x10/0x11 */
+#define ETW_RECORD_KIND_FULL      4u /* EVENT_TRACE_HEADER (classic TraceEvent), 0x0A/0x14 */
+#define ETW_RECORD_KIND_INSTANCE  5u /* EVENT_INSTANCE_GUID_HEADER, 0x0B/0x15 */
+#define ETW_RECORD_KIND_EVENT     6u /* EVENT_HEADER (manifest, TraceLogging), 0x12/0x13 */
+#define ETW_RECORD_KIND_MESSAGE   7u /* MESSAGE_TRACE_HEADER (WPP / TraceMessage) */
+#define ETW_RECORD_KIND_ERROR     8u /* TRACE_HEADER_TYPE_ERROR (0x0D): undocumented, raw bytes only */
+
+/* ---- etw_record.present: which optional members hold data ---- */
+#define ETW_RECORD_HAS_THREAD_ID    0x0001u /* thread_id, process_id */
+#define ETW_RECORD_HAS_TIMESTAMP    0x0002u /* timestamp, timestamp_raw */
+#define ETW_RECORD_HAS_GUID         0x0004u /* guid: class GUID, ProviderId or message GUID */
+#define ETW_RECORD_HAS_HOOK_ID      0x0008u /* hook_id, version_word */
+#define ETW_RECORD_HAS_CLASS        0x0010u /* opcode, level, version */
+#define ETW_RECORD_HAS_DESCRIPTOR   0x0020u /* event_id, channel, task, keyword */
+#define ETW_RECORD_HAS_CPU_TIME     0x0040u /* kernel_time, user_time */
+#define ETW_RECORD_HAS_ACTIVITY_ID  0x0080u /* activity_id */
+#define ETW_RECORD_HAS_INSTANCE     0x0100u /* instance_id, parent_instance_id, parent_guid */
+#define ETW_RECORD_HAS_MESSAGE      0x0200u /* message_number, message_flags */
+#define ETW_RECORD_HAS_SEQUENCE     0x0400u /* message_sequence */
+#define ETW_RECORD_HAS_COMPONENT_ID 0x0800u /* component_id */
+#define ETW_RECORD_HAS_EVENT_FLAGS  0x1000u /* event_flags, event_property */
+
+/** One EVENT_HEADER extended data item (EVENT_HEADER_EXTENDED_DATA_ITEM as stored). */
+typedef struct etw_extended_item {
+    uint16_t ext_type;     /* EVENT_HEADER_EXT_TYPE_* */
+    uint16_t linkage;      /* bit 0: another item follows */
+    uint16_t item_size;    /* item bytes including its 8-byte header */
+    uint16_t data_size;
+    const uint8_t *data;   /* data_size bytes, borrowed like the record */
+} etw_extended_item;
+
+/**
+ * Every fact of one record, whatever its header kind. Members that the kind
+ * does not carry are 0; `present` says which optional members hold data.
+ * Passed to the record callback; borrowed until the callback returns
+ * (copy what you keep).
+ */
+typedef struct etw_record {
+    uint32_t struct_size;     /* sizeof(etw_record) of the library */
+    uint32_t kind;            /* ETW_RECORD_KIND_* */
+    uint32_t present;         /* ETW_RECORD_HAS_* */
+    uint8_t  header_type;     /* HeaderType byte (0x0F for messages) */
+    uint8_t  marker_flags;    /* 0xC0, or 0x90 for messages */
+    uint16_t size;            /* the Size field: header + extended data + payload */
+    uint32_t header_size;     /* fixed header plus header extensions or message fields */
+    uint32_t pointer_size;    /* 4 or 8 as the 32/64-bit header type says; 0 when not said */
+    uint32_t file_index;      /* which file of the consumer (order of etw_consumer_open) */
+    uint32_t buffer_index;    /* buffer in its file, 0 = the header buffer */
+    uint32_t buffer_offset;   /* offset in the buffer (the decompressed image for compressed buffers) */
+    uint32_t processor;       /* processor of the buffer */
+    uint32_t thread_id;
+    uint32_t process_id;
+    int64_t  timestamp;       /* FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
+    int64_t  timestamp_raw;   /* the raw session-clock value as stored */
+    etw_guid guid;
+    etw_guid activity_id;
+    etw_guid parent_guid;
+    uint64_t keyword;
+    uint32_t kernel_time;     /* with user_time: ProcessorTime in private sessions */
+    uint32_t user_time;
+    uint16_t hook_id;         /* SYSTEM/COMPACT/PERFINFO HookId (Type | Group << 8) */
+    uint16_t version_word;    /* SYSTEM/COMPACT/PERFINFO Version word, extension bits included */
+    uint16_t event_id;        /* EVENT_DESCRIPTOR.Id */
+    uint16_t task;
+    uint16_t version;         /* EVENT_DESCRIPTOR.Version or Class.Version */
+    uint16_t event_flags;     /* EVENT_HEADER.Flags as stored */
+    uint16_t event_property;
+    uint16_t message_number;
+    uint16_t message_flags;   /* TRACE_MESSAGE_* option flags */
+    uint8_t  opcode;          /* EVENT_DESCRIPTOR.Opcode or Class.Type */
+    uint8_t  level;
+    uint8_t  channel;
+    uint8_t  reserved0;
+    uint16_t reserved1;
+    uint32_t message_sequence;
+    uint32_t component_id;
+    uint32_t instance_id;
+    uint32_t parent_instance_id;
+    uint32_t payload_size;
+    uint32_t extended_count;  /* entries in extended */
+    const uint8_t *bytes;     /* the whole record, size bytes */
+    const uint8_t *payload;   /* user data / MOF data / message arguments */
+    const etw_extended_item *extended;
+} etw_record;
+
+/**
+ * A classic event (EVENT_TRACE_HEADER or EVENT_INSTANCE_GUID_HEADER record)
+ * as ProcessTrace's EventCallback sees it. Borrowed until the callback
+ * returns.
+ */
+typedef struct etw_classic_event {
+    uint32_t struct_size;
+    uint32_t payload_size;
+    etw_event_trace_header header; /* Windows layout; TimeStamp as etw_record.timestamp;
+                                      ClientContext/Flags hold KernelTime/UserTime as stored */
+    uint32_t instance_id;          /* instance records; else 0 */
+    uint32_t parent_instance_id;
+    etw_guid parent_guid;
+    const uint8_t *payload;
+    const etw_record *record;      /* every decoded fact of the same record */
+} etw_classic_event;
+
+/* ---- etw_buffer_info.status_flags ---- */
+#define ETW_BUFFER_STATUS_CORRUPT      0x1u /* a problem was found; status/message say which */
+#define ETW_BUFFER_STATUS_DECOMPRESSED 0x2u /* image is the decompressed copy of data */
+
+/**
+ * One buffer, passed to the buffer callback after the buffer's last record
+ * was delivered (also for buffers with no readable record). Borrowed until
+ * the callback returns.
+ */
+typedef struct etw_buffer_info {
+    uint32_t struct_size;
+    uint32_t file_index;
+    uint32_t buffer_index;    /* position in the file, 0 = the header buffer */
+    uint32_t processor;       /* ProcessorIndex (PROC_INDEX) or ProcessorNumber */
+    uint64_t file_offset;
+    uint64_t sequence_number;
+    int64_t  timestamp;       /* flush time: FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
+    int64_t  timestamp_raw;
+    uint32_t buffer_size;     /* BufferSize as stored (the compressed size for compressed buffers) */
+    uint32_t stored_size;     /* bytes in data: less than buffer_size when the file ends early */
+    uint32_t filled_size;     /* end of record data in image, header included */
+    uint32_t saved_offset;
+    uint32_t offset;          /* the Offset field */
+    uint32_t state;
+    uint16_t buffer_flag;     /* ETW_BUFFER_FLAG_* bits as stored */
+    uint16_t buffer_type;
+    uint16_t logger_id;
+    uint16_t reserved0;
+    uint32_t record_count;    /* records delivered from this buffer */
+    uint32_t corrupt_records; /* records skipped or cut off in this buffer */
+    uint32_t status_flags;    /* ETW_BUFFER_STATUS_* */
+    etw_status status;        /* ETW_OK, or the first problem found in this buffer */
+    uint32_t image_size;
+    uint32_t reserved1;
+    const uint8_t *data;      /* the bytes as stored */
+    const uint8_t *image;     /* what records are read from (== data unless decompressed) */
+    const char *message;      /* the problem, naming file and offsets; "" when status is ETW_OK */
+} etw_buffer_info;
+
+/*
+ * Callbacks. Each returns 0 to continue; any other value stops processing
+ * and etw_consumer_process returns ETW_ERROR_CANCELLED. Any may be NULL.
+ */
+typedef int32_t (*etw_buffer_callback)(void *user_data, const etw_buffer_info *buffer);
+typedef int32_t (*etw_record_callback)(void *user_data, const etw_record *record);
+typedef int32_t (*etw_event_callback)(void *user_data, const etw_classic_event *event);
+
+/* ---- etw_consumer_options.flags ---- */
+#define ETW_CONSUMER_ORDER_TIME      0x0u /* default: per-processor sequence, merged by timestamp */
+#define ETW_CONSUMER_ORDER_FILE      0x1u /* file by file, buffer by buffer as stored, records by offset */
+#define ETW_CONSUMER_RAW_TIMESTAMP   0x2u /* timestamps stay raw session-clock values */
+
+/** How to read and whom to call. Set struct_size to sizeof(etw_consumer_options). */
+typedef struct etw_consumer_options {
+    uint32_t struct_size;
+    uint32_t flags;                 /* ETW_CONSUMER_* */
+    etw_buffer_callback buffer;     /* after each buffer */
+    etw_record_callback record;     /* every record of every kind */
+    etw_event_callback event;       /* classic records (FULL and INSTANCE kinds), after record */
+    void *user_data;                /* passed to every callback */
+    void (*user_data_free)(void *user_data); /* runs exactly once; see etw_consumer_open */
+} etw_consumer_options;
+
+/**
+ * The TRACE_LOGFILE_HEADER facts of one opened file. Set struct_size to
+ * sizeof(etw_logfile_info) before the call. The strings belong to the
+ * consumer and stay valid until etw_consumer_close.
+ */
+typedef struct etw_logfile_info {
+    uint32_t struct_size;
+    uint32_t file_index;
+    etw_trace_logfile_header64 header; /* every field as stored; a 32-bit session's header widened */
+    int64_t  reference_timestamp;      /* raw SystemTime of the header record (matches StartTime) */
+    uint64_t file_size;
+    uint32_t header_type;              /* HeaderType of the header record: 1 = 32-bit, 2 = 64-bit session */
+    uint32_t thread_id;                /* of the header record */
+    uint32_t process_id;
+    uint32_t compression_format;       /* COMPRESSION_FORMAT_* for compressed buffers (3 = XPRESS) */
+    const char *logger_name;           /* UTF-8 */
+    const char *log_file_name;         /* UTF-8, the name as stored in the file */
+    const char *path;                  /* UTF-8, the path given to etw_consumer_open */
+} etw_logfile_info;
+
+/** Counters of the last (or running) etw_consumer_process. Set struct_size first. */
+typedef struct etw_consumer_stats {
+    uint32_t struct_size;
+    uint32_t file_count;
+    uint64_t buffers;          /* buffers processed */
+    uint64_t corrupt_buffers;  /* buffers with a problem (flagged to the buffer callback) */
+    uint64_t records;          /* records delivered */
+    uint64_t corrupt_records;  /* records skipped, and buffers whose records stop at damage */
+    uint64_t bytes_read;
+    uint64_t events_lost;      /* sum of the files' EventsLost */
+    etw_status first_problem;  /* the status of the first problem found, ETW_OK if none */
+    uint32_t reserved0;
+} etw_consumer_stats;
+
+/**
+ * Opens path_count .etl files (UTF-8 paths) into one consumer. Each file's
+ * first buffer and logfile header are read and checked now; the other
+ * buffers are read by etw_consumer_process. options may be NULL (time
+ * order, FILETIME timestamps, no callbacks); its struct_size must be at
+ * least the size of the first version of etw_consumer_options.
+ * On success *out receives a consumer the caller closes with
+ * etw_consumer_close. On failure *out is NULL and user_data_free (if any)
+ * has already run.
+ * Returns ETW_ERROR_INVALID_PARAMETER (out, paths or a path NULL,
+ * path_count 0, bad struct_size, unknown flags), ETW_ERROR_FILE_NOT_FOUND,
+ * ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT, ETW_ERROR_HANDLE_EOF (a
+ * file too short for its first buffer), ETW_ERROR_BAD_LENGTH or
+ * ETW_ERROR_INVALID_DATA (a first buffer or logfile header that cannot be
+ * read: the message names the file and offset), ETW_ERROR_OUTOFMEMORY.
+ */
+ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
+                                     const etw_consumer_options *options);
+
+/**
+ * Reads every buffer of every file and runs the callbacks on the calling
+ * thread. Each call starts from the beginning of the files again.
+ * Returns ETW_OK when everything was read cleanly; ETW_ERROR_CANCELLED when
+ * a callback returned non-zero or etw_consumer_cancel was called;
+ * ETW_ERROR_READ_FAULT on an I/O error; otherwise, after reading all that
+ * could be read, the status of the first problem found
+ * (ETW_ERROR_HANDLE_EOF truncated file, ETW_ERROR_BAD_LENGTH size fields,
+ * ETW_ERROR_INVALID_DATA unknown marker or corrupt compressed data,
+ * ETW_ERROR_NOT_SUPPORTED unknown compression) with a message naming the
+ * file and offset; ETW_ERROR_BUSY when the consumer is already processing
+ * (another thread, or a call from inside a callback); ETW_ERROR_INVALID_PARAMETER
+ * for NULL.
+ */
+ETW_API etw_status etw_consumer_process(etw_consumer *consumer);
+
+/**
+ * Stops processing from any thread: the running etw_consumer_process
+ * returns ETW_ERROR_CANCELLED after the callback in progress (if any)
+ * returns, and later calls return it at once. Cancelling is permanent.
+ * Returns ETW_ERROR_INVALID_PARAMETER for NULL.
+ */
+ETW_API etw_status etw_consumer_cancel(etw_consumer *consumer);
+
+/**
+ * Closes the consumer and frees it; user_data_free runs. NULL is accepted.
+ * When another thread is inside etw_consumer_process, close cancels it and
+ * waits until it returns, so no callback runs after close returns. Called
+ * from inside a callback, close cancels processing and returns
+ * ETW_ERROR_CTX_CLOSE_PENDING: the consumer is freed when
+ * etw_consumer_process returns (with ETW_ERROR_CANCELLED), and must not be
+ * used after that. Otherwise returns ETW_OK.
+ */
+ETW_API etw_status etw_consumer_close(etw_consumer *consumer);
+
+/** *out = number of files opened. ETW_ERROR_INVALID_PARAMETER for NULL. */
+ETW_API etw_status etw_consumer_file_count(uint32_t *out, const etw_consumer *consumer);
+
+/**
+ * Fills *out with the logfile header facts of file file_index.
+ * out->struct_size must be set; the library fills at most that many bytes.
+ * Returns ETW_ERROR_INVALID_PARAMETER (NULL, struct_size too small, or
+ * file_index out of range).
+ */
+ETW_API etw_status etw_consumer_logfile_header(etw_logfile_info *out, const etw_consumer *consumer,
+                                               uint32_t file_index);
+
+/**
+ * Fills *out with the counters of the last or running etw_consumer_process
+ * (call it from a callback, or after processing returned).
+ * out->struct_size must be set. ETW_ERROR_INVALID_PARAMETER for NULL or a
+ * struct_size too small.
+ */
+ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_consumer *consumer);
+
+/** Canonical name of a record kind ("system", "event", ...); "unknown" otherwise. Static text. */
+ETW_API const char *etw_record_kind_name(uint32_t kind);
+
+ETW_END_DECLS
+
+#endif /* OPENETW_CONSUMER_H */

@@ -1,0 +1,107 @@
+/*
+ * openetw/provider.h - classic event providers: RegisterTraceGuids,
+ * enable notifications, TraceEvent.
+ *
+ * A provider registers a control GUID, learns through its enable callback
+ * when sessions enable or disable it, checks cheaply whether it is enabled
+ * for a level, and writes events with EVENT_TRACE_HEADER semantics. An event
+ * goes to every running session that enabled the provider's GUID and whose
+ * level admits it.
+ *
+ * Threads: etw_provider_trace_event and etw_provider_is_enabled may be called
+ * from any number of threads at once, concurrently with session control.
+ * They take no lock, make no system call in the common case, never allocate
+ * and never set the thread's last error message. etw_provider_unregister must
+ * not run concurrently with other calls on the same provider.
+ */
+#ifndef OPENETW_PROVIDER_H
+#define OPENETW_PROVIDER_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "records.h"
+
+ETW_BEGIN_DECLS
+
+/** Opaque provider registration. */
+typedef struct etw_provider etw_provider;
+
+/** What an enable callback receives: the provider's state after the change. */
+typedef struct etw_provider_enable_info {
+    uint32_t struct_size;       /* sizeof(etw_provider_enable_info) */
+    uint32_t is_enabled;        /* 1 while any session enables the provider */
+    uint32_t level;             /* highest level any session takes; 0 = every level */
+    uint32_t reserved;
+    uint64_t match_any_keyword; /* OR of the sessions' flags (all bits when one gave 0) */
+    uint64_t match_all_keyword; /* AND of the sessions' match-all keywords */
+    uint64_t session_handle;    /* the session whose change caused this call (0 at registration) */
+} etw_provider_enable_info;
+
+/**
+ * Enable notification. Called on the thread that enables or disables the
+ * provider (etw_session_enable_provider, etw_session_start of a private
+ * session, etw_session_stop), or on the registering thread when a session
+ * already enables it; never from a hidden thread, and with no library lock
+ * held, so it may call back into the library. info is valid during the call.
+ */
+typedef void (*etw_provider_enable_callback)(const etw_provider_enable_info *info, void *user_data);
+/** Frees user_data; called exactly once, by etw_provider_unregister. */
+typedef void (*etw_user_data_free)(void *user_data);
+
+/**
+ * Registers a provider for guid (several registrations of one GUID are
+ * allowed). callback and user_data_free may be NULL. If a session already
+ * enables the GUID, the callback runs before this returns. On success the
+ * library owns user_data (freed with user_data_free at unregister); on
+ * failure it does not. ETW_ERROR_INVALID_PARAMETER for NULL out or guid.
+ */
+ETW_API etw_status etw_provider_register(etw_provider **out, const etw_guid *guid,
+                                         etw_provider_enable_callback callback, void *user_data,
+                                         etw_user_data_free user_data_free);
+
+/**
+ * Unregisters and frees the provider. When it returns, no callback of this
+ * provider is running or will run (a callback running on this very thread,
+ * when unregister is called from inside it, finishes after it returns), and
+ * user_data_free has run once. NULL is accepted.
+ */
+ETW_API void etw_provider_unregister(etw_provider *provider);
+
+/**
+ * 1 if some session enables the provider for this level (0 = any level) and,
+ * when flags is not 0, for one of these flags; else 0. 0 for NULL.
+ */
+ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level, uint64_t flags);
+
+/**
+ * Writes an event (TraceEvent) to every session that enables the provider.
+ * header->Size covers the header and the payload that follows it in memory,
+ * or, with ETW_WNODE_FLAG_USE_MOF_PTR in Flags, the header and an array of
+ * up to ETW_MAX_MOF_FIELDS etw_mof_field entries whose data is gathered
+ * inline. Flags must contain ETW_WNODE_FLAG_TRACED_GUID; with
+ * ETW_WNODE_FLAG_USE_GUID_PTR the class GUID is read through GuidPtr (the
+ * real GUID is stored). The engine fills ThreadId, ProcessId, TimeStamp (raw
+ * session clock) and KernelTime/UserTime (ticks of 15.625 ms, sampled at
+ * most once a tick), or ProcessorTime in private sessions, and overwrites
+ * HeaderType and MarkerFlags in *header. Class.Level filters per session.
+ * Returns ETW_OK (also when no session enables the provider: that costs one
+ * load and a branch, and nothing else is checked);
+ * ETW_ERROR_INVALID_FLAG_NUMBER (no TRACED_GUID); ETW_ERROR_INVALID_PARAMETER
+ * (NULL, Size below 48, more than 16 MOF fields or a MOF array whose size is
+ * not a multiple of 16, a NULL GuidPtr or DataPtr, a total above 0xFFFF);
+ * ETW_ERROR_MORE_DATA (the event is not smaller than the session's buffer
+ * size minus 72 bytes); ETW_ERROR_NOT_ENOUGH_MEMORY (no free buffer: the
+ * event is dropped and counted in the session's EventsLost);
+ * ETW_ERROR_LOG_FILE_FULL (a real-time session's backlog is full and no
+ * consumer is attached: the event is refused and counted in EventsLost).
+ * In a lossless session (ETW_SESSION_LOSSLESS) the last two happen only
+ * after waiting up to the session's lossless timeout for space: the call
+ * then blocks, and makes system calls. With several sessions the first
+ * failure is returned; the others still got the event.
+ */
+ETW_API etw_status etw_provider_trace_event(etw_provider *provider, etw_event_trace_header *header);
+
+ETW_END_DECLS
+
+#endif /* OPENETW_PROVIDER_H */

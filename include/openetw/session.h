@@ -1,0 +1,239 @@
+/*
+ * openetw/session.h - trace sessions: StartTrace, ControlTrace,
+ * QueryAllTraces and EnableTraceEx2.
+ *
+ * A session collects events from the providers it enables into buffers
+ * (per processor, or one stream with ETW_NO_PER_PROCESSOR_BUFFERING) and a
+ * logger thread writes full buffers to an .etl log file, delivers them to
+ * live consumers, or keeps them in memory. Sessions live in this process
+ * (other processes do not see them yet); a session keeps running until it
+ * is stopped, whatever happens to the handles that refer to it.
+ *
+ * Real-time mode (ETW_REAL_TIME_MODE, alone or with a log file): every
+ * buffer the logger flushes is queued for the live consumers
+ * (etw_consumer_open_session in consumer.h); each attached consumer gets
+ * every buffer, in flush order. While no consumer is attached, at most the
+ * backlog limit of buffers is kept (etw_session_options.
+ * realtime_backlog_buffers; by default and at most MaximumBuffers minus one
+ * per buffer stream) and the first consumer to attach gets them oldest
+ * first. When the backlog is full and no consumer is attached, a session
+ * without a log file refuses new events with ETW_ERROR_LOG_FILE_FULL
+ * (counted in EventsLost) until one attaches; a buffer that arrives anyway
+ * (it was being filled) is dropped. RealTimeBuffersLost counts exactly the
+ * buffers no consumer got (dropped, or left when the session stopped with no
+ * consumer attached); without a log file their events are added to
+ * EventsLost, so delivered + EventsLost == events written. With a log file
+ * every buffer is still written to the file and no event is refused.
+ * FlushTimer 0 means 1 second in real-time mode. A slow consumer holds its
+ * buffers, so the pool grows to MaximumBuffers and then events are dropped
+ * (EventsLost), unless the session is lossless.
+ *
+ * Buffering mode (ETW_BUFFERING_MODE): an in-memory flight recorder.
+ * MinimumBuffers (adjusted) are allocated once; MaximumBuffers and
+ * FlushTimer are ignored. Full buffers are kept, and the oldest is reused
+ * when a writer needs one (one buffer per stream is kept free for that).
+ * Nothing is written until etw_session_flush (to the session's log file
+ * name) or etw_session_flush_to_file: each flush writes the buffers held,
+ * oldest first, as a complete .etl, and keeps them. Stopping does not write.
+ *
+ * Lossless sessions (ETW_SESSION_LOSSLESS, an OpenETW extension): a writer
+ * that finds no free buffer, or a real-time backlog refusing events, waits
+ * up to lossless_timeout_ms for space instead of dropping the event; only
+ * after that wait is the event dropped (and counted). The wait happens in
+ * etw_provider_trace_event, so only writers that may block should use it.
+ *
+ * Handles: etw_session_start and etw_session_open return an etw_session
+ * handle that the caller releases with etw_session_close. Closing a handle
+ * does not stop the session; stopping a session does not free the handle.
+ * Calls through a handle whose session has stopped return
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND.
+ *
+ * Properties: start, query, update, flush and stop read or write an
+ * etw_properties object (properties.h) the caller owns. The object is not
+ * synchronized: do not use one object from two threads at once.
+ *
+ * Threads: every function here may be called from any thread, concurrently
+ * with each other and with event writing (provider.h). Statistics are read
+ * atomically member by member.
+ */
+#ifndef OPENETW_SESSION_H
+#define OPENETW_SESSION_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "records.h"
+#include "properties.h"
+
+ETW_BEGIN_DECLS
+
+/** Opaque handle to a running (or stopped) session. */
+typedef struct etw_session etw_session;
+
+/**
+ * Starts a session (StartTrace) from props and returns a handle in *out.
+ *
+ * Before starting, the output members of props (statistics,
+ * Wnode.HistoricalContext) are cleared, so a properties object can be reused
+ * after a stop. The rules of etw_properties_validate apply, and:
+ * - the session name must not be in use by a running session (compared
+ *   case-insensitively): ETW_ERROR_ALREADY_EXISTS;
+ * - Wnode.Guid is generated when it is all zero; two running sessions may
+ *   not share one: ETW_ERROR_ALREADY_EXISTS;
+ * - at most etw_session_max_sessions() sessions run at once:
+ *   ETW_ERROR_NO_SYSTEM_RESOURCES;
+ * - the log file's folder must exist: ETW_ERROR_PATH_NOT_FOUND;
+ * - ETW_BUFFERING_MODE with ETW_REAL_TIME_MODE or a file mode:
+ *   ETW_ERROR_INVALID_PARAMETER; a buffering session's log file (optional)
+ *   is not created at start, but its folder must exist;
+ * - ETW_FILE_MODE_APPEND to an existing file needs the same BufferSize,
+ *   clock type and processor count as the file: ETW_ERROR_INVALID_PARAMETER.
+ * - ETW_PRIVATE_LOGGER_MODE: Wnode.Guid must be the control GUID of the
+ *   provider to log (ETW_ERROR_INVALID_PARAMETER when zero); the session
+ *   enables that provider (every level) in this process only; "_<pid>" is
+ *   appended to the log file name (not twice when props is reused); events
+ *   carry ProcessorTime (100 ns units) instead of KernelTime/UserTime.
+ *
+ * On success props receives the adjusted values: MinimumBuffers raised to
+ * at least 2 per processor (2 in all without per-processor buffering),
+ * MaximumBuffers raised to at least that, both capped at ETW_MAX_BUFFERS and
+ * at 4 GiB of buffers; Wnode.ClientContext (0 becomes 1; 3 becomes 2 where
+ * there is no cycle counter); the GUID; the log file name; the statistics;
+ * LoggerThreadId; and Wnode.HistoricalContext = etw_session_handle(*out).
+ * On failure props is unchanged but for its cleared output members, and the
+ * thread's last error message names the member at fault.
+ * Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),
+ * ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...).
+ */
+ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
+
+/* ---- etw_session_options.flags ---- */
+#define ETW_SESSION_LOSSLESS 0x1u /* writers wait (bounded) for space instead of dropping */
+
+/**
+ * Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to
+ * sizeof(etw_session_options); zero members take their defaults.
+ */
+typedef struct etw_session_options {
+    uint32_t struct_size;
+    uint32_t flags;                    /* ETW_SESSION_* */
+    uint32_t lossless_timeout_ms;      /* longest wait of a lossless writer; 0 = 1000 */
+    uint32_t realtime_backlog_buffers; /* buffers kept with no consumer; 0 = the maximum
+                                          (MaximumBuffers minus one per stream); capped there */
+} etw_session_options;
+
+/**
+ * etw_session_start with options (NULL: as etw_session_start).
+ * ETW_ERROR_INVALID_PARAMETER when options->struct_size is smaller than the
+ * first version of the struct or flags has unknown bits.
+ */
+ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props,
+                                        const etw_session_options *options);
+
+/**
+ * The options the session runs with, defaults applied (realtime_backlog_buffers
+ * is the effective limit). out->struct_size must be set; at most that many
+ * bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
+ */
+ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_session *session);
+
+/**
+ * Opens a running session by name (case-insensitive) to control it; the
+ * handle is released with etw_session_close. ETW_ERROR_WMI_INSTANCE_NOT_FOUND
+ * when no running session has that name; ETW_ERROR_INVALID_PARAMETER for NULL.
+ */
+ETW_API etw_status etw_session_open(etw_session **out, const char *session_name);
+
+/** Releases a handle; the session keeps running. NULL is accepted. */
+ETW_API void etw_session_close(etw_session *session);
+
+/** The session handle value (Wnode.HistoricalContext); 0 for NULL. */
+ETW_API uint64_t etw_session_handle(const etw_session *session);
+
+/**
+ * Stops the session (ControlTrace STOP): disables its providers (their
+ * enable callbacks run on this thread), writes every buffer, finishes the log
+ * file (the header buffer rewritten with the final BuffersWritten, EndTime,
+ * EventsLost and BuffersLost) and joins the logger thread. If props is not
+ * NULL it receives the final settings and statistics. The handle stays valid
+ * until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file
+ * error met while finishing is returned after the session has stopped.
+ */
+ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props);
+
+/** Copies the current settings and statistics into props (ControlTrace QUERY). */
+ETW_API etw_status etw_session_query(etw_session *session, etw_properties *props);
+
+/**
+ * Changes a running session (ControlTrace UPDATE) from props: FlushTimer
+ * (seconds; 0 disables timed flushing, or means 1 s in real-time mode),
+ * MaximumBuffers (0 keeps it; never below the buffers already allocated; at
+ * most the session's region capacity; ignored in buffering mode),
+ * EnableFlags (system loggers only, else ETW_ERROR_INVALID_PARAMETER), and
+ * the log file name: a different name finishes the current file and
+ * continues in the new one (not for NEWFILE sessions; a real-time session
+ * without a file starts writing one; a buffering session flushes there
+ * from then on). Other members are ignored. props then receives the current
+ * settings and statistics.
+ */
+ETW_API etw_status etw_session_update(etw_session *session, etw_properties *props);
+
+/**
+ * Flushes (ControlTrace FLUSH): every buffer holding events is handed to the
+ * logger, and the call returns when the logger has written them to the log
+ * file and queued them for real-time consumers. A buffering session writes
+ * its buffers to its log file name instead (see the top of this header;
+ * ETW_ERROR_INVALID_PARAMETER when it has none). props may be NULL;
+ * otherwise it receives the statistics after the flush.
+ */
+ETW_API etw_status etw_session_flush(etw_session *session, etw_properties *props);
+
+/**
+ * Buffering sessions: writes the buffers held, oldest first, as a complete
+ * .etl file at path (UTF-8; created or truncated), and keeps them.
+ * ETW_ERROR_INVALID_PARAMETER for NULL or a session not in buffering mode,
+ * ETW_ERROR_PATH_NOT_FOUND when the folder is missing, file errors.
+ * props may be NULL; otherwise it receives the statistics.
+ */
+ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *path, etw_properties *props);
+
+/**
+ * Lists the running sessions (QueryAllTraces). *out_count receives the
+ * number of running sessions; the first min(count, array_count) objects of
+ * array (created by the caller with etw_properties_create) receive each
+ * session's name, log file name, settings and statistics.
+ * ETW_ERROR_MORE_DATA when array_count is smaller than the count (the
+ * objects that fit are filled). array may be NULL when array_count is 0.
+ */
+ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *array, uint32_t array_count);
+
+#define ETW_CONTROL_CODE_DISABLE_PROVIDER 0u
+#define ETW_CONTROL_CODE_ENABLE_PROVIDER  1u
+
+/**
+ * Enables or disables a provider for this session (EnableTraceEx2). The
+ * provider need not be registered yet: it is enabled when it registers.
+ * control_code: ETW_CONTROL_CODE_ENABLE_PROVIDER (again to change level or
+ * keywords) or ETW_CONTROL_CODE_DISABLE_PROVIDER. level: the highest event
+ * level the session takes (ETW_LEVEL_*, 0 = every level); events of a higher
+ * level are not written to this session (events of level 0 always are).
+ * match_any_keyword: the flags handed to the provider (0 = all).
+ * Registered providers of that GUID are notified on this thread.
+ * ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a
+ * private session and a GUID other than its own.
+ */
+ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
+                                               uint32_t control_code, uint8_t level,
+                                               uint64_t match_any_keyword, uint64_t match_all_keyword);
+
+/**
+ * Sets how many sessions may run at once (default ETW_DEFAULT_MAX_SESSIONS).
+ * Running sessions are not affected. ETW_ERROR_INVALID_PARAMETER for 0.
+ */
+ETW_API etw_status etw_session_set_max_sessions(uint32_t max_sessions);
+/** The current maximum number of sessions. */
+ETW_API uint32_t etw_session_max_sessions(void);
+
+ETW_END_DECLS
+
+#endif /* OPENETW_SESSION_H */

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Builds the language bindings and runs every binding test:
+#   - the conformance scenario (tests/conformance/scenario.txt) through the C,
+#     Python, C# and Rust runners: each must pass, all four must print the
+#     same lines, and each must fail on a deliberately broken copy;
+#   - pytest (Python), xunit (C#), cargo test (Rust), the bindgen no-diff check;
+#   - the NuGet package installed into a fresh console project, offline.
+# Installs missing Debian packages; needs dotnet and cargo on PATH.
+# Exits non-zero if anything fails.
+#   OPENETW_BINDINGS_DIR  work folder (default: build-bindings in the tree)
+#   OPENETW_NUGET_SOURCE  offline NuGet feed (default: /opt/nuget/packages)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OPENETW_BINDINGS_DIR:-$root/build-bindings}
+feed=${OPENETW_NUGET_SOURCE:-/opt/nuget/packages}
+python=/usr/bin/python3 # Debian's interpreter: it sees python3-pytest
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+mkdir -p "$out"
+
+# ---- Packages (only the missing ones) and tools ----
+bash "$root/scripts/deps.sh" bindings || exit 1
+for tool in dotnet cargo; do
+  command -v "$tool" >/dev/null || { echo "$tool is not on PATH"; exit 1; }
+done
+
+failed=()
+step() { # name, command...: runs and times one step, records a failure
+  local name=$1 start=$SECONDS; shift
+  echo "=== $name"
+  if "$@"; then echo "--- $name: ok ($((SECONDS - start)) s)"
+  else echo "--- $name: FAILED ($((SECONDS - start)) s)"; failed+=("$name"); fi
+}
+
+# ---- Meson build with the bindings ----
+src=$root
+build=$out/build
+build_meson() {
+  if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" "$src" -Dtests=false >"$out/setup.log" 2>&1 || { cat "$out/setup.log"; return 1; }
+  fi
+  ninja -C "$build" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; return 1; }
+  for f in libopenetw.so.1 bindings/python/openetw/_native.py bindings/csharp/native/NativeMethods.cs \
+           bindings/csharp/native/libopenetw_csharp.so; do
+    [ -e "$build/$f" ] || { echo "missing $build/$f (is swig or python3-dev missing?)"; return 1; }
+  done
+}
+step "meson build (library + SWIG bindings)" build_meson
+if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
+
+export PKG_CONFIG_PATH=$build/meson-uninstalled${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export CARGO_TARGET_DIR=$out/cargo-target
+dotnet_props=(-p:OpenEtwBuildDir="$build" -nologo -v:q)
+conformance=$root/tests/conformance
+scenario=$conformance/scenario.txt
+
+# ---- Conformance runners ----
+build_runners() {
+  "$python" "$conformance/constants.py" "$out/constants.inc" \
+    "$root"/include/openetw/{status,constants,records,properties,version}.h &&
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -I"$out" -I"$root/include" "$conformance/runner.c" \
+    -o "$out/conformance-c" $(pkg-config --libs openetw) -Wl,-rpath,"$build" &&
+  dotnet restore "$conformance/csharp" --source "$feed" "${dotnet_props[@]}" &&
+  dotnet build "$conformance/csharp" --no-restore -c Release -o "$out/conformance-cs" "${dotnet_props[@]}" &&
+  cargo build --offline --release -q --manifest-path "$conformance/rust/Cargo.toml"
+}
+run_runner() { # language, scenario file, output file
+  case "$1" in
+    c) "$out/conformance-c" "$2" ;;
+    python) PYTHONPATH=$build/bindings/python "$python" -P "$conformance/runner.py" "$2" ;;
+    csharp) dotnet "$out/conformance-cs/ConformanceRunner.dll" "$2" ;;
+    rust) LD_LIBRARY_PATH=$build "$CARGO_TARGET_DIR/release/openetw-conformance" "$2" ;;
+  esac >"$3" 2>&1
+}
+runners=(c python csharp rust)
+conformance_all() {
+  local lang ok=0
+  for lang in "${runners[@]}"; do
+    if run_runner "$lang" "$scenario" "$out/conformance-$lang.txt"; then
+      echo "$lang: $(tail -1 "$out/conformance-$lang.txt")"
+    else
+      echo "$lang runner failed:"; grep -v '^ok ' "$out/conformance-$lang.txt"; ok=1
+    fi
+  done
+  for lang in "${runners[@]:1}"; do # all four print the same lines
+    diff -u "$out/conformance-c.txt" "$out/conformance-$lang.txt" >/dev/null ||
+      { echo "the $lang runner disagrees with the C runner:"; diff -u "$out/conformance-c.txt" "$out/conformance-$lang.txt"; ok=1; }
+  done
+  return $ok
+}
+conformance_can_fail() { # a broken scenario (a wrong block size) must fail every runner
+  local lang ok=0
+  sed 's/^export size=224$/export size=225/' "$scenario" >"$out/broken-scenario.txt"
+  cmp -s "$scenario" "$out/broken-scenario.txt" && { echo "the broken copy is unchanged"; return 1; }
+  for lang in "${runners[@]}"; do
+    if run_runner "$lang" "$out/broken-scenario.txt" "$out/broken-$lang.txt"; then
+      echo "the $lang runner passed a broken scenario"; ok=1
+    elif ! grep -q "^FAIL file-sequential" "$out/broken-$lang.txt"; then
+      echo "the $lang runner failed for another reason:"; cat "$out/broken-$lang.txt"; ok=1
+    fi
+  done
+  return $ok
+}
+step "conformance runners: build" build_runners
+step "conformance: C, Python, C#, Rust agree" conformance_all
+step "conformance: every runner fails a broken scenario" conformance_can_fail
+
+# ---- Each language's own tests ----
+python_tests() {
+  PYTHONPATH=$build/bindings/python "$python" -P -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
+}
+csharp_tests() {
+  local tests=$root/bindings/csharp/OpenEtw.Tests
+  dotnet restore "$tests" --source "$feed" "${dotnet_props[@]}" &&
+  dotnet test "$tests" --no-restore "${dotnet_props[@]}" 2>&1 | grep -vE '^\s*$|^Test run for|^A total of|^VSTest|^Copyright|^Microsoft \(R\)'
+}
+nuget_package() { # pack, then install into a fresh console project from local feeds only
+  local work=$out/nuget listing
+  rm -rf "$work" && mkdir -p "$work/feed" &&
+  dotnet pack "$root/bindings/csharp/OpenEtw" -c Release -o "$work/feed" --source "$feed" "${dotnet_props[@]}" &&
+  listing=$("$python" -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' \
+              "$work/feed/OpenEtw.0.1.0.nupkg") &&
+  grep -qx "runtimes/linux-x64/native/libopenetw.so.1" <<<"$listing" &&
+  grep -qx "runtimes/linux-x64/native/libopenetw_csharp.so" <<<"$listing" &&
+  grep -qx "lib/net10.0/OpenEtw.dll" <<<"$listing" &&
+  dotnet new console -o "$work/App" -n App --no-restore >/dev/null &&
+  cat >"$work/App/nuget.config" <<EOF &&
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources><clear /><add key="local" value="$work/feed" /><add key="offline" value="$feed" /></packageSources>
+</configuration>
+EOF
+  cat >"$work/App/Program.cs" <<'EOF' &&
+using OpenEtw;
+using var p = new Properties("NuGet Smoke") { LogFileMode = LogFileMode.RealTime };
+p.Validate();
+try { p.BufferSize = 1; return 1; }
+catch (OpenEtwException e) when (e.Status == Status.InvalidParameter) { }
+System.Console.WriteLine($"OpenETW {OpenEtwLibrary.Version}: {p.ToBlock().Length}-byte block");
+return 0;
+EOF
+  (cd "$work/App" && dotnet add package OpenEtw --version 0.1.0 --no-restore >/dev/null &&
+   NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/run.txt" &&
+  grep -q "OpenETW .*: 144-byte block" "$work/run.txt"
+}
+rust_tests() {
+  "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
+  cargo test --offline -q --manifest-path "$root/bindings/rust/Cargo.toml" 2>&1 | grep -vE '^\s*$|^running 0 tests'
+}
+step "python: pytest" python_tests
+step "csharp: xunit" csharp_tests
+step "csharp: NuGet package in a fresh console project" nuget_package
+step "rust: bindgen check + cargo test" rust_tests
+
+if ((${#failed[@]})); then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all binding tests passed ($SECONDS s)"

@@ -1,0 +1,126 @@
+// extern "C" shims of consumer.h: argument checks and the struct_size
+// contract; everything else is in src/consumer.
+#include <openetw/consumer.h>
+
+#include "api/guard.hpp"
+#include "consumer/consumer.hpp"
+#include "format/record_decoder.hpp"
+
+#include <cstddef>
+#include <cstring>
+
+using openetw::Fail;
+using openetw::Status;
+using openetw::api::guarded;
+using openetw::consumer::Consumer;
+
+// The handle is the engine object; the opaque type only hides it.
+static Consumer *impl(etw_consumer *c) { return reinterpret_cast<Consumer *>(c); }
+static const Consumer *impl(const etw_consumer *c) { return reinterpret_cast<const Consumer *>(c); }
+
+// Layout promises of the public view structs (identical on 32- and 64-bit up to the pointers).
+static_assert(offsetof(etw_record, timestamp) == 48 && offsetof(etw_record, guid) == 64 &&
+              offsetof(etw_record, hook_id) == 128 && offsetof(etw_record, message_sequence) == 152 &&
+              offsetof(etw_record, bytes) == 176);
+static_assert(offsetof(etw_buffer_info, file_offset) == 16 && offsetof(etw_buffer_info, data) == 104);
+static_assert(offsetof(etw_classic_event, header) == 8 && offsetof(etw_classic_event, payload) == 80);
+static_assert(offsetof(etw_logfile_info, header) == 8 && offsetof(etw_logfile_info, logger_name) == 320);
+static_assert(sizeof(etw_consumer_stats) == 64);
+
+// Copies a filled struct into the caller's, no more bytes than either knows.
+template <class T>
+static void copy_out(T *out, const T &filled)
+{
+    const std::uint32_t size = out->struct_size < sizeof(T) ? out->struct_size : static_cast<std::uint32_t>(sizeof(T));
+    std::memcpy(out, &filled, size);
+    out->struct_size = size;
+}
+
+extern "C" {
+
+ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
+                                     const etw_consumer_options *options)
+{
+    return guarded([&]() -> Status {
+        Consumer *c = nullptr;
+        Status st = Consumer::open(out ? &c : nullptr, paths, path_count, options);
+        if (out)
+            *out = reinterpret_cast<etw_consumer *>(c);
+        return st;
+    });
+}
+
+ETW_API etw_status etw_consumer_process(etw_consumer *consumer)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(consumer);
+        return impl(consumer)->process();
+    });
+}
+
+ETW_API etw_status etw_consumer_cancel(etw_consumer *consumer)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(consumer);
+        impl(consumer)->cancel();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_consumer_close(etw_consumer *consumer)
+{
+    return guarded([&]() -> Status { return Consumer::close(impl(consumer)); });
+}
+
+ETW_API etw_status etw_consumer_file_count(uint32_t *out, const etw_consumer *consumer)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(consumer);
+        *out = impl(consumer)->file_count();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_consumer_logfile_header(etw_logfile_info *out, const etw_consumer *consumer,
+                                               uint32_t file_index)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(consumer);
+        if (out->struct_size < offsetof(etw_logfile_info, path) + sizeof(const char *))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_logfile_info)");
+        if (file_index >= impl(consumer)->file_count())
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "file_index " + std::to_string(file_index) +
+                                                         " is not below the file count " +
+                                                         std::to_string(impl(consumer)->file_count()));
+        etw_logfile_info info;
+        impl(consumer)->logfile_info(file_index, info);
+        copy_out(out, info);
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_consumer *consumer)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(consumer);
+        if (out->struct_size < offsetof(etw_consumer_stats, reserved0) + sizeof(uint32_t))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_consumer_stats)");
+        etw_consumer_stats stats = impl(consumer)->stats();
+        stats.struct_size = sizeof stats;
+        stats.file_count = impl(consumer)->file_count();
+        copy_out(out, stats);
+        return Status::ok();
+    });
+}
+
+ETW_API const char *etw_record_kind_name(uint32_t kind)
+{
+    if (kind < ETW_RECORD_KIND_SYSTEM || kind > ETW_RECORD_KIND_ERROR)
+        return "unknown";
+    return openetw::format::record_kind_name(static_cast<openetw::format::RecordKind>(kind));
+}
+
+} // extern "C"

@@ -1,0 +1,88 @@
+// extern "C" shims of provider.h. etw_provider_trace_event and
+// etw_provider_is_enabled are the hot path: no guard, no last-error message.
+#include <openetw/provider.h>
+
+#include "api/guard.hpp"
+#include "core/engine.hpp"
+
+#include <memory>
+
+struct etw_provider {
+    openetw::core::Provider *impl = nullptr;
+    etw_provider_enable_callback callback = nullptr;
+    void *user_data = nullptr;
+    etw_user_data_free user_data_free = nullptr;
+};
+
+using openetw::Status;
+using openetw::api::guarded;
+using openetw::core::Engine;
+using openetw::core::EnableInfo;
+
+namespace {
+
+void forward(const EnableInfo &info, void *context)
+{
+    auto *p = static_cast<etw_provider *>(context);
+    etw_provider_enable_info out{};
+    out.struct_size = sizeof out;
+    out.is_enabled = info.is_enabled;
+    out.level = info.level;
+    out.match_any_keyword = info.match_any;
+    out.match_all_keyword = info.match_all;
+    out.session_handle = info.session_handle;
+    p->callback(&out, p->user_data);
+}
+
+} // namespace
+
+extern "C" {
+
+ETW_API etw_status etw_provider_register(etw_provider **out, const etw_guid *guid,
+                                         etw_provider_enable_callback callback, void *user_data,
+                                         etw_user_data_free user_data_free)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        *out = nullptr;
+        ETW_REQUIRE_ARG(guid);
+        auto p = std::make_unique<etw_provider>();
+        p->callback = callback;
+        p->user_data = user_data;
+        p->user_data_free = user_data_free;
+        etw_provider *raw = p.get();
+        // The handle is published before the callback can run.
+        *out = p.release();
+        Status st = Engine::instance().register_provider(*guid, callback ? forward : nullptr, raw, &raw->impl);
+        if (!st) {
+            *out = nullptr;
+            delete raw;
+        }
+        return st;
+    });
+}
+
+ETW_API void etw_provider_unregister(etw_provider *provider)
+{
+    if (!provider)
+        return;
+    if (provider->impl)
+        Engine::instance().unregister_provider(provider->impl);
+    if (provider->user_data_free)
+        provider->user_data_free(provider->user_data);
+    delete provider;
+}
+
+ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level, uint64_t flags)
+{
+    return provider && Engine::is_enabled(provider->impl, level, flags) ? 1 : 0;
+}
+
+ETW_API etw_status etw_provider_trace_event(etw_provider *provider, etw_event_trace_header *header)
+{
+    if (provider == nullptr || header == nullptr)
+        return ETW_ERROR_INVALID_PARAMETER;
+    return Engine::instance().trace_event(provider->impl, header);
+}
+
+} // extern "C"

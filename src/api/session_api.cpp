@@ -1,0 +1,190 @@
+// extern "C" shims of session.h.
+#include <openetw/session.h>
+
+#include "api/guard.hpp"
+#include "api/session_handle.hpp"
+#include "api/properties_handle.hpp"
+#include "base/utf.hpp"
+#include "core/engine.hpp"
+
+#include <memory>
+
+
+using openetw::Fail;
+using openetw::Status;
+using openetw::api::guarded;
+using openetw::api::props_of;
+using openetw::core::Engine;
+
+extern "C" {
+
+ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        *out = nullptr;
+        ETW_REQUIRE_ARG(props);
+        auto handle = std::make_unique<etw_session>();
+        if (Status st = Engine::instance().start(*props_of(props), &handle->session); !st)
+            return st;
+        *out = handle.release();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props, const etw_session_options *options)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        *out = nullptr;
+        ETW_REQUIRE_ARG(props);
+        openetw::core::SessionOptions o;
+        if (options) {
+            if (options->struct_size < sizeof(etw_session_options))
+                return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
+                                                             "; set it to sizeof(etw_session_options) = " +
+                                                             std::to_string(sizeof(etw_session_options)));
+            if (options->flags & ~ETW_SESSION_LOSSLESS)
+                return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
+            o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
+            o.lossless_timeout_ms = options->lossless_timeout_ms;
+            o.realtime_backlog = options->realtime_backlog_buffers;
+        }
+        auto handle = std::make_unique<etw_session>();
+        if (Status st = Engine::instance().start(*props_of(props), o, &handle->session); !st)
+            return st;
+        *out = handle.release();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_session *session)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(session);
+        if (out->struct_size < sizeof(etw_session_options))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_options)");
+        const openetw::core::Session &s = *session->session;
+        out->struct_size = sizeof(etw_session_options);
+        out->flags = s.is_lossless() ? ETW_SESSION_LOSSLESS : 0u;
+        out->lossless_timeout_ms = s.options().lossless_timeout_ms;
+        out->realtime_backlog_buffers = s.realtime_backlog_limit();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *path, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        ETW_REQUIRE_ARG(path);
+        if (!session->session->is_buffering())
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
+        if (!*path)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "path is empty");
+        return Engine::instance().flush(session->session, props_of(props), path);
+    });
+}
+
+ETW_API etw_status etw_session_open(etw_session **out, const char *session_name)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        *out = nullptr;
+        ETW_REQUIRE_ARG(session_name);
+        auto name = openetw::utf8_to_utf16(session_name);
+        if (!name)
+            return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
+        auto handle = std::make_unique<etw_session>();
+        if (Status st = Engine::instance().open(*name, &handle->session); !st)
+            return Fail(st.code, "no running session is named \"" + std::string(session_name) + "\"");
+        *out = handle.release();
+        return Status::ok();
+    });
+}
+
+ETW_API void etw_session_close(etw_session *session) { delete session; }
+
+ETW_API uint64_t etw_session_handle(const etw_session *session) { return session ? session->session->handle() : 0; }
+
+ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        return Engine::instance().stop(session->session, props_of(props));
+    });
+}
+
+ETW_API etw_status etw_session_query(etw_session *session, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        ETW_REQUIRE_ARG(props);
+        return Engine::instance().query(session->session, *props_of(props));
+    });
+}
+
+ETW_API etw_status etw_session_update(etw_session *session, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        ETW_REQUIRE_ARG(props);
+        return Engine::instance().update(session->session, *props_of(props));
+    });
+}
+
+ETW_API etw_status etw_session_flush(etw_session *session, etw_properties *props)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        return Engine::instance().flush(session->session, props_of(props));
+    });
+}
+
+ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *array, uint32_t array_count)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out_count);
+        *out_count = 0;
+        if (array_count > 0 && array == nullptr)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "array is NULL but array_count is not 0");
+        for (uint32_t i = 0; i < array_count; ++i)
+            if (array[i] == nullptr)
+                return Fail(ETW_ERROR_INVALID_PARAMETER, "array[" + std::to_string(i) + "] is NULL");
+        auto sessions = Engine::instance().running();
+        *out_count = uint32_t(sessions.size());
+        for (uint32_t i = 0; i < array_count && i < sessions.size(); ++i) {
+            props_of(array[i])->clear_outputs();
+            sessions[i]->fill(*props_of(array[i]));
+        }
+        if (sessions.size() > array_count)
+            return Fail(ETW_ERROR_MORE_DATA, std::to_string(sessions.size()) + " sessions are running but array_count is " +
+                                                 std::to_string(array_count));
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
+                                               uint32_t control_code, uint8_t level, uint64_t match_any_keyword,
+                                               uint64_t match_all_keyword)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        ETW_REQUIRE_ARG(provider_guid);
+        if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
+        return Engine::instance().enable_provider(session->session, *provider_guid,
+                                                  control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
+                                                  match_any_keyword, match_all_keyword);
+    });
+}
+
+ETW_API etw_status etw_session_set_max_sessions(uint32_t max_sessions)
+{
+    return guarded([&]() -> Status { return Engine::instance().set_max_sessions(max_sessions); });
+}
+
+ETW_API uint32_t etw_session_max_sessions(void) { return Engine::instance().max_sessions(); }
+
+} // extern "C"

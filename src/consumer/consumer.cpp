@@ -1,0 +1,367 @@
+#include "consumer/consumer.hpp"
+
+#include "consumer/file_source.hpp"
+#include "consumer/stream.hpp"
+#include "consumer/views.hpp"
+#include "format/etl_layout.hpp"
+#include "format/problem.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <map>
+#include <queue>
+#include <tuple>
+
+namespace openetw::consumer {
+
+Consumer::Consumer(const etw_consumer_options &options) : options_(options) {}
+
+Status Consumer::open(Consumer **out, const char *const *paths, std::uint32_t path_count,
+                      const etw_consumer_options *options)
+{
+    if (out)
+        *out = nullptr;
+    // The first version of etw_consumer_options; later versions only append.
+    constexpr std::size_t kOptionsV1 = offsetof(etw_consumer_options, user_data_free) + sizeof(void (*)(void *));
+    etw_consumer_options opts{};
+    if (options) {
+        if (options->struct_size < kOptionsV1)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        format::text_printf("options->struct_size is %u; set it to sizeof(etw_consumer_options)",
+                                            options->struct_size));
+        // The fields both the caller and this library know.
+        std::memcpy(&opts, options, std::min<std::size_t>(options->struct_size, sizeof opts));
+    }
+    opts.struct_size = sizeof opts;
+    std::unique_ptr<Consumer> consumer;
+    try {
+        consumer = std::make_unique<Consumer>(opts);
+    } catch (...) {
+        if (opts.user_data_free)
+            opts.user_data_free(opts.user_data);
+        throw;
+    }
+    if (out == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
+    if (paths == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "paths is NULL");
+    if (path_count == 0)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "path_count is 0");
+    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
+    if (opts.flags & ~known)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
+    for (std::uint32_t i = 0; i < path_count; ++i) {
+        if (paths[i] == nullptr)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, format::text_printf("paths[%u] is NULL", i));
+        if (Status st = consumer->add_file(paths[i]); !st)
+            return st;
+    }
+    *out = consumer.release();
+    return Status::ok();
+}
+
+Consumer::~Consumer()
+{
+    sources_.clear();
+    if (options_.user_data_free)
+        options_.user_data_free(options_.user_data);
+}
+
+Status Consumer::add_input(const std::string &name, std::unique_ptr<RandomAccessInput> input)
+{
+    std::unique_ptr<FileSource> source;
+    if (Status st = FileSource::open(std::move(input), name, file_count(), source); !st)
+        return st;
+    sources_.push_back(std::move(source));
+    return Status::ok();
+}
+
+Status Consumer::add_file(const std::string &path)
+{
+    std::unique_ptr<RandomAccessInput> input;
+    if (Status st = open_file_input(path, input); !st)
+        return st;
+    return add_input(path, std::move(input));
+}
+
+void Consumer::add_source(std::unique_ptr<BufferSource> source) { sources_.push_back(std::move(source)); }
+
+void Consumer::logfile_info(std::uint32_t index, etw_logfile_info &out) const
+{
+    const SourceInfo &info = file(index);
+    out = etw_logfile_info{};
+    out.struct_size = sizeof(etw_logfile_info);
+    out.file_index = index;
+    out.header = info.header.fields;
+    out.reference_timestamp = info.header.reference_timestamp;
+    out.file_size = info.size;
+    out.header_type = info.header.system_header_type;
+    out.thread_id = info.header.thread_id;
+    out.process_id = info.header.process_id;
+    out.compression_format = info.image_context.compression_format;
+    out.logger_name = info.header.logger_name.c_str();
+    out.log_file_name = info.header.log_file_name.c_str();
+    out.path = info.path.c_str();
+}
+
+Status Consumer::close(Consumer *c)
+{
+    if (c == nullptr)
+        return Status::ok();
+    {
+        std::unique_lock<std::mutex> lock(c->mutex_);
+        if (c->processing_) {
+            c->cancel();
+            if (c->processing_thread_ == std::this_thread::get_id()) {
+                c->close_pending_ = true;
+                return Fail(ETW_ERROR_CTX_CLOSE_PENDING,
+                            "etw_consumer_close was called from a callback: processing stops and the consumer is "
+                            "freed when etw_consumer_process returns");
+            }
+            c->idle_.wait(lock, [c] { return !c->processing_; });
+        }
+    }
+    delete c;
+    return Status::ok();
+}
+
+Status Consumer::process()
+{
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (processing_)
+            return Fail(ETW_ERROR_BUSY, "the consumer is already processing (on another thread, or this call "
+                                        "comes from one of its callbacks)");
+        processing_ = true;
+        processing_thread_ = std::this_thread::get_id();
+    }
+    Status result;
+    // Whatever happens, processing_ must end, or close() would wait forever.
+    try {
+        result = run();
+    } catch (const std::bad_alloc &) {
+        result = Fail(ETW_ERROR_OUTOFMEMORY, "out of memory while processing");
+    } catch (const std::exception &e) {
+        result = Fail(ETW_ERROR_INTERNAL_ERROR, std::string("processing failed: ") + e.what());
+    } catch (...) {
+        result = Fail(ETW_ERROR_INTERNAL_ERROR, "an exception escaped a callback");
+    }
+    bool delete_now;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        processing_ = false;
+        delete_now = close_pending_;
+        idle_.notify_all();
+    }
+    // Nothing touches *this after the lock is released unless close is pending
+    // (then no other thread may use the consumer any more).
+    if (delete_now)
+        delete this;
+    return result;
+}
+
+bool Consumer::stop_requested()
+{
+    if (!stop_.is_ok())
+        return true;
+    if (cancel_.load(std::memory_order_relaxed)) {
+        stop_ = Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
+        return true;
+    }
+    return false;
+}
+
+void Consumer::note_problem(etw_status code, const std::string &message)
+{
+    if (problem_count_++ == 0) {
+        first_problem_ = Fail(code, message);
+        stats_.first_problem = code;
+    }
+}
+
+Status Consumer::run()
+{
+    stats_ = etw_consumer_stats{};
+    stats_.struct_size = sizeof(etw_consumer_stats);
+    stats_.file_count = file_count();
+    for (const auto &s : sources_)
+        stats_.events_lost += s->info().header.fields.EventsLost;
+    stop_ = Status::ok();
+    first_problem_ = Status::ok();
+    problem_count_ = 0;
+
+    if (stop_requested())
+        return stop_;
+    Status st = (options_.flags & ETW_CONSUMER_ORDER_FILE) ? run_file_order() : run_time_order();
+    if (!st)
+        return st; // I/O error
+    if (!stop_.is_ok())
+        return stop_;
+    for (const auto &s : sources_) {
+        const format::Problem &end = s->end_problem();
+        if (end)
+            note_problem(end.code, s->info().path + ": " + end.detail);
+    }
+    if (problem_count_ == 0)
+        return Status::ok();
+    std::string message = first_problem_.message;
+    if (problem_count_ > 1)
+        message += format::text_printf(" (%llu problems in all)", static_cast<unsigned long long>(problem_count_));
+    return Fail(first_problem_.code, message);
+}
+
+bool Consumer::deliver(Stream &stream, Stream::Event event)
+{
+    if (event == Stream::Event::Record)
+        return deliver_record(stream);
+    if (event == Stream::Event::BufferDone)
+        return deliver_buffer(stream);
+    return true;
+}
+
+bool Consumer::deliver_record(Stream &stream)
+{
+    const SourceInfo &info = stream.source().info();
+    const ViewContext context{info.index, (options_.flags & ETW_CONSUMER_RAW_TIMESTAMP) != 0, &info.time};
+    fill_record(record_view_, extended_, stream, context);
+    ++stats_.records;
+    if (options_.record) {
+        const std::int32_t r = options_.record(options_.user_data, &record_view_);
+        if (r != 0) {
+            stop_ = Fail(ETW_ERROR_CANCELLED,
+                         format::text_printf("the record callback returned %d: processing stopped", int(r)));
+            return false;
+        }
+    }
+    if (options_.event &&
+        (record_view_.kind == ETW_RECORD_KIND_FULL || record_view_.kind == ETW_RECORD_KIND_INSTANCE)) {
+        fill_classic_event(event_view_, record_view_);
+        const std::int32_t r = options_.event(options_.user_data, &event_view_);
+        if (r != 0) {
+            stop_ = Fail(ETW_ERROR_CANCELLED,
+                         format::text_printf("the event callback returned %d: processing stopped", int(r)));
+            return false;
+        }
+    }
+    return !stop_requested();
+}
+
+bool Consumer::deliver_buffer(Stream &stream)
+{
+    const BufferState &b = stream.buffer();
+    const SourceInfo &info = stream.source().info();
+    ++stats_.buffers;
+    stats_.bytes_read += b.stored.bytes.size();
+    stats_.corrupt_records += b.corrupt_records;
+    if (b.problem) {
+        ++stats_.corrupt_buffers;
+        note_problem(b.problem.code, b.message);
+    }
+    if (options_.buffer) {
+        const ViewContext context{info.index, (options_.flags & ETW_CONSUMER_RAW_TIMESTAMP) != 0, &info.time};
+        fill_buffer_info(buffer_view_, b, context);
+        const std::int32_t r = options_.buffer(options_.user_data, &buffer_view_);
+        if (r != 0) {
+            stop_ = Fail(ETW_ERROR_CANCELLED,
+                         format::text_printf("the buffer callback returned %d: processing stopped", int(r)));
+            return false;
+        }
+    }
+    return !stop_requested();
+}
+
+Status Consumer::run_file_order()
+{
+    for (auto &source : sources_) {
+        if (Status st = source->rewind(); !st)
+            return st;
+        Stream stream(*source);
+        for (;;) {
+            Stream::Event event;
+            if (Status st = stream.advance(event); !st)
+                return st;
+            if (event == Stream::Event::Exhausted)
+                break;
+            if (!deliver(stream, event))
+                return Status::ok();
+        }
+    }
+    return Status::ok();
+}
+
+Status Consumer::run_time_order()
+{
+    // One stream per (file, processor), each sorted by SequenceNumber.
+    std::vector<std::unique_ptr<Stream>> streams;
+    for (auto &source : sources_) {
+        if (!source->indexed()) {
+            if (Status st = source->rewind(); !st)
+                return st;
+            streams.push_back(std::make_unique<Stream>(*source));
+            continue;
+        }
+        std::vector<BufferLocation> all;
+        if (Status st = source->directory(all); !st)
+            return st;
+        std::map<std::uint32_t, std::vector<BufferLocation>> by_processor;
+        for (const BufferLocation &loc : all)
+            by_processor[loc.processor].push_back(loc);
+        for (auto &[processor, locations] : by_processor) {
+            std::stable_sort(locations.begin(), locations.end(),
+                             [](const BufferLocation &a, const BufferLocation &b) { return a.sequence < b.sequence; });
+            streams.push_back(std::make_unique<Stream>(*source, std::move(locations)));
+        }
+    }
+
+    // Advances a stream to its next record, delivering finished buffers on the way.
+    auto next_record = [&](Stream &stream, bool &has_record) -> Status {
+        has_record = false;
+        for (;;) {
+            Stream::Event event;
+            if (Status st = stream.advance(event); !st)
+                return st;
+            if (event == Stream::Event::Exhausted)
+                return Status::ok();
+            if (event == Stream::Event::Record) {
+                has_record = true;
+                return Status::ok();
+            }
+            if (!deliver(stream, event))
+                return Status::ok();
+        }
+    };
+
+    // Min-heap on (timestamp, stream order): ties keep file and processor order.
+    using Entry = std::tuple<std::int64_t, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+        bool has_record = false;
+        if (Status st = next_record(*streams[i], has_record); !st)
+            return st;
+        if (!stop_.is_ok())
+            return Status::ok();
+        if (has_record)
+            heap.emplace(streams[i]->key(), i);
+    }
+    while (!heap.empty()) {
+        const std::size_t i = std::get<1>(heap.top());
+        heap.pop();
+        Stream &stream = *streams[i];
+        if (!deliver_record(stream))
+            return Status::ok();
+        bool has_record = false;
+        if (Status st = next_record(stream, has_record); !st)
+            return st;
+        if (!stop_.is_ok())
+            return Status::ok();
+        if (has_record)
+            heap.emplace(stream.key(), i);
+    }
+    return Status::ok();
+}
+
+} // namespace openetw::consumer

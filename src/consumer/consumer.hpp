@@ -1,0 +1,88 @@
+// The consumer engine behind etw_consumer: its files, the file-order and
+// time-order delivery loops, the callbacks, and the life cycle rules
+// (process on the caller's thread, cancel from anywhere, close waits for
+// or defers to a running process).
+#pragma once
+
+#include "consumer/buffer_source.hpp"
+#include "consumer/input.hpp"
+#include "consumer/stream.hpp"
+
+#include <openetw/consumer.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace openetw::consumer {
+
+class Consumer {
+public:
+    // etw_consumer_open: checks the arguments, opens every file. Once options
+    // could be read, user_data_free runs exactly once: on failure before
+    // this returns, otherwise when the consumer is deleted.
+    static Status open(Consumer **out, const char *const *paths, std::uint32_t path_count,
+                       const etw_consumer_options *options);
+
+    // Takes ownership of options.user_data: user_data_free runs in the destructor.
+    explicit Consumer(const etw_consumer_options &options);
+    ~Consumer();
+    Consumer(const Consumer &) = delete;
+    Consumer &operator=(const Consumer &) = delete;
+
+    // Adds a file (or, for tests and fuzzing, any input) as the next file index.
+    Status add_file(const std::string &path);
+    Status add_input(const std::string &name, std::unique_ptr<RandomAccessInput> input);
+    // Adds any source (a later real-time feed); its info().index must be file_count().
+    void add_source(std::unique_ptr<BufferSource> source);
+
+    // Runs the callbacks on this thread. When close() was called from one
+    // of them, the consumer deletes itself before returning.
+    Status process();
+    void cancel() noexcept { cancel_.store(true, std::memory_order_relaxed); }
+    // Frees c, waiting for a process() on another thread; from inside a
+    // callback, defers the deletion to process() (ETW_ERROR_CTX_CLOSE_PENDING).
+    static Status close(Consumer *c);
+
+    std::uint32_t file_count() const { return static_cast<std::uint32_t>(sources_.size()); }
+    const SourceInfo &file(std::uint32_t index) const { return sources_[index]->info(); }
+    void logfile_info(std::uint32_t index, etw_logfile_info &out) const;
+    const etw_consumer_stats &stats() const { return stats_; }
+
+private:
+    Status run();
+    Status run_file_order();
+    Status run_time_order();
+    // Handles one stream event; false when processing must stop.
+    bool deliver(Stream &stream, Stream::Event event);
+    bool deliver_record(Stream &stream);
+    bool deliver_buffer(Stream &stream);
+    bool stop_requested();
+    void note_problem(etw_status code, const std::string &message);
+
+    etw_consumer_options options_{};
+    std::vector<std::unique_ptr<BufferSource>> sources_;
+
+    std::atomic<bool> cancel_{false};
+    std::mutex mutex_;
+    std::condition_variable idle_;
+    bool processing_ = false;
+    bool close_pending_ = false;
+    std::thread::id processing_thread_;
+
+    // State of the running process().
+    etw_consumer_stats stats_{};
+    Status stop_;                 // why processing stopped early
+    Status first_problem_;
+    std::uint64_t problem_count_ = 0;
+    etw_record record_view_{};
+    etw_classic_event event_view_{};
+    etw_buffer_info buffer_view_{};
+    std::vector<etw_extended_item> extended_;
+};
+
+} // namespace openetw::consumer

@@ -1,0 +1,43 @@
+// A .etl file as a BufferSource: opening checks buffer 0 and the logfile
+// header; buffers are then located one by one (BuffersWritten of them, or up
+// to the end of the file), stepping by each buffer's own BufferSize.
+#pragma once
+
+#include "consumer/buffer_source.hpp"
+#include "consumer/input.hpp"
+
+#include <map>
+#include <memory>
+
+namespace openetw::consumer {
+
+class FileSource final : public BufferSource {
+public:
+    // Reads buffer 0 and the logfile header. Failures name the path and offset.
+    static Status open(std::unique_ptr<RandomAccessInput> input, const std::string &path, std::uint32_t index,
+                       std::unique_ptr<FileSource> &out);
+
+    const SourceInfo &info() const override { return info_; }
+    Status rewind() override;
+    Status next(StoredBuffer &out, bool &have) override;
+    const format::Problem &end_problem() const override { return end_problem_; }
+    bool indexed() const override { return true; }
+    Status directory(std::vector<BufferLocation> &out) override;
+    Status read(const BufferLocation &loc, StoredBuffer &out) override;
+
+private:
+    explicit FileSource(std::unique_ptr<RandomAccessInput> input) : input_(std::move(input)) {}
+
+    // Locates the buffer at next_offset_ and advances past it.
+    Status locate(BufferLocation &loc, format::Problem &problem, bool &have);
+
+    std::unique_ptr<RandomAccessInput> input_;
+    SourceInfo info_;
+    std::uint64_t next_offset_ = 0;
+    std::uint32_t next_index_ = 0;
+    bool at_end_ = false;
+    format::Problem end_problem_;
+    std::map<std::uint32_t, format::Problem> located_problems_; // by buffer index, for read()
+};
+
+} // namespace openetw::consumer

@@ -1,0 +1,112 @@
+#include "consumer/stream.hpp"
+
+#include "consumer/messages.hpp"
+#include "format/etl_layout.hpp"
+#include "format/timestamps.hpp"
+
+namespace openetw::consumer {
+
+Stream::Stream(BufferSource &source)
+    : source_(&source), sequential_(true), last_key_(source.info().header.fields.StartTime)
+{
+}
+
+Stream::Stream(BufferSource &source, std::vector<BufferLocation> locations)
+    : source_(&source), sequential_(false), locations_(std::move(locations)),
+      last_key_(source.info().header.fields.StartTime)
+{
+}
+
+Status Stream::fetch(bool &have)
+{
+    if (sequential_)
+        return source_->next(buffer_.stored, have);
+    have = next_location_ < locations_.size();
+    if (!have)
+        return Status::ok();
+    return source_->read(locations_[next_location_++], buffer_.stored);
+}
+
+void Stream::note(const format::Problem &problem)
+{
+    if (buffer_.problem)
+        return;
+    buffer_.problem = problem;
+    buffer_.message = problem_message(source_->info().path, buffer_.stored.location.index,
+                                      buffer_.stored.location.file_offset, buffer_.image.decompressed, problem);
+}
+
+void Stream::begin_buffer()
+{
+    BufferState &b = buffer_;
+    b.header_valid = false;
+    b.image = format::BufferImage{};
+    b.readable = false;
+    b.record_count = 0;
+    b.corrupt_records = 0;
+    b.problem.clear();
+    b.message.clear();
+    if (b.stored.problem)
+        note(b.stored.problem);
+    if (b.stored.bytes.size() >= etl::kBufferHeaderSize) {
+        b.header = format::parse_buffer_header(b.stored.bytes);
+        b.header_valid = true;
+    }
+    // A buffer whose size could not be trusted is not read; one cut short by
+    // the end of the file is read up to the cut.
+    if (!b.header_valid || (b.stored.problem && b.stored.problem.code != ETW_ERROR_HANDLE_EOF))
+        return;
+    format::Problem p;
+    const bool ok = format::make_buffer_image(b.stored.bytes, b.header, source_->info().image_context, b.scratch,
+                                              b.image, p);
+    if (p)
+        note(p);
+    if (!ok)
+        return;
+    b.readable = true;
+    b.reader = format::RecordReader(b.image.bytes, b.image.filled);
+}
+
+Status Stream::advance(Event &event)
+{
+    for (;;) {
+        if (!loaded_) {
+            bool have = false;
+            if (Status st = fetch(have); !st)
+                return st;
+            if (!have) {
+                event = Event::Exhausted;
+                return Status::ok();
+            }
+            begin_buffer();
+            loaded_ = true;
+        }
+        if (buffer_.readable) {
+            format::Problem p;
+            const auto step = buffer_.reader.next(record_, items_, p);
+            if (step == format::RecordReader::Step::Record) {
+                ++buffer_.record_count;
+                if (record_.present & format::kHasTimestamp)
+                    last_key_ = format::to_filetime(source_->info().time, record_.timestamp);
+                key_ = last_key_;
+                event = Event::Record;
+                return Status::ok();
+            }
+            if (step == format::RecordReader::Step::SkipCorrupt) {
+                ++buffer_.corrupt_records;
+                note(p);
+                continue;
+            }
+            if (step == format::RecordReader::Step::StopCorrupt) {
+                ++buffer_.corrupt_records;
+                note(p);
+            }
+        }
+        loaded_ = false;
+        buffer_.readable = false;
+        event = Event::BufferDone;
+        return Status::ok();
+    }
+}
+
+} // namespace openetw::consumer

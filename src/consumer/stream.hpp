@@ -1,0 +1,70 @@
+// One ordered run of buffers from a source (a whole file in file order, or
+// one processor's buffers sorted by SequenceNumber in time order), walked
+// record by record. Holds one buffer at a time, so memory stays bounded by
+// the buffer size.
+#pragma once
+
+#include "consumer/buffer_source.hpp"
+#include "format/record_decoder.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace openetw::consumer {
+
+// The buffer a stream is reading, and what was found in it.
+struct BufferState {
+    StoredBuffer stored;
+    format::BufferHeader header;
+    bool header_valid = false;
+    format::BufferImage image;
+    std::vector<std::uint8_t> scratch; // decompressed image, reused
+    format::RecordReader reader;
+    bool readable = false;
+    std::uint32_t record_count = 0;
+    std::uint32_t corrupt_records = 0;
+    format::Problem problem;           // the first one in this buffer
+    std::string message;               // problem as a sentence naming the file offset
+};
+
+class Stream {
+public:
+    enum class Event {
+        Record,     // record(), items() and key() describe the next record
+        BufferDone, // buffer() is finished: its records were all delivered
+        Exhausted,  // no more buffers
+    };
+
+    explicit Stream(BufferSource &source);                                    // stored order
+    Stream(BufferSource &source, std::vector<BufferLocation> locations);     // the given order
+
+    // A failing Status is an I/O error.
+    Status advance(Event &event);
+
+    BufferSource &source() const { return *source_; }
+    const format::Record &record() const { return record_; }
+    const std::vector<format::ExtendedItem> &items() const { return items_; }
+    // FILETIME of the record, for merging; records without a timestamp take
+    // their predecessor's so they stay in place.
+    std::int64_t key() const { return key_; }
+    const BufferState &buffer() const { return buffer_; }
+
+private:
+    Status fetch(bool &have);
+    void begin_buffer();
+    void note(const format::Problem &problem);
+
+    BufferSource *source_;
+    bool sequential_;
+    std::vector<BufferLocation> locations_;
+    std::size_t next_location_ = 0;
+    bool loaded_ = false;
+    BufferState buffer_;
+    format::Record record_;
+    std::vector<format::ExtendedItem> items_;
+    std::int64_t key_ = 0;
+    std::int64_t last_key_ = 0;
+};
+
+} // namespace openetw::consumer

@@ -1,0 +1,247 @@
+#include "core/buffer_pool.hpp"
+
+#include "format/etl_layout.hpp"
+
+#include <new>
+
+namespace openetw::core {
+
+namespace {
+constexpr std::uint32_t kMagic = 0x4F455457; // "OETW"
+constexpr std::size_t kPage = 4096;
+std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+std::uint64_t pack(std::uint32_t idx, std::uint32_t tag) { return std::uint64_t(idx) | (std::uint64_t(tag) << 32); }
+std::uint32_t index_of(std::uint64_t v) { return std::uint32_t(v); }
+std::uint32_t tag_of(std::uint64_t v) { return std::uint32_t(v >> 32); }
+} // namespace
+
+std::size_t BufferPool::region_size(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t capacity)
+{
+    std::size_t off = round_up(sizeof(ControlBlock), 64);
+    off += sizeof(StreamSlot) * streams;
+    off = round_up(off, 64) + sizeof(BufferDesc) * capacity;
+    off = round_up(off, kPage);
+    return off + std::size_t(buffer_size) * capacity;
+}
+
+BufferPool::~BufferPool() { platform::region_unmap(&region_); }
+
+etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t min_buffers,
+                              std::uint32_t max_buffers, std::uint32_t capacity) noexcept
+{
+    const std::size_t size = region_size(buffer_size, streams, capacity);
+    if (etw_status st = platform::region_map_private(&region_, size); st != ETW_OK)
+        return st;
+    auto *cb = new (region_.base) ControlBlock{};
+    cb->magic = kMagic;
+    cb->layout_version = 1;
+    cb->region_size = size;
+    cb->buffer_size = buffer_size;
+    cb->streams = streams;
+    cb->capacity = capacity;
+    cb->min_buffers = min_buffers;
+    cb->streams_offset = round_up(sizeof(ControlBlock), 64);
+    cb->descs_offset = round_up(cb->streams_offset + sizeof(StreamSlot) * streams, 64);
+    cb->data_offset = round_up(cb->descs_offset + sizeof(BufferDesc) * capacity, kPage);
+    for (std::uint32_t s = 0; s < streams; ++s)
+        new (&slot(s)) StreamSlot{};
+    for (std::uint32_t s = 0; s < streams; ++s)
+        slot(s).current.store(kNoBuffer, std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < capacity; ++i) {
+        auto *d = new (&desc(i)) BufferDesc{};
+        d->state.store(kSealed, std::memory_order_relaxed);
+        d->next.store(kNoBuffer, std::memory_order_relaxed);
+    }
+    cb->max_buffers.store(max_buffers, std::memory_order_relaxed);
+    cb->free_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
+    cb->flush_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
+    // The session starts with the minimum, all free.
+    if (etw_status st = platform::region_commit(region_, cb->data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK)
+        return st;
+    cb->allocated.store(min_buffers, std::memory_order_relaxed);
+    for (std::uint32_t i = min_buffers; i-- > 0;)
+        push_free(i);
+    return ETW_OK;
+}
+
+void BufferPool::push_free(std::uint32_t idx) noexcept
+{
+    ControlBlock &cb = control();
+    std::uint64_t head = cb.free_head.load(std::memory_order_relaxed);
+    for (;;) {
+        desc(idx).next.store(index_of(head), std::memory_order_relaxed);
+        if (cb.free_head.compare_exchange_weak(head, pack(idx, tag_of(head) + 1), std::memory_order_release,
+                                               std::memory_order_relaxed))
+            break;
+    }
+    cb.free_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint32_t BufferPool::acquire_free() noexcept
+{
+    ControlBlock &cb = control();
+    std::uint64_t head = cb.free_head.load(std::memory_order_acquire);
+    while (index_of(head) != kNoBuffer) {
+        const std::uint32_t idx = index_of(head);
+        const std::uint32_t next = desc(idx).next.load(std::memory_order_relaxed);
+        if (cb.free_head.compare_exchange_weak(head, pack(next, tag_of(head) + 1), std::memory_order_acquire,
+                                               std::memory_order_acquire)) {
+            cb.free_count.fetch_sub(1, std::memory_order_relaxed);
+            return idx;
+        }
+    }
+    // No free buffer: grow up to the maximum.
+    std::uint32_t n = cb.allocated.load(std::memory_order_relaxed);
+    while (n < cb.max_buffers.load(std::memory_order_relaxed)) {
+        if (cb.allocated.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+            platform::region_commit(region_, cb.data_offset + std::size_t(n) * cb.buffer_size, cb.buffer_size);
+            return n;
+        }
+    }
+    return kNoBuffer;
+}
+
+void BufferPool::hand_off(std::uint32_t idx) noexcept
+{
+    ControlBlock &cb = control();
+    std::uint64_t head = cb.flush_head.load(std::memory_order_relaxed);
+    for (;;) {
+        desc(idx).next.store(index_of(head), std::memory_order_relaxed);
+        if (cb.flush_head.compare_exchange_weak(head, pack(idx, tag_of(head) + 1), std::memory_order_acq_rel,
+                                                std::memory_order_relaxed))
+            break;
+    }
+    // Wake the logger: once per buffer, never per event.
+    cb.wake_word.fetch_add(1, std::memory_order_release);
+    platform::wake_all(&cb.wake_word);
+}
+
+void BufferPool::seal(std::uint32_t idx) noexcept
+{
+    const std::uint64_t old = desc(idx).state.fetch_or(kSealed, std::memory_order_acq_rel);
+    if (!(old & kSealed) && writers_of(old) == 0)
+        hand_off(idx);
+}
+
+etw_status BufferPool::reserve(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
+{
+    StreamSlot &sl = slot(stream);
+    const std::uint32_t bs = control().buffer_size;
+    for (;;) {
+        std::uint32_t idx = sl.current.load(std::memory_order_acquire);
+        if (idx != kNoBuffer) {
+            auto &state = desc(idx).state;
+            std::uint64_t v = state.load(std::memory_order_acquire);
+            bool full = false;
+            while (!(v & kSealed)) {
+                const std::uint32_t off = offset_of(v);
+                if (off + size > bs) {
+                    full = true;
+                    break;
+                }
+                if (state.compare_exchange_weak(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
+                                                std::memory_order_acquire)) {
+                    out->index = idx;
+                    out->offset = off;
+                    return ETW_OK;
+                }
+            }
+            if (!full)
+                continue; // sealed under us: the slot has (or will have) a new buffer
+        }
+        // Switch: the stream has no buffer or it is full.
+        const std::uint32_t fresh = acquire_free();
+        if (fresh == kNoBuffer) {
+            // Out of buffers: let the full one be written, drop this event.
+            if (idx != kNoBuffer) {
+                std::uint32_t expected = idx;
+                if (sl.current.compare_exchange_strong(expected, kNoBuffer, std::memory_order_acq_rel))
+                    seal(idx);
+            }
+            return ETW_ERROR_NOT_ENOUGH_MEMORY;
+        }
+        desc(fresh).stream.store(stream, std::memory_order_relaxed);
+        std::uint32_t expected = idx;
+        if (sl.current.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+            // Open only once installed (see the header comment).
+            desc(fresh).state.store(etl::kBufferHeaderSize, std::memory_order_release);
+            if (idx != kNoBuffer)
+                seal(idx);
+        } else {
+            push_free(fresh);
+        }
+    }
+}
+
+void BufferPool::commit(const Reservation &r) noexcept
+{
+    const std::uint64_t old = desc(r.index).state.fetch_sub(kWriterOne, std::memory_order_acq_rel);
+    if ((old & kSealed) && writers_of(old) == 1)
+        hand_off(r.index);
+}
+
+bool BufferPool::seal_stream(std::uint32_t stream) noexcept
+{
+    StreamSlot &sl = slot(stream);
+    std::uint32_t idx = sl.current.load(std::memory_order_acquire);
+    if (idx == kNoBuffer)
+        return false;
+    const std::uint64_t v = desc(idx).state.load(std::memory_order_acquire);
+    if ((v & kSealed) || offset_of(v) <= etl::kBufferHeaderSize)
+        return false; // empty or already on its way
+    if (!sl.current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel))
+        return false;
+    seal(idx);
+    return true;
+}
+
+std::uint32_t BufferPool::take_flushed(std::uint32_t *out, std::uint32_t max) noexcept
+{
+    ControlBlock &cb = control();
+    std::uint64_t head = cb.flush_head.load(std::memory_order_acquire);
+    while (!cb.flush_head.compare_exchange_weak(head, pack(kNoBuffer, tag_of(head) + 1), std::memory_order_acq_rel,
+                                                std::memory_order_acquire)) {
+    }
+    std::uint32_t n = 0;
+    for (std::uint32_t idx = index_of(head); idx != kNoBuffer && n < max; idx = desc(idx).next.load(std::memory_order_relaxed))
+        out[n++] = idx;
+    // The list is newest first: reverse to hand-off order.
+    for (std::uint32_t i = 0; i < n / 2; ++i) {
+        std::uint32_t t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    return n;
+}
+
+void BufferPool::release(std::uint32_t idx) noexcept
+{
+    push_free(idx);
+    notify_space();
+}
+
+void BufferPool::notify_space() noexcept
+{
+    // Pairs with the waiter's space_waiters increment and space_word load
+    // (all seq_cst): either the waiter sees the new word, or we see it waiting.
+    ControlBlock &cb = control();
+    cb.space_word.fetch_add(1, std::memory_order_seq_cst);
+    if (cb.space_waiters.load(std::memory_order_seq_cst) != 0)
+        platform::wake_all(&cb.space_word);
+}
+
+std::uint32_t BufferPool::set_max_buffers(std::uint32_t max) noexcept
+{
+    ControlBlock &cb = control();
+    if (max > cb.capacity)
+        max = cb.capacity;
+    const std::uint32_t allocated = cb.allocated.load(std::memory_order_relaxed);
+    if (max < allocated)
+        max = allocated;
+    if (max < cb.min_buffers)
+        max = cb.min_buffers;
+    cb.max_buffers.store(max, std::memory_order_relaxed);
+    return max;
+}
+
+} // namespace openetw::core

@@ -1,0 +1,500 @@
+#include "core/engine.hpp"
+
+#include "base/guid.hpp"
+#include "platform/platform.hpp"
+
+#include <openetw/constants.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+namespace openetw::core {
+
+namespace {
+
+constexpr std::uint64_t kEnabledBit = 1ull << 63;
+constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
+
+std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
+
+char16_t fold(char16_t c)
+{
+    if (c >= u'a' && c <= u'z')
+        return char16_t(c - 32);
+    if (c >= 0xE0 && c <= 0xFE && c != 0xF7)
+        return char16_t(c - 32);
+    return c;
+}
+
+etw_guid random_guid()
+{
+    static std::mutex m;
+    static std::random_device rd;
+    static std::mt19937_64 gen(rd());
+    std::lock_guard<std::mutex> lock(m);
+    std::uint64_t a = gen(), b = gen();
+    etw_guid g;
+    std::memcpy(&g, &a, 8);
+    std::memcpy(reinterpret_cast<std::uint8_t *>(&g) + 8, &b, 8);
+    g.Data3 = std::uint16_t((g.Data3 & 0x0FFF) | 0x4000); // version 4
+    g.Data4[0] = std::uint8_t((g.Data4[0] & 0x3F) | 0x80); // RFC 4122 variant
+    return g;
+}
+
+struct ThreadTimes {
+    std::int64_t sampled_at = -kTick;
+    std::uint64_t kernel = 0;
+    std::uint64_t user = 0;
+};
+thread_local ThreadTimes t_times;
+
+// Kernel/user CPU time of the calling thread, sampled at most once per tick
+// (the sample is a system call; the unit of KernelTime/UserTime is a tick).
+void sample_times(std::uint64_t *kernel_user_ticks, std::uint64_t *processor_100ns) noexcept
+{
+    const std::int64_t now = platform::coarse_now();
+    ThreadTimes &t = t_times;
+    if (now - t.sampled_at >= kTick) {
+        platform::thread_cpu_times(&t.kernel, &t.user);
+        t.sampled_at = now;
+    }
+    *kernel_user_ticks = (t.kernel / kTick) | ((t.user / kTick) << 32);
+    *processor_100ns = t.kernel + t.user;
+}
+
+} // namespace
+
+bool session_names_equal(const std::u16string &a, const std::u16string &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (fold(a[i]) != fold(b[i]))
+            return false;
+    return true;
+}
+
+Engine &Engine::instance()
+{
+    static Engine *e = new Engine(); // never destroyed: sessions may outlive static destructors
+    return *e;
+}
+
+Engine::GuidEntry &Engine::entry(const etw_guid &g) { return guids_[key_of(g)]; }
+
+void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retired, std::vector<Pending> &notify,
+                       std::uint64_t session_handle)
+{
+    GuidEntry &e = entry(g);
+    std::uint64_t summary = 0, any = 0, all = ~0ull;
+    std::uint8_t max_level = 0;
+    for (const Enablement &en : e.enablements) {
+        const std::uint8_t lvl = en.level == 0 ? 255 : en.level;
+        max_level = std::max(max_level, lvl);
+        any |= en.match_any == 0 ? ~0ull : en.match_any;
+        all &= en.match_all;
+    }
+    if (!e.enablements.empty())
+        summary = kEnabledBit | max_level;
+    else
+        all = 0;
+    for (Provider *p : e.providers) {
+        auto *snap = new ProviderSnapshot();
+        for (const Enablement &en : e.enablements)
+            snap->entries.push_back({en.session.get(), en.level});
+        ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
+        if (old)
+            retired.push_back(old);
+        p->any_flags.store(any, std::memory_order_relaxed);
+        p->summary.store(summary, std::memory_order_release);
+        if (p->callback && !p->closing) {
+            EnableInfo info;
+            info.is_enabled = summary ? 1 : 0;
+            info.level = summary ? (max_level == 255 ? 0 : max_level) : 0;
+            info.match_any = summary ? any : 0;
+            info.match_all = all;
+            info.session_handle = session_handle;
+            ++p->in_flight;
+            p->in_flight_threads.push_back(platform::thread_id());
+            notify.push_back({p, info});
+        }
+    }
+    if (e.providers.empty() && e.enablements.empty())
+        guids_.erase(key_of(g));
+}
+
+void Engine::deliver(std::vector<Pending> &notify)
+{
+    const std::uint32_t self = platform::thread_id();
+    for (Pending &n : notify) {
+        bool run;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            run = !n.provider->closing;
+        }
+        if (run)
+            n.provider->callback(n.info, n.provider->context); // no engine lock held
+        std::lock_guard<std::mutex> lock(mutex_);
+        --n.provider->in_flight;
+        auto &v = n.provider->in_flight_threads;
+        auto it = std::find(v.begin(), v.end(), self);
+        if (it != v.end())
+            v.erase(it);
+        if (n.provider->orphaned && n.provider->in_flight == 0)
+            delete n.provider;
+        else
+            callbacks_cv_.notify_all();
+    }
+    notify.clear();
+}
+
+void Engine::retire(std::vector<ProviderSnapshot *> &retired)
+{
+    if (retired.empty())
+        return;
+    Grace::global().synchronize();
+    for (ProviderSnapshot *s : retired)
+        delete s;
+    retired.clear();
+}
+
+Status Engine::start(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        props.clear_outputs();
+        if (Status v = props.validate(); !v)
+            return v;
+        if (sessions_.size() >= max_sessions_)
+            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the maximum number of sessions (" + std::to_string(max_sessions_) +
+                                                            ") is running");
+        for (const auto &s : sessions_)
+            if (session_names_equal(s->name(), props.session_name()))
+                return Fail(ETW_ERROR_ALREADY_EXISTS, "a session named \"" + props.session_name_utf8() + "\" is already running");
+        etw_event_trace_properties &r = props.record();
+        const etw_guid original = r.Wnode.Guid;
+        if (r.LogFileMode & ETW_PRIVATE_LOGGER_MODE) {
+            if (guid_is_null(r.Wnode.Guid))
+                return Fail(ETW_ERROR_INVALID_PARAMETER,
+                            "Wnode.Guid must be the provider's control GUID for a private session (ETW_PRIVATE_LOGGER_MODE)");
+        } else if (guid_is_null(r.Wnode.Guid)) {
+            r.Wnode.Guid = random_guid();
+        }
+        for (const auto &s : sessions_)
+            if (guid_equal(s->guid(), r.Wnode.Guid)) {
+                r.Wnode.Guid = original;
+                return Fail(ETW_ERROR_ALREADY_EXISTS, "a running session already has the GUID " + guid_to_string(s->guid()));
+            }
+        std::uint16_t id = 1;
+        for (; id < 0xFFFF; ++id) {
+            bool used = false;
+            for (const auto &s : sessions_)
+                used = used || s->logger_id() == id;
+            if (!used)
+                break;
+        }
+        const std::uint64_t handle = (next_serial_++ << 16) | id;
+        std::unique_ptr<Session> s;
+        if (Status st = Session::create(props, options, id, handle, &s); !st) {
+            r.Wnode.Guid = original;
+            props.clear_outputs();
+            return st;
+        }
+        std::shared_ptr<Session> shared(std::move(s));
+        sessions_.push_back(shared);
+        if (shared->is_private()) {
+            // A private session logs its provider (Wnode.Guid) from this process.
+            entry(shared->guid()).enablements.push_back({shared, 0, 0, 0});
+            republish(shared->guid(), retired, notify, handle);
+        }
+        *out = shared;
+    }
+    retire(retired);
+    deliver(notify);
+    return Status::ok();
+}
+
+Status Engine::open(const std::u16string &name, std::shared_ptr<Session> *out)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto &s : sessions_)
+        if (s->state.load() == Session::Running && session_names_equal(s->name(), name)) {
+            *out = s;
+            return Status::ok();
+        }
+    return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session has that name");
+}
+
+Status Engine::stop(const std::shared_ptr<Session> &session, Properties *props)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        int expected = Session::Running;
+        if (!session->state.compare_exchange_strong(expected, Session::Stopping))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)");
+        std::vector<etw_guid> touched;
+        for (auto &[key, e] : guids_) {
+            const auto before = e.enablements.size();
+            e.enablements.erase(std::remove_if(e.enablements.begin(), e.enablements.end(),
+                                               [&](const Enablement &en) { return en.session == session; }),
+                                e.enablements.end());
+            if (e.enablements.size() != before) {
+                etw_guid g;
+                std::memcpy(&g, key.data(), sizeof g);
+                touched.push_back(g);
+            }
+        }
+        for (const etw_guid &g : touched)
+            republish(g, retired, notify, session->handle());
+    }
+    // After this grace period no writer is inside the session.
+    Grace::global().synchronize();
+    retire(retired);
+    deliver(notify);
+    Status st = session->stop();
+    if (props)
+        session->fill(*props);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+    }
+    return st;
+}
+
+Status Engine::query(const std::shared_ptr<Session> &session, Properties &props)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    session->fill(props);
+    return Status::ok();
+}
+
+Status Engine::update(const std::shared_ptr<Session> &session, Properties &props)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    return session->update(props);
+}
+
+Status Engine::flush(const std::shared_ptr<Session> &session, Properties *props, const std::string &path)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    if (Status st = session->flush(path); !st)
+        return st;
+    if (props)
+        session->fill(*props);
+    return Status::ok();
+}
+
+std::vector<std::shared_ptr<Session>> Engine::running()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::shared_ptr<Session>> out;
+    for (const auto &s : sessions_)
+        if (s->state.load() == Session::Running)
+            out.push_back(s);
+    return out;
+}
+
+Status Engine::set_max_sessions(std::uint32_t n)
+{
+    if (n == 0)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "the maximum number of sessions must be at least 1");
+    std::lock_guard<std::mutex> lock(mutex_);
+    max_sessions_ = n;
+    return Status::ok();
+}
+
+std::uint32_t Engine::max_sessions()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return max_sessions_;
+}
+
+Status Engine::enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                               std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (session->state.load() != Session::Running)
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+        if (session->is_private() && !guid_equal(provider, session->guid()))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "a private session logs only the provider whose GUID it was started with");
+        GuidEntry &e = entry(provider);
+        auto it = std::find_if(e.enablements.begin(), e.enablements.end(),
+                               [&](const Enablement &en) { return en.session == session; });
+        if (enable) {
+            if (it != e.enablements.end())
+                *it = {session, level, match_any, match_all};
+            else
+                e.enablements.push_back({session, level, match_any, match_all});
+        } else if (it != e.enablements.end()) {
+            e.enablements.erase(it);
+        }
+        republish(provider, retired, notify, session->handle());
+    }
+    retire(retired);
+    deliver(notify);
+    return Status::ok();
+}
+
+Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out)
+{
+    auto *p = new Provider();
+    p->guid = guid;
+    p->callback = cb;
+    p->context = context;
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        GuidEntry &e = entry(guid);
+        e.providers.push_back(p);
+        const bool enabled = !e.enablements.empty();
+        // Publish for the new registration only; notify it if already enabled.
+        std::vector<Provider *> others;
+        others.swap(e.providers);
+        e.providers.push_back(p);
+        republish(guid, retired, notify, 0);
+        others.erase(std::remove(others.begin(), others.end(), p), others.end());
+        GuidEntry &e2 = entry(guid);
+        e2.providers.insert(e2.providers.end(), others.begin(), others.end());
+        if (!enabled) {
+            // Nothing to tell a provider that no session enables.
+            for (Pending &n : notify) {
+                --n.provider->in_flight;
+                n.provider->in_flight_threads.pop_back();
+            }
+            notify.clear();
+        }
+    }
+    *out = p;
+    retire(retired);
+    deliver(notify);
+    return Status::ok();
+}
+
+void Engine::unregister_provider(Provider *p)
+{
+    ProviderSnapshot *old;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        p->closing = true;
+        GuidEntry &e = entry(p->guid);
+        e.providers.erase(std::remove(e.providers.begin(), e.providers.end(), p), e.providers.end());
+        if (e.providers.empty() && e.enablements.empty())
+            guids_.erase(key_of(p->guid));
+        p->summary.store(0, std::memory_order_release);
+        old = p->snapshot.exchange(nullptr, std::memory_order_acq_rel);
+    }
+    Grace::global().synchronize();
+    delete old;
+    {
+        const std::uint32_t self = platform::thread_id();
+        std::unique_lock<std::mutex> lock(mutex_);
+        callbacks_cv_.wait(lock, [&] {
+            const auto mine = std::count(p->in_flight_threads.begin(), p->in_flight_threads.end(), self);
+            return p->in_flight == int(mine);
+        });
+        if (p->in_flight > 0) {
+            p->orphaned = true;
+            // Unregistering from inside its own callback: the Provider object
+            // is freed by deliver() once that callback returns.
+            return;
+        }
+    }
+    delete p;
+}
+
+bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept
+{
+    const std::uint64_t s = p->summary.load(std::memory_order_acquire);
+    if (s == 0)
+        return false;
+    const std::uint8_t max_level = std::uint8_t(s & 0xFF);
+    if (level != 0 && level > max_level)
+        return false;
+    return flags == 0 || (p->any_flags.load(std::memory_order_relaxed) & flags) != 0;
+}
+
+etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
+{
+    if (p->summary.load(std::memory_order_relaxed) == 0)
+        return ETW_OK; // disabled: one load and a branch
+    if (!(h->Flags & ETW_WNODE_FLAG_TRACED_GUID))
+        return ETW_ERROR_INVALID_FLAG_NUMBER;
+    const std::uint32_t size = h->Size;
+    if (size < ETW_EVENT_TRACE_HEADER_SIZE)
+        return ETW_ERROR_INVALID_PARAMETER;
+    EventInput ev;
+    ev.event_class = h->Class;
+    if (h->Flags & ETW_WNODE_FLAG_USE_GUID_PTR) {
+        std::uint64_t addr;
+        std::memcpy(&addr, &h->Guid, sizeof addr);
+        if (addr == 0)
+            return ETW_ERROR_INVALID_PARAMETER;
+        std::memcpy(&ev.guid, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(addr)), sizeof ev.guid);
+    } else {
+        ev.guid = h->Guid;
+    }
+    std::uint64_t total = ETW_EVENT_TRACE_HEADER_SIZE;
+    const auto *payload = reinterpret_cast<const std::uint8_t *>(h) + ETW_EVENT_TRACE_HEADER_SIZE;
+    if (h->Flags & ETW_WNODE_FLAG_USE_MOF_PTR) {
+        const std::uint32_t bytes = size - ETW_EVENT_TRACE_HEADER_SIZE;
+        if (bytes % ETW_MOF_FIELD_SIZE != 0 || bytes / ETW_MOF_FIELD_SIZE > ETW_MAX_MOF_FIELDS)
+            return ETW_ERROR_INVALID_PARAMETER;
+        ev.piece_count = bytes / ETW_MOF_FIELD_SIZE;
+        for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
+            etw_mof_field m;
+            std::memcpy(&m, payload + i * ETW_MOF_FIELD_SIZE, sizeof m);
+            if (m.Length != 0 && m.DataPtr == 0)
+                return ETW_ERROR_INVALID_PARAMETER;
+            ev.pieces[i] = {reinterpret_cast<const void *>(static_cast<std::uintptr_t>(m.DataPtr)), m.Length};
+            total += m.Length;
+        }
+    } else if (size > ETW_EVENT_TRACE_HEADER_SIZE) {
+        ev.piece_count = 1;
+        ev.pieces[0] = {payload, size - std::uint32_t(ETW_EVENT_TRACE_HEADER_SIZE)};
+        total = size;
+    }
+    // HeaderType and MarkerFlags are the engine's: never taken from the caller.
+    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
+    h->MarkerFlags = 0xC0;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    sample_times(&ev.kernel_user, &ev.processor_time);
+    const std::uint8_t level = h->Class.Level;
+
+    const std::uint32_t cpu = platform::current_processor();
+    GraceSection section(Grace::global(), cpu);
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    etw_status result = ETW_OK;
+    for (const ProviderSnapshot::Entry &e : snap->entries) {
+        if (e.level != 0 && level != 0 && level > e.level)
+            continue; // filtered by level
+        etw_status st;
+        if (total >= e.session->buffer_bytes() - ETW_BUFFER_HEADER_SIZE)
+            st = ETW_ERROR_MORE_DATA; // an event never spans buffers
+        else if (total > ETW_MAX_EVENT_SIZE)
+            st = ETW_ERROR_INVALID_PARAMETER;
+        else {
+            ev.size = std::uint32_t(total);
+            st = e.session->write(ev, cpu);
+        }
+        if (st != ETW_OK && result == ETW_OK)
+            result = st;
+    }
+    return result;
+}
+
+} // namespace openetw::core

@@ -1,0 +1,136 @@
+// The process-wide engine: the registry of running sessions (names unique
+// case-insensitively, GUIDs unique, a configurable maximum), provider
+// registrations, enablement (EnableTraceEx2 semantics, before or after a
+// provider registers) and the event-writing entry point.
+//
+// Locking: one engine mutex guards the registry and enablement tables and is
+// never held while user code (an enable callback) runs. The write path takes
+// no lock: it reads the provider's published session list inside a grace
+// section (core/grace.hpp); control calls unpublish, wait a grace period,
+// then free.
+#pragma once
+
+#include "base/status.hpp"
+#include "core/grace.hpp"
+#include "core/properties.hpp"
+#include "core/session.hpp"
+
+#include <openetw/records.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace openetw::core {
+
+struct EnableInfo {
+    std::uint32_t is_enabled = 0;
+    std::uint8_t level = 0;
+    std::uint64_t match_any = 0;
+    std::uint64_t match_all = 0;
+    std::uint64_t session_handle = 0;
+};
+
+using EnableCallback = void (*)(const EnableInfo &info, void *context);
+
+// What one provider registration publishes for the write path.
+struct ProviderSnapshot {
+    struct Entry {
+        Session *session;
+        std::uint8_t level; // 0 = every level
+    };
+    std::vector<Entry> entries;
+};
+
+class Provider {
+public:
+    etw_guid guid{};
+    // bit 63: enabled; bits 0..7: highest enabled level (255 = every level).
+    std::atomic<std::uint64_t> summary{0};
+    std::atomic<std::uint64_t> any_flags{0}; // OR of the sessions' MatchAnyKeyword (0 there = all)
+    std::atomic<ProviderSnapshot *> snapshot{nullptr};
+
+    // Notification (opaque to the engine beyond calling it).
+    EnableCallback callback = nullptr;
+    void *context = nullptr;
+
+    // Callback bookkeeping, guarded by the engine mutex.
+    int in_flight = 0;
+    std::vector<std::uint32_t> in_flight_threads;
+    bool closing = false;
+    bool orphaned = false; // unregistered from inside its own callback
+};
+
+class Engine {
+public:
+    static Engine &instance();
+
+    // Sessions.
+    Status start(Properties &props, std::shared_ptr<Session> *out) { return start(props, SessionOptions{}, out); }
+    Status start(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out);
+    Status open(const std::u16string &name, std::shared_ptr<Session> *out);
+    Status stop(const std::shared_ptr<Session> &session, Properties *props);
+    Status query(const std::shared_ptr<Session> &session, Properties &props);
+    Status update(const std::shared_ptr<Session> &session, Properties &props);
+    // path: buffering mode only, where the snapshot goes (empty: the log file name).
+    Status flush(const std::shared_ptr<Session> &session, Properties *props, const std::string &path = {});
+    std::vector<std::shared_ptr<Session>> running();
+    Status set_max_sessions(std::uint32_t n);
+    std::uint32_t max_sessions();
+
+    // EnableTraceEx2: enable (is_enabled != 0) or disable a provider GUID
+    // for a session.
+    Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                           std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all);
+
+    // Providers.
+    Status register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out);
+    // Returns after every callback of this provider has returned (except one
+    // running on the calling thread, when called from inside it).
+    void unregister_provider(Provider *p);
+
+    // HOT: EVENT_TRACE_HEADER semantics (see provider.h).
+    etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
+    static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
+
+private:
+    struct Enablement {
+        std::shared_ptr<Session> session;
+        std::uint8_t level;
+        std::uint64_t match_any;
+        std::uint64_t match_all;
+    };
+    struct GuidEntry {
+        std::vector<Provider *> providers;
+        std::vector<Enablement> enablements;
+    };
+    struct Pending {
+        Provider *provider;
+        EnableInfo info;
+    };
+
+    GuidEntry &entry(const etw_guid &g);
+    // Rebuilds the published state of every provider of g; appends the
+    // notifications to deliver. Caller holds mutex_.
+    void republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retired, std::vector<Pending> &notify,
+                   std::uint64_t session_handle);
+    void deliver(std::vector<Pending> &notify);
+    void retire(std::vector<ProviderSnapshot *> &retired);
+
+    std::mutex mutex_;
+    std::condition_variable callbacks_cv_;
+    std::vector<std::shared_ptr<Session>> sessions_; // running (and stopping)
+    std::map<std::string, GuidEntry> guids_;         // key: 16 raw bytes
+    std::uint32_t max_sessions_ = 64;
+    std::uint64_t next_serial_ = 1;
+};
+
+// Case-insensitive session-name comparison (ASCII and Latin-1 letters fold).
+bool session_names_equal(const std::u16string &a, const std::u16string &b);
+
+} // namespace openetw::core

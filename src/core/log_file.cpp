@@ -1,0 +1,231 @@
+// See log_file.hpp for the circular file layout.
+#include "core/log_file.hpp"
+
+#include <openetw/constants.h>
+
+#include "base/utf.hpp"
+
+#include <algorithm>
+
+namespace openetw::core {
+
+using etl::rd16;
+using etl::rd32;
+using etl::rd64;
+using etl::wr32;
+using etl::wr64;
+
+namespace {
+// Offsets inside buffer 0 of TRACE_LOGFILE_HEADER fields.
+constexpr std::size_t kTlh = etl::kBufferHeaderSize + etl::kSystemHeaderSize;
+constexpr std::size_t kTlhEndTime = kTlh + 0x10;
+constexpr std::size_t kTlhBuffersWritten = kTlh + 0x24;
+constexpr std::size_t kTlhEventsLost = kTlh + 0x30;
+std::size_t tlh_buffers_lost(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x10C : 0x114); }
+std::size_t tlh_reserved_flags(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x108 : 0x110); }
+std::u16string utf16_from_latin1(const std::string &s)
+{
+    std::u16string u;
+    for (char c : s)
+        u.push_back(char16_t(static_cast<unsigned char>(c)));
+    return u;
+}
+} // namespace
+
+std::string expand_newfile_name(const std::string &pattern, std::uint32_t n)
+{
+    std::string out = pattern;
+    std::size_t pos = out.find("%d");
+    if (pos != std::string::npos)
+        out.replace(pos, 2, std::to_string(n));
+    return out;
+}
+
+Status LogFile::open(const Config &config)
+{
+    config_ = config;
+    if (config_.mode & ETW_FILE_MODE_CIRCULAR) {
+        const std::uint64_t total = config_.max_bytes / config_.buffer_size;
+        if (total < 2)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "MaximumFileSize must hold at least two buffers (the header buffer and one data buffer) in circular mode");
+        slots_ = std::uint32_t(std::min<std::uint64_t>(total - 1, 0xFFFFFFF0u));
+    }
+    if ((config_.mode & (ETW_FILE_MODE_SEQUENTIAL | ETW_FILE_MODE_NEWFILE)) && config_.max_bytes != 0 &&
+        config_.max_bytes / config_.buffer_size < 2 && (config_.mode & ETW_FILE_MODE_NEWFILE))
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize must hold at least two buffers in newfile mode");
+    return open_file(1);
+}
+
+Status LogFile::open_file(std::uint32_t file_number)
+{
+    file_number_ = file_number;
+    std::string path = config_.path;
+    if (config_.mode & ETW_FILE_MODE_NEWFILE)
+        path = expand_newfile_name(path, file_number);
+    current_path_ = platform::absolute_path(path);
+    const bool append = (config_.mode & ETW_FILE_MODE_APPEND) != 0 && platform::file_exists(current_path_);
+    etw_status st = file_.open(current_path_, append ? platform::OpenMode::OpenOrCreate : platform::OpenMode::CreateTruncate);
+    if (st == ETW_ERROR_PATH_NOT_FOUND)
+        return Fail(st, "the folder of the log file \"" + current_path_ + "\" does not exist");
+    if (st != ETW_OK)
+        return Fail(st, "cannot open the log file \"" + current_path_ + "\"");
+    data_written_ = 0;
+    next_sequence_ = 1;
+    appended_base_ = 0;
+    if (append) {
+        std::uint64_t size = 0;
+        file_.size(&size);
+        if (size > 0)
+            return load_for_append();
+    }
+    etl::LogfileHeaderFields h = config_.header;
+    if (auto u = utf8_to_utf16(current_path_))
+        h.log_file_name = *u;
+    else
+        h.log_file_name = utf16_from_latin1(current_path_);
+    h.buffers_written = 1;
+    header_ = etl::encode_header_buffer(h, config_.logger_id);
+    buffers_in_file_ = 1;
+    if (config_.mode & ETW_FILE_MODE_PREALLOCATE && config_.max_bytes != 0) {
+        if (etw_status p = file_.preallocate(config_.max_bytes); p != ETW_OK)
+            return Fail(p, "cannot preallocate " + std::to_string(config_.max_bytes) + " bytes for \"" + current_path_ + "\"");
+    }
+    if (etw_status w = file_.write_at(0, header_.data(), header_.size()); w != ETW_OK) {
+        file_.close();
+        return Fail(w, "cannot write the header buffer of \"" + current_path_ + "\"");
+    }
+    return Status::ok();
+}
+
+Status LogFile::load_for_append()
+{
+    const std::string &p = current_path_;
+    std::uint8_t head[etl::kBufferHeaderSize + etl::kSystemHeaderSize + etl::kLogfileHeader64Size];
+    if (file_.read_at(0, head, sizeof head) != ETW_OK)
+        return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is not an .etl file (too short)");
+    const std::uint32_t bs = rd32(head + etl::buf::BufferSize);
+    if (rd16(head + etl::buf::BufferType) != etl::kTypeHeader || head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+        return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" does not start with an .etl header buffer");
+    if (bs != config_.buffer_size)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's BufferSize is " + std::to_string(bs / 1024) +
+                                                      " KB but the session's is " + std::to_string(config_.buffer_size / 1024) +
+                                                      " KB; they must be equal");
+    header_.assign(bs, 0);
+    if (file_.read_at(0, header_.data(), bs) != ETW_OK)
+        return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is truncated inside its header buffer");
+    const std::uint32_t psize = rd32(header_.data() + kTlh + 0x2C);
+    const std::uint32_t cpus = rd32(header_.data() + kTlh + 0x0C);
+    const std::uint32_t clock = rd32(header_.data() + tlh_reserved_flags(psize));
+    if (cpus != config_.header.number_of_processors)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file was written with NumberOfProcessors " + std::to_string(cpus) +
+                                                      " but this session has " +
+                                                      std::to_string(config_.header.number_of_processors));
+    if (clock != config_.header.clock_type)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's clock type (Wnode.ClientContext) is " +
+                                                      std::to_string(clock) + " but the session's is " +
+                                                      std::to_string(config_.header.clock_type));
+    if (psize != config_.header.pointer_size)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's PointerSize differs from this session's");
+    const std::uint32_t written = rd32(header_.data() + kTlhBuffersWritten);
+    std::uint64_t size = 0;
+    file_.size(&size);
+    const std::uint32_t present = std::uint32_t(std::min<std::uint64_t>(written, size / bs));
+    buffers_in_file_ = present == 0 ? 1 : present;
+    appended_base_ = buffers_in_file_;
+    next_sequence_ = buffers_in_file_; // data buffers 1..n-1 exist
+    // Drop anything past the last complete buffer.
+    file_.truncate(std::uint64_t(buffers_in_file_) * bs);
+    return Status::ok();
+}
+
+LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t events)
+{
+    (void)events;
+    const std::uint32_t bs = config_.buffer_size;
+    if (!file_.is_open())
+        return Outcome::WriteError;
+    std::uint64_t offset;
+    if (config_.mode & ETW_FILE_MODE_CIRCULAR) {
+        offset = (1 + data_written_ % slots_) * std::uint64_t(bs);
+    } else {
+        offset = std::uint64_t(buffers_in_file_) * bs;
+        if (config_.max_bytes != 0 && offset + bs > config_.max_bytes) {
+            if (!(config_.mode & ETW_FILE_MODE_NEWFILE))
+                return Outcome::FileFull;
+            // NEWFILE: finish this file with its own header and start the next.
+            finish_current(platform::filetime_now(), 0, 0);
+            if (!open_file(file_number_ + 1))
+                return Outcome::WriteError;
+            offset = std::uint64_t(buffers_in_file_) * bs;
+        }
+    }
+    wr64(buffer + etl::buf::SequenceNumber, next_sequence_);
+    etw_status st = file_.write_at(offset, buffer, bs);
+    if (st != ETW_OK) {
+        // Keep the file readable up to the last complete buffer.
+        if (!(config_.mode & ETW_FILE_MODE_CIRCULAR) && !(config_.mode & ETW_FILE_MODE_PREALLOCATE))
+            file_.truncate(offset);
+        return Outcome::WriteError;
+    }
+    ++next_sequence_;
+    ++data_written_;
+    if (config_.mode & ETW_FILE_MODE_CIRCULAR)
+        buffers_in_file_ = std::uint32_t(1 + std::min<std::uint64_t>(data_written_, slots_));
+    else
+        ++buffers_in_file_;
+    return Outcome::Written;
+}
+
+void LogFile::patch_header(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+{
+    const std::uint32_t psize = rd32(header_.data() + kTlh + 0x2C);
+    wr64(header_.data() + kTlhEndTime, std::uint64_t(end_time));
+    wr32(header_.data() + kTlhBuffersWritten, buffers_in_file_);
+    const std::uint32_t prev_lost = appended_base_ ? rd32(header_.data() + kTlhEventsLost) : 0;
+    const std::uint32_t prev_blost = appended_base_ ? rd32(header_.data() + tlh_buffers_lost(psize)) : 0;
+    wr32(header_.data() + kTlhEventsLost, prev_lost + events_lost);
+    wr32(header_.data() + tlh_buffers_lost(psize), prev_blost + buffers_lost);
+}
+
+Status LogFile::finish_current(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+{
+    if (!file_.is_open())
+        return Status::ok();
+    const std::uint32_t bs = config_.buffer_size;
+    Status result;
+    if ((config_.mode & ETW_FILE_MODE_CIRCULAR) && data_written_ > slots_) {
+        // Wrapped: renumber the surviving buffers 1..N, oldest first. The oldest
+        // is in the slot after the newest.
+        const std::uint64_t first = data_written_ % slots_; // slot index (0-based) of the oldest
+        for (std::uint32_t i = 0; i < slots_; ++i) {
+            const std::uint64_t slot = (first + i) % slots_;
+            std::uint8_t seq[8];
+            wr64(seq, i + 1);
+            file_.write_at((1 + slot) * bs + etl::buf::SequenceNumber, seq, 8);
+        }
+    }
+    patch_header(end_time, events_lost, buffers_lost);
+    if (etw_status st = file_.write_at(0, header_.data(), header_.size()); st != ETW_OK)
+        result = Fail(st, "cannot rewrite the header buffer of \"" + current_path_ + "\"");
+    if (config_.mode & ETW_FILE_MODE_PREALLOCATE)
+        file_.truncate(std::uint64_t(buffers_in_file_) * bs);
+    file_.close();
+    return result;
+}
+
+Status LogFile::finish(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+{
+    return finish_current(end_time, events_lost, buffers_lost);
+}
+
+Status LogFile::switch_to(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
+                          std::uint32_t buffers_lost)
+{
+    Status st = finish_current(end_time, events_lost, buffers_lost);
+    config_.path = path;
+    Status o = open_file(1);
+    return o ? st : o;
+}
+
+} // namespace openetw::core

@@ -1,0 +1,689 @@
+#include "core/session.hpp"
+
+#include "base/utf.hpp"
+#include "format/etl_writer.hpp"
+#include "platform/platform.hpp"
+
+#include <openetw/constants.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace openetw::core {
+
+namespace {
+
+std::string utf8(const std::u16string &s)
+{
+    auto r = utf16_to_utf8(s);
+    return r ? *r : utf16_to_utf8_lossy(s);
+}
+
+} // namespace
+
+Session::~Session()
+{
+    if (logger_.joinable()) {
+        {
+            std::lock_guard<std::mutex> lock(control_mutex_);
+            stop_requested_ = true;
+        }
+        wake_logger();
+        logger_.join();
+    }
+}
+
+std::int64_t Session::now_raw() const noexcept
+{
+    switch (clock_type_) {
+    case ETW_CLOCK_SYSTEM_TIME: return platform::filetime_now();
+    case ETW_CLOCK_CPU_CYCLE: return std::int64_t(platform::cycle_counter());
+    default: return platform::qpc_now();
+    }
+}
+
+Status Session::create(Properties &props, const SessionOptions &options, std::uint16_t logger_id, std::uint64_t handle,
+                       std::unique_ptr<Session> *out)
+{
+    etw_event_trace_properties &r = props.record();
+    const std::uint32_t mode = r.LogFileMode;
+    if (props.log_file_name().empty() && !(mode & (ETW_REAL_TIME_MODE | ETW_BUFFERING_MODE)))
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "the session has no log file name (file mode needs one)");
+    if ((mode & ETW_BUFFERING_MODE) && (mode & ETW_REAL_TIME_MODE))
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode: ETW_BUFFERING_MODE cannot be combined with ETW_REAL_TIME_MODE");
+    if ((mode & ETW_PRIVATE_LOGGER_MODE) && (mode & ETW_FILE_MODE_NEWFILE))
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode: ETW_FILE_MODE_NEWFILE is not allowed for private sessions");
+    if (r.BufferSize < ETW_MIN_BUFFER_SIZE_KB || r.BufferSize > ETW_MAX_BUFFER_SIZE_KB)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize must be 4..16384 KB");
+    if (r.Wnode.ClientContext > ETW_CLOCK_CPU_CYCLE)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "Wnode.ClientContext must be 0..3");
+
+    std::unique_ptr<Session> s(new Session());
+    s->name_ = props.session_name();
+    s->guid_ = r.Wnode.Guid;
+    s->handle_ = handle;
+    s->logger_id_ = logger_id;
+    s->mode_ = mode;
+    s->system_logger_ = props.is_system_logger();
+    s->enable_flags_ = r.EnableFlags;
+    s->age_limit_ = r.AgeLimit;
+    s->max_file_size_ = r.MaximumFileSize;
+    s->flush_timer_.store(r.FlushTimer, std::memory_order_relaxed);
+    s->options_ = options;
+    if (s->options_.lossless_timeout_ms == 0)
+        s->options_.lossless_timeout_ms = 1000;
+
+    // Clock: 0 means 1; 3 falls back to 2 without a cycle counter.
+    std::uint32_t clock = r.Wnode.ClientContext == 0 ? ETW_CLOCK_QPC : r.Wnode.ClientContext;
+    if (clock == ETW_CLOCK_CPU_CYCLE && !platform::has_cycle_counter())
+        clock = ETW_CLOCK_SYSTEM_TIME;
+    s->clock_type_ = clock;
+
+    // Buffers (BufferSize, MinimumBuffers, MaximumBuffers rules).
+    const std::uint32_t bs = r.BufferSize * 1024u;
+    s->buffer_kb_ = r.BufferSize;
+    const std::uint32_t cpus = platform::processor_count();
+    const std::uint32_t streams = (mode & ETW_NO_PER_PROCESSOR_BUFFERING) ? 1u : cpus;
+    const std::uint32_t cap = std::uint32_t(std::min<std::uint64_t>(ETW_MAX_BUFFERS, kMaxPoolBytes / bs));
+    std::uint32_t min_b = std::max(r.MinimumBuffers, 2u * streams);
+    min_b = std::min(min_b, cap);
+    std::uint32_t max_b = std::max(r.MaximumBuffers, min_b);
+    max_b = std::min(max_b, cap);
+    // Buffering mode: MinimumBuffers allocated once; MaximumBuffers ignored.
+    if (mode & ETW_BUFFERING_MODE)
+        max_b = min_b;
+    const std::uint32_t capacity = (mode & ETW_BUFFERING_MODE)
+                                       ? min_b
+                                       : std::max(max_b, std::uint32_t(std::min<std::uint64_t>(cap, kGrowHeadroomBytes / bs)));
+    s->reserve_ = std::max(1u, std::min(streams, min_b - 1));
+    // Real-time backlog: buffers kept while no consumer is attached. At most
+    // MaximumBuffers minus one per stream, so writers still find a buffer to
+    // fill until the backlog is full and they are told so.
+    const std::uint32_t rt_max = max_b > streams ? max_b - streams : 1;
+    s->rt_limit_ = options.realtime_backlog == 0 ? rt_max : std::min(options.realtime_backlog, rt_max);
+    s->min_buffers_ = min_b;
+    if (etw_status st = s->pool_.create(bs, streams, min_b, max_b, capacity); st != ETW_OK)
+        return Fail(st, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
+                            " bytes for the session's buffers");
+    s->batch_.resize(capacity);
+
+    // Log file name: private sessions get the process id appended.
+    std::u16string file = props.log_file_name();
+    if (mode & ETW_PRIVATE_LOGGER_MODE) {
+        std::string suffix = "_" + std::to_string(platform::process_id());
+        std::u16string usuffix(suffix.begin(), suffix.end());
+        if (file.size() < usuffix.size() || file.compare(file.size() - usuffix.size(), usuffix.size(), usuffix) != 0)
+            file += usuffix;
+    }
+    s->log_file_name_ = file;
+
+    LogFile::Config fc;
+    fc.path = utf8(file);
+    fc.mode = mode;
+    fc.buffer_size = bs;
+    fc.logger_id = logger_id;
+    fc.max_bytes = std::uint64_t(r.MaximumFileSize) * ((mode & ETW_USE_KBYTES_FOR_SIZE) ? 1024u : 1024u * 1024u);
+    etl::LogfileHeaderFields &h = fc.header;
+    h.buffer_size = bs;
+    h.number_of_processors = cpus;
+    h.maximum_file_size = r.MaximumFileSize;
+    h.log_file_mode = mode;
+    h.pointer_size = platform::kPointerSize;
+    h.cpu_speed_mhz = platform::cycle_counter_mhz();
+    platform::local_time_zone(&h.time_zone);
+    h.boot_time = platform::boot_time_filetime();
+    h.perf_freq = platform::kQpcFrequency;
+    h.clock_type = clock;
+    h.thread_id = platform::thread_id();
+    h.process_id = platform::process_id();
+    // The reference pair of section 6: raw clock and FILETIME read together.
+    h.start_raw = s->now_raw();
+    h.start_time = platform::filetime_now();
+    h.logger_name = s->name_;
+    s->file_config_ = fc;
+    {
+        etl::LogfileHeaderFields live = h;
+        live.log_file_name = file;
+        s->header_buffer_ = etl::encode_header_buffer(live, logger_id);
+    }
+    if (mode & ETW_BUFFERING_MODE) {
+        // The file is written only when flushed; its folder must exist now.
+        if (!file.empty() && !platform::parent_directory_exists(fc.path))
+            return Fail(ETW_ERROR_PATH_NOT_FOUND, "the folder of the log file \"" + fc.path + "\" does not exist");
+        s->file_config_.mode = mode & ~(ETW_BUFFERING_MODE | ETW_FILE_MODE_APPEND | ETW_FILE_MODE_CIRCULAR |
+                                        ETW_FILE_MODE_NEWFILE | ETW_FILE_MODE_PREALLOCATE);
+        s->file_config_.max_bytes = 0;
+    } else if (!file.empty()) {
+        if (Status st = s->file_.open(fc); !st)
+            return st;
+        s->has_file_.store(true, std::memory_order_release);
+    }
+
+    // Logger thread.
+    s->logger_ = std::thread([p = s.get()] { p->logger_main(); });
+    while (s->logger_tid_.load(std::memory_order_acquire) == 0)
+        platform::yield();
+
+    // Report the adjusted values.
+    r.Wnode.ClientContext = clock;
+    r.MinimumBuffers = min_b;
+    r.MaximumBuffers = max_b;
+    props.assign_log_file_name(file);
+    s->fill(props);
+    *out = std::move(s);
+    return Status::ok();
+}
+
+void Session::fill(Properties &props) const
+{
+    etw_event_trace_properties &r = props.record();
+    const ControlBlock &cb = pool_.control();
+    if (props.session_name() != name_)
+        props.assign_session_name(name_);
+    if (props.log_file_name() != log_file_name_)
+        props.assign_log_file_name(log_file_name_);
+    r.Wnode.Flags |= ETW_WNODE_FLAG_TRACED_GUID;
+    r.Wnode.Guid = guid_;
+    r.Wnode.ClientContext = clock_type_;
+    r.Wnode.HistoricalContext = handle_;
+    r.BufferSize = buffer_kb_;
+    r.MinimumBuffers = min_buffers_;
+    r.MaximumBuffers = cb.max_buffers.load(std::memory_order_relaxed);
+    r.MaximumFileSize = max_file_size_;
+    r.LogFileMode = mode_;
+    r.FlushTimer = flush_timer_.load(std::memory_order_relaxed);
+    r.EnableFlags = enable_flags_;
+    r.AgeLimit = age_limit_;
+    r.NumberOfBuffers = cb.allocated.load(std::memory_order_acquire);
+    r.FreeBuffers = cb.free_count.load(std::memory_order_acquire);
+    r.EventsLost = cb.events_lost.load(std::memory_order_acquire);
+    r.BuffersWritten = cb.buffers_written.load(std::memory_order_acquire);
+    r.LogBuffersLost = cb.log_buffers_lost.load(std::memory_order_acquire);
+    r.RealTimeBuffersLost = cb.real_time_buffers_lost.load(std::memory_order_acquire);
+    r.LoggerThreadId = logger_tid_.load(std::memory_order_acquire);
+}
+
+template <class Pred>
+bool Session::wait_for_space(Pred pred) noexcept
+{
+    ControlBlock &cb = pool_.control();
+    const std::int64_t deadline = platform::qpc_now() + std::int64_t(options_.lossless_timeout_ms) * 10'000;
+    for (;;) {
+        cb.space_waiters.fetch_add(1, std::memory_order_seq_cst);
+        const std::uint32_t seen = cb.space_word.load(std::memory_order_seq_cst);
+        if (pred()) {
+            cb.space_waiters.fetch_sub(1, std::memory_order_relaxed);
+            return true;
+        }
+        const std::int64_t left = deadline - platform::qpc_now();
+        if (left <= 0) {
+            cb.space_waiters.fetch_sub(1, std::memory_order_relaxed);
+            return false;
+        }
+        platform::wait_on(&cb.space_word, seen, left / 10'000 + 1);
+        cb.space_waiters.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
+{
+    ControlBlock &cb = pool_.control();
+    // Real-time backlog full and no consumer: refuse (one load when not).
+    if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
+        if (!options_.lossless ||
+            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; })) {
+            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            return ETW_ERROR_LOG_FILE_FULL;
+        }
+    }
+    const std::uint32_t stream = pool_.streams() == 1 ? 0 : cpu % pool_.streams();
+    const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
+    BufferPool::Reservation res;
+    if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
+        if (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; })) {
+            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            return st;
+        }
+    }
+    std::uint8_t *p = pool_.buffer(res.index) + res.offset;
+    etl::FullHeaderFields f;
+    f.size = std::uint16_t(ev.size);
+    f.event_class = ev.event_class;
+    f.thread_id = ev.thread_id;
+    f.process_id = ev.process_id;
+    f.timestamp = now_raw();
+    f.guid = ev.guid;
+    f.times = is_private() ? ev.processor_time : ev.kernel_user;
+    etl::write_full_header(p, f);
+    std::uint8_t *d = p + etl::kFullHeaderSize;
+    for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
+        if (ev.pieces[i].length) {
+            std::memcpy(d, ev.pieces[i].data, ev.pieces[i].length);
+            d += ev.pieces[i].length;
+        }
+    }
+    for (std::uint32_t i = ev.size; i < aligned; ++i)
+        p[i] = 0;
+    pool_.commit(res);
+    return ETW_OK;
+}
+
+void Session::wake_logger() noexcept
+{
+    std::atomic<std::uint32_t> &w = pool_.wake_word();
+    w.fetch_add(1, std::memory_order_release);
+    platform::wake_all(&w);
+}
+
+void Session::seal_all()
+{
+    for (std::uint32_t s = 0; s < pool_.streams(); ++s)
+        pool_.seal_stream(s);
+}
+
+void Session::drain()
+{
+    ControlBlock &cb = pool_.control();
+    const std::uint32_t n = pool_.take_flushed(batch_.data(), std::uint32_t(batch_.size()));
+    const std::uint32_t bs = pool_.buffer_size();
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t idx = batch_[i];
+        const std::uint64_t state = pool_.desc(idx).state.load(std::memory_order_acquire);
+        const std::uint32_t filled = BufferPool::offset_of(state);
+        const std::uint32_t events = BufferPool::events_of(state);
+        std::uint8_t *b = pool_.buffer(idx);
+        etl::BufferHeaderFields h;
+        h.buffer_size = bs;
+        h.filled = filled;
+        h.timestamp = now_raw();
+        h.processor_index = std::uint16_t(pool_.desc(idx).stream.load(std::memory_order_relaxed));
+        h.logger_id = logger_id_;
+        h.flags = etl::kFlagProcIndex;
+        h.type = etl::kTypeGeneric;
+        etl::write_buffer_header(b, h);
+        etl::fill_buffer_tail(b, filled, bs);
+        if (is_buffering()) {
+            ring_.push_back(idx); // kept until recycled or flushed
+            continue;
+        }
+        if (file_.is_open()) {
+            switch (file_.write_buffer(b, events)) {
+            case LogFile::Outcome::Written: cb.buffers_written.fetch_add(1, std::memory_order_release); break;
+            case LogFile::Outcome::FileFull:
+                if (!is_realtime()) // real-time consumers still get these events
+                    cb.events_lost.fetch_add(events, std::memory_order_release);
+                break;
+            case LogFile::Outcome::WriteError: cb.log_buffers_lost.fetch_add(1, std::memory_order_release); break;
+            }
+        } else {
+            etl::wr64(b + etl::buf::SequenceNumber, ++rt_sequence_);
+        }
+        if (is_realtime())
+            rt_push(idx, events);
+        else
+            pool_.release(idx);
+    }
+    if (is_buffering())
+        recycle();
+}
+
+void Session::recycle()
+{
+    while (pool_.free_count() < reserve_ && !ring_.empty()) {
+        pool_.release(ring_.front()); // the oldest buffer is reused
+        ring_.pop_front();
+    }
+}
+
+Status Session::write_snapshot(const std::string &path)
+{
+    ControlBlock &cb = pool_.control();
+    LogFile::Config fc = file_config_;
+    fc.path = path;
+    fc.header.start_buffers = 1;
+    LogFile out;
+    if (Status st = out.open(fc); !st)
+        return st;
+    std::uint32_t lost = 0;
+    for (std::uint32_t idx : ring_) {
+        const std::uint32_t events = BufferPool::events_of(pool_.desc(idx).state.load(std::memory_order_acquire));
+        if (out.write_buffer(pool_.buffer(idx), events) == LogFile::Outcome::Written)
+            cb.buffers_written.fetch_add(1, std::memory_order_release);
+        else
+            ++lost;
+    }
+    if (lost)
+        cb.log_buffers_lost.fetch_add(lost, std::memory_order_release);
+    Status st = out.finish(platform::filetime_now(), cb.events_lost.load(), lost);
+    if (st && lost)
+        return Fail(ETW_ERROR_WRITE_FAULT, std::to_string(lost) + " buffers could not be written to \"" + path + "\"");
+    return st;
+}
+
+// ---- Real-time channel ----
+
+void Session::rt_update_refusal()
+{
+    ControlBlock &cb = pool_.control();
+    // Refuse only when nothing would take the events: no reader, no file.
+    const bool refuse = rt_readers_.empty() && !has_file_.load(std::memory_order_acquire) &&
+                        rt_queue_.size() >= rt_limit_ && !rt_ended_;
+    const std::uint32_t was = cb.rt_refusing.exchange(refuse ? 1u : 0u, std::memory_order_acq_rel);
+    if (was && !refuse)
+        pool_.notify_space();
+}
+
+void Session::rt_push(std::uint32_t idx, std::uint32_t events)
+{
+    ControlBlock &cb = pool_.control();
+    std::lock_guard<std::mutex> lock(rt_mutex_);
+    if (rt_readers_.empty() && rt_queue_.size() >= rt_limit_) {
+        // Backlog full and nobody reading: the buffer is lost for real time.
+        cb.real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+        if (!file_.is_open())
+            cb.events_lost.fetch_add(events, std::memory_order_release);
+        pool_.release(idx);
+        rt_update_refusal();
+        return;
+    }
+    rt_queue_.push_back({idx, events});
+    rt_update_refusal();
+    rt_cv_.notify_all();
+}
+
+void Session::rt_release_passed()
+{
+    while (!rt_queue_.empty()) {
+        for (const RealtimeReader *r : rt_readers_)
+            if (r->next_ <= rt_base_)
+                return;
+        if (rt_readers_.empty())
+            return; // kept as backlog
+        pool_.release(rt_queue_.front().index);
+        rt_queue_.pop_front();
+        ++rt_base_;
+    }
+}
+
+void Session::rt_trim(std::size_t keep)
+{
+    ControlBlock &cb = pool_.control();
+    while (rt_queue_.size() > keep) {
+        const RtEntry e = rt_queue_.back(); // the newest go; the oldest are kept
+        rt_queue_.pop_back();
+        cb.real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+        if (!has_file_.load(std::memory_order_acquire))
+            cb.events_lost.fetch_add(e.events, std::memory_order_release);
+        pool_.release(e.index);
+    }
+    rt_update_refusal();
+}
+
+Status Session::attach(std::unique_ptr<RealtimeReader> *out)
+{
+    if (!is_realtime())
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "the session is not a real-time session (ETW_REAL_TIME_MODE)");
+    std::unique_ptr<RealtimeReader> r(new RealtimeReader(shared_from_this()));
+    std::lock_guard<std::mutex> lock(rt_mutex_);
+    if (rt_ended_ || state.load() != Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session has stopped");
+    r->next_ = rt_base_; // everything still held, oldest first
+    const ControlBlock &cb = pool_.control();
+    r->seen_events_lost_ = cb.events_lost.load(std::memory_order_acquire);
+    r->seen_buffers_lost_ = cb.real_time_buffers_lost.load(std::memory_order_acquire);
+    rt_readers_.push_back(r.get());
+    rt_update_refusal();
+    *out = std::move(r);
+    return Status::ok();
+}
+
+void Session::rt_detach(RealtimeReader *r)
+{
+    std::lock_guard<std::mutex> lock(rt_mutex_);
+    rt_readers_.erase(std::remove(rt_readers_.begin(), rt_readers_.end(), r), rt_readers_.end());
+    if (rt_readers_.empty()) {
+        // What the last reader did not take stays as backlog, within the limit;
+        // after the end nothing will read it.
+        rt_trim(rt_ended_ ? 0 : rt_limit_);
+    } else {
+        rt_release_passed();
+    }
+}
+
+RealtimeReader::~RealtimeReader() { session_->rt_detach(this); }
+
+void RealtimeReader::interrupt()
+{
+    std::lock_guard<std::mutex> lock(session_->rt_mutex_);
+    interrupted_ = true;
+    session_->rt_cv_.notify_all();
+}
+
+RealtimeReader::Next RealtimeReader::next(std::vector<std::uint8_t> &out, LossReport *loss)
+{
+    return take(out, loss, true);
+}
+
+RealtimeReader::Next RealtimeReader::try_next(std::vector<std::uint8_t> &out, LossReport *loss)
+{
+    return take(out, loss, false);
+}
+
+RealtimeReader::Next RealtimeReader::take(std::vector<std::uint8_t> &out, LossReport *loss, bool wait)
+{
+    Session &s = *session_;
+    std::unique_lock<std::mutex> lock(s.rt_mutex_);
+    auto ready = [&] { return interrupted_ || next_ < s.rt_base_ + s.rt_queue_.size() || s.rt_ended_; };
+    if (wait)
+        s.rt_cv_.wait(lock, ready);
+    if (loss) {
+        const ControlBlock &cb = s.pool_.control();
+        const std::uint32_t ev = cb.events_lost.load(std::memory_order_acquire);
+        const std::uint32_t bu = cb.real_time_buffers_lost.load(std::memory_order_acquire);
+        loss->events_lost = ev - seen_events_lost_;
+        loss->buffers_lost = bu - seen_buffers_lost_;
+        seen_events_lost_ = ev;
+        seen_buffers_lost_ = bu;
+    }
+    if (interrupted_)
+        return Next::Interrupted;
+    if (next_ >= s.rt_base_ + s.rt_queue_.size())
+        return s.rt_ended_ ? Next::End : Next::Interrupted;
+    const std::uint32_t idx = s.rt_queue_[std::size_t(next_ - s.rt_base_)].index;
+    const std::uint32_t bs = s.pool_.buffer_size();
+    lock.unlock();
+    // The entry cannot be released while next_ points at it: copy unlocked.
+    out.resize(bs);
+    std::memcpy(out.data(), s.pool_.buffer(idx), bs);
+    lock.lock();
+    ++next_;
+    s.rt_release_passed();
+    return Next::Buffer;
+}
+
+void Session::logger_main()
+{
+    logger_tid_.store(platform::thread_id(), std::memory_order_release);
+    std::atomic<std::uint32_t> &word = pool_.wake_word();
+    auto next_timed = std::chrono::steady_clock::now();
+    bool timed_armed = false;
+    for (;;) {
+        const std::uint32_t seen = word.load(std::memory_order_acquire);
+        if (!logger_held_.load(std::memory_order_acquire))
+            drain();
+        bool stop = false;
+        {
+            std::unique_lock<std::mutex> lock(control_mutex_);
+            if (flush_requested_ > flush_done_) {
+                const std::uint64_t req = flush_requested_;
+                const std::string path = flush_path_;
+                lock.unlock();
+                seal_all();
+                drain();
+                Status st;
+                if (is_buffering())
+                    st = write_snapshot(path);
+                lock.lock();
+                flush_result_ = st;
+                flush_done_ = req;
+                control_cv_.notify_all();
+            }
+            if (switch_requested_) {
+                const std::string path = switch_path_;
+                lock.unlock();
+                seal_all();
+                drain();
+                const ControlBlock &cb = pool_.control();
+                Status st;
+                if (file_.is_open()) {
+                    st = file_.switch_to(path, platform::filetime_now(), cb.events_lost.load(), cb.log_buffers_lost.load());
+                } else {
+                    // A real-time session without a file starts writing one.
+                    LogFile::Config fc = file_config_;
+                    fc.path = path;
+                    st = file_.open(fc);
+                }
+                has_file_.store(file_.is_open(), std::memory_order_release);
+                lock.lock();
+                switch_result_ = st;
+                switch_requested_ = false;
+                switch_done_ = true;
+                control_cv_.notify_all();
+            }
+            stop = stop_requested_;
+        }
+        if (stop) {
+            seal_all();
+            drain();
+            if (is_realtime()) {
+                std::lock_guard<std::mutex> rt(rt_mutex_);
+                rt_ended_ = true;
+                if (rt_readers_.empty())
+                    rt_trim(0); // nobody will ever read the backlog: count it lost
+                rt_update_refusal();
+                rt_cv_.notify_all();
+            }
+            const ControlBlock &cb = pool_.control();
+            Status st = file_.finish(platform::filetime_now(), cb.events_lost.load(), cb.log_buffers_lost.load());
+            std::lock_guard<std::mutex> lock(control_mutex_);
+            finish_result_ = st;
+            stopped_ = true;
+            control_cv_.notify_all();
+            return;
+        }
+        // FlushTimer: file mode: 0 disables timed flushing; real-time: 0 means
+        // 1 s; buffering mode: unused. Seconds otherwise.
+        std::uint32_t ft = flush_timer_.load(std::memory_order_relaxed);
+        if (is_realtime() && ft == 0)
+            ft = 1;
+        if (is_buffering())
+            ft = 0;
+        std::int64_t timeout_ms = -1;
+        const auto now = std::chrono::steady_clock::now();
+        if (ft > 0) {
+            if (!timed_armed) {
+                next_timed = now + std::chrono::seconds(ft);
+                timed_armed = true;
+            }
+            if (now >= next_timed) {
+                seal_all();
+                next_timed = now + std::chrono::seconds(ft);
+                continue;
+            }
+            timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next_timed - now).count() + 1;
+        } else {
+            timed_armed = false;
+        }
+        platform::wait_on(&word, seen, timeout_ms);
+    }
+}
+
+Status Session::flush(const std::string &path)
+{
+    std::string target = path;
+    if (is_buffering()) {
+        if (target.empty())
+            target = file_config_.path;
+        if (target.empty())
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "the buffering session has no log file name: name one in its "
+                                                     "properties or pass a path to etw_session_flush_to_file");
+        if (!platform::parent_directory_exists(target))
+            return Fail(ETW_ERROR_PATH_NOT_FOUND, "the folder of \"" + target + "\" does not exist");
+    } else if (!target.empty()) {
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "a flush to a named file needs a buffering session (ETW_BUFFERING_MODE)");
+    }
+    std::unique_lock<std::mutex> lock(control_mutex_);
+    if (stopped_ || stop_requested_)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping");
+    // Requests are served in order; one path at a time.
+    control_cv_.wait(lock, [&] { return flush_done_ == flush_requested_ || stopped_; });
+    if (stopped_)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping");
+    flush_path_ = target;
+    const std::uint64_t req = ++flush_requested_;
+    lock.unlock();
+    wake_logger();
+    lock.lock();
+    control_cv_.wait(lock, [&] { return flush_done_ >= req || stopped_; });
+    if (flush_done_ < req)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped during the flush");
+    return flush_result_;
+}
+
+Status Session::update(Properties &props)
+{
+    etw_event_trace_properties &r = props.record();
+    if (r.EnableFlags != 0 && r.EnableFlags != enable_flags_ && !system_logger_)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "EnableFlags can be updated only on a system logger session");
+    flush_timer_.store(r.FlushTimer, std::memory_order_relaxed);
+    if (r.MaximumBuffers != 0 && !is_buffering())
+        pool_.set_max_buffers(r.MaximumBuffers);
+    if (system_logger_)
+        enable_flags_ = r.EnableFlags;
+    // A different log file name switches to a new file.
+    if (!props.log_file_name().empty() && props.log_file_name() != log_file_name_) {
+        if (mode_ & ETW_FILE_MODE_NEWFILE)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "a NEWFILE session switches files by itself; the log file name cannot be updated");
+        if (is_buffering()) {
+            // Only where later flushes write.
+            const std::string path = utf8(props.log_file_name());
+            if (!platform::parent_directory_exists(path))
+                return Fail(ETW_ERROR_PATH_NOT_FOUND, "the folder of \"" + path + "\" does not exist");
+            std::lock_guard<std::mutex> lock(control_mutex_);
+            file_config_.path = path;
+            log_file_name_ = props.log_file_name();
+            fill(props);
+            return Status::ok();
+        }
+        std::unique_lock<std::mutex> lock(control_mutex_);
+        switch_path_ = utf8(props.log_file_name());
+        switch_requested_ = true;
+        switch_done_ = false;
+        lock.unlock();
+        wake_logger();
+        lock.lock();
+        control_cv_.wait(lock, [&] { return switch_done_ || stopped_; });
+        if (!switch_result_)
+            return switch_result_;
+        log_file_name_ = props.log_file_name();
+    }
+    wake_logger(); // apply a new FlushTimer now
+    fill(props);
+    return Status::ok();
+}
+
+Status Session::stop()
+{
+    logger_held_.store(false, std::memory_order_release);
+    {
+        std::lock_guard<std::mutex> lock(control_mutex_);
+        stop_requested_ = true;
+    }
+    wake_logger();
+    if (logger_.joinable())
+        logger_.join();
+    state.store(Stopped, std::memory_order_release);
+    return finish_result_;
+}
+
+} // namespace openetw::core

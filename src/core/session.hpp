@@ -1,0 +1,248 @@
+// One running trace session: its adjusted configuration, its buffer pool
+// (one offset-addressed region), its logger thread and its log file.
+#pragma once
+
+#include "base/status.hpp"
+#include "core/buffer_pool.hpp"
+#include "core/log_file.hpp"
+#include "core/properties.hpp"
+
+#include <openetw/records.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace openetw::core {
+
+// The limits the engine applies to MinimumBuffers/MaximumBuffers: both are
+// capped at ETW_MAX_BUFFERS and at kMaxPoolBytes of buffer memory.
+inline constexpr std::uint64_t kMaxPoolBytes = 4ull << 30; // 4 GiB per session
+// Region headroom so that an update can raise MaximumBuffers later.
+inline constexpr std::uint64_t kGrowHeadroomBytes = 64ull << 20;
+
+// One event, validated and gathered once, written to every session.
+struct EventInput {
+    etw_event_class event_class{};
+    etw_guid guid{};
+    std::uint32_t size = 0; // record size: 0x30 header + payload, < 0x10000
+    struct Piece {
+        const void *data;
+        std::uint32_t length;
+    };
+    Piece pieces[16]{};
+    std::uint32_t piece_count = 0;
+    std::uint32_t thread_id = 0;
+    std::uint32_t process_id = 0;
+    std::uint64_t kernel_user = 0;    // KernelTime | UserTime << 32 (ticks)
+    std::uint64_t processor_time = 0; // private sessions, 100 ns units
+};
+
+// Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
+struct SessionOptions {
+    bool lossless = false;                 // writers wait for space instead of dropping
+    std::uint32_t lossless_timeout_ms = 1000; // how long at most (then the event is dropped)
+    std::uint32_t realtime_backlog = 0;    // buffers kept without a consumer; 0 = default
+};
+
+// What a real-time reader learns about losses since its last report.
+struct LossReport {
+    std::uint32_t events_lost = 0;   // EventsLost grew by this much
+    std::uint32_t buffers_lost = 0;  // RealTimeBuffersLost grew by this much
+};
+
+class Session;
+
+// One live consumer's cursor on a real-time session (see docs/ENGINE.md,
+// "Real-time delivery"). Created by Session::attach; destroying it detaches.
+// next() may block; interrupt() (any thread) wakes it for good.
+class RealtimeReader {
+public:
+    enum class Next { Buffer, End, Interrupted };
+    ~RealtimeReader();
+    RealtimeReader(const RealtimeReader &) = delete;
+    RealtimeReader &operator=(const RealtimeReader &) = delete;
+
+    // Waits for the next buffer and copies it (BufferSize bytes, header
+    // complete) into out; its pool buffer is released before this returns.
+    // End: the session stopped and everything was delivered. loss (may be
+    // NULL) receives the losses counted since the previous call.
+    Next next(std::vector<std::uint8_t> &out, LossReport *loss);
+    // Like next, but returns Interrupted at once when nothing is queued.
+    Next try_next(std::vector<std::uint8_t> &out, LossReport *loss);
+    void interrupt();
+    const std::shared_ptr<Session> &session() const { return session_; }
+
+private:
+    friend class Session;
+    explicit RealtimeReader(std::shared_ptr<Session> s) : session_(std::move(s)) {}
+    Next take(std::vector<std::uint8_t> &out, LossReport *loss, bool wait);
+    std::shared_ptr<Session> session_;
+    std::uint64_t next_ = 0;    // sequence of the next entry to deliver
+    bool interrupted_ = false;  // guarded by the session's rt_mutex_
+    std::uint32_t seen_events_lost_ = 0;
+    std::uint32_t seen_buffers_lost_ = 0;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+public:
+    enum State : int { Running = 0, Stopping = 1, Stopped = 2 };
+
+    ~Session();
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
+
+    // Adjusts props (buffer counts, clock fallback, private-mode file name),
+    // creates the pool and the log file, and starts the logger thread. The
+    // engine has already checked name, GUID and session count and set
+    // Wnode.Guid. On success props holds the adjusted values and statistics.
+    static Status create(Properties &props, const SessionOptions &options, std::uint16_t logger_id,
+                         std::uint64_t handle, std::unique_ptr<Session> *out);
+
+    // HOT: writes one event. ETW_ERROR_NOT_ENOUGH_MEMORY when dropped.
+    etw_status write(const EventInput &ev, std::uint32_t cpu) noexcept;
+
+    // Copies the current configuration and statistics into props.
+    void fill(Properties &props) const;
+    // ControlTrace UPDATE: FlushTimer, MaximumBuffers, EnableFlags (system
+    // loggers), a new log file name.
+    Status update(Properties &props);
+    // Seals every non-empty buffer and waits until the logger has written
+    // them (buffers still held by writers follow when they commit); real-time
+    // buffers are then queued for the consumers. Buffering mode: writes the
+    // retained buffers, oldest first, as a complete .etl to path (empty: the
+    // session's log file name).
+    Status flush(const std::string &path = {});
+    // Final drain and file finish; joins the logger. No writer may be inside
+    // the session any more (the engine guarantees it with a grace period).
+    Status stop();
+
+    // Testing aid: while held, the logger leaves full buffers queued, as a
+    // logger stalled by a slow disk would, so pool growth and event loss can
+    // be tested exactly rather than by racing the logger. stop() releases it.
+    void hold_logger(bool held) noexcept
+    {
+        logger_held_.store(held, std::memory_order_release);
+        if (!held)
+            wake_logger();
+    }
+    // Testing aid: writers now waiting for space (lossless sessions).
+    std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
+
+    // Real-time: attaches a live reader (ETW_ERROR_INVALID_PARAMETER when the
+    // session is not in real-time mode, ETW_ERROR_WMI_INSTANCE_NOT_FOUND
+    // when it has stopped). The first reader gets the backlog, oldest first.
+    Status attach(std::unique_ptr<RealtimeReader> *out);
+    // Buffer 0 of the session's stream: the logfile-header buffer a file
+    // would start with (for live consumers).
+    const std::vector<std::uint8_t> &header_buffer() const { return header_buffer_; }
+    std::uint32_t realtime_backlog_limit() const { return rt_limit_; }
+    std::uint32_t mode() const { return mode_; }
+    bool is_realtime() const { return (mode_ & ETW_REAL_TIME_MODE) != 0; }
+    bool is_buffering() const { return (mode_ & ETW_BUFFERING_MODE) != 0; }
+    bool is_lossless() const { return options_.lossless; }
+    const SessionOptions &options() const { return options_; }
+
+    const std::u16string &name() const { return name_; }
+    const etw_guid &guid() const { return guid_; }
+    std::uint64_t handle() const { return handle_; }
+    std::uint16_t logger_id() const { return logger_id_; }
+    bool is_private() const { return (mode_ & ETW_PRIVATE_LOGGER_MODE) != 0; }
+    std::uint32_t clock_type() const { return clock_type_; }
+    std::uint32_t buffer_bytes() const { return buffer_kb_ * 1024u; }
+    std::atomic<int> state{Running};
+
+private:
+    friend class RealtimeReader;
+    struct RtEntry {
+        std::uint32_t index;
+        std::uint32_t events;
+    };
+
+    Session() = default;
+    std::int64_t now_raw() const noexcept;
+    void logger_main();
+    void drain();
+    void seal_all();
+    void wake_logger() noexcept;
+    // Lossless: waits (bounded) until pred() holds; false on timeout.
+    template <class Pred>
+    bool wait_for_space(Pred pred) noexcept;
+    // Real-time: queues a written buffer for the readers (logger thread).
+    void rt_push(std::uint32_t idx, std::uint32_t events);
+    // Caller holds rt_mutex_: releases entries every reader has passed.
+    void rt_release_passed();
+    // Caller holds rt_mutex_, no reader attached: drops queued buffers beyond
+    // keep (all when keep is 0), counting them lost; updates refusal.
+    void rt_trim(std::size_t keep);
+    void rt_update_refusal();
+    void rt_detach(RealtimeReader *r);
+    // Buffering: returns the oldest retained buffers to the free list until
+    // `reserve_` are free.
+    void recycle();
+    Status write_snapshot(const std::string &path);
+
+    // Identity and configuration.
+    std::u16string name_;
+    std::u16string log_file_name_; // as given (private: with the process id)
+    etw_guid guid_{};
+    std::uint64_t handle_ = 0;
+    std::uint16_t logger_id_ = 0;
+    std::uint32_t mode_ = 0;
+    std::uint32_t clock_type_ = 1;
+    std::uint32_t buffer_kb_ = 0;
+    std::uint32_t min_buffers_ = 0;
+    std::uint32_t max_file_size_ = 0;
+    std::uint32_t enable_flags_ = 0;
+    std::int32_t age_limit_ = 0;
+    bool system_logger_ = false;
+    std::atomic<std::uint32_t> flush_timer_{0};
+    std::atomic<bool> logger_held_{false};
+
+    BufferPool pool_;
+    LogFile file_;
+    LogFile::Config file_config_; // for buffering-mode snapshots
+    std::vector<std::uint32_t> batch_;
+    std::vector<std::uint8_t> header_buffer_;
+    SessionOptions options_;
+
+    // Buffering mode (logger thread only): full buffers kept, oldest first.
+    std::deque<std::uint32_t> ring_;
+    std::uint32_t reserve_ = 1;
+
+    // Real-time channel.
+    std::mutex rt_mutex_;
+    std::condition_variable rt_cv_;
+    std::deque<RtEntry> rt_queue_;
+    std::uint64_t rt_base_ = 0;    // sequence of rt_queue_.front()
+    std::vector<RealtimeReader *> rt_readers_;
+    bool rt_ended_ = false;
+    std::uint32_t rt_limit_ = 0;
+    std::uint64_t rt_sequence_ = 0; // SequenceNumber of real-time-only buffers
+    std::atomic<bool> has_file_{false}; // a log file is open (read by attach/detach)
+
+    // Logger thread and its control channel (control path only).
+    std::thread logger_;
+    std::atomic<std::uint32_t> logger_tid_{0};
+    std::mutex control_mutex_;
+    std::condition_variable control_cv_;
+    std::uint64_t flush_requested_ = 0;
+    std::uint64_t flush_done_ = 0;
+    bool stop_requested_ = false;
+    bool stopped_ = false;
+    bool switch_requested_ = false;
+    std::string switch_path_;
+    Status switch_result_;
+    bool switch_done_ = false;
+    std::string flush_path_;
+    Status flush_result_;
+    Status finish_result_;
+};
+
+} // namespace openetw::core

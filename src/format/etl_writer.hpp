@@ -1,0 +1,106 @@
+// Pure encoding of .etl bytes (ETL_FORMAT.md sections 2, 3.1, 3.3, 5 and the
+// writer checklist of section 9): buffer headers, the logfile-header record
+// that opens buffer 0, and classic EVENT_TRACE_HEADER records. No I/O, no
+// allocation except where a function returns a vector.
+#pragma once
+
+#include "format/etl_layout.hpp"
+
+#include <openetw/records.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace openetw::etl {
+
+// What a data or header buffer's WMI_BUFFER_HEADER says.
+struct BufferHeaderFields {
+    std::uint32_t buffer_size = 0;     // bytes, header included
+    std::uint32_t filled = 0;          // Offset = SavedOffset = CurrentOffset; multiple of 8
+    std::int64_t timestamp = 0;        // raw session clock at flush (0 in buffer 0)
+    std::uint64_t sequence = 0;        // 0 in buffer 0, then 1..N
+    std::uint16_t processor_index = 0; // < NumberOfProcessors
+    std::uint16_t logger_id = 0;
+    std::uint16_t flags = kFlagProcIndex;
+    std::uint16_t type = kTypeGeneric;
+};
+
+// Writes the 0x48-byte header at buf (zeroing the union fields).
+void write_buffer_header(std::uint8_t *buf, const BufferHeaderFields &f) noexcept;
+
+// Fills [filled, size) with 0xFF, the end-of-data marker of section 2.2.
+void fill_buffer_tail(std::uint8_t *buf, std::size_t filled, std::size_t size) noexcept;
+
+// Everything the first record (SYSTEM_TRACE_HEADER + TRACE_LOGFILE_HEADER +
+// names) carries.
+struct LogfileHeaderFields {
+    std::uint32_t buffer_size = 0; // bytes
+    std::uint32_t version = kVersionLayout15;
+    std::uint32_t provider_version = 0;
+    std::uint32_t number_of_processors = 1;
+    std::int64_t end_time = 0;     // FILETIME
+    std::uint32_t timer_resolution = 156250;
+    std::uint32_t maximum_file_size = 0;
+    std::uint32_t log_file_mode = 0;
+    std::uint32_t buffers_written = 1; // including buffer 0
+    std::uint32_t start_buffers = 1;
+    std::uint32_t pointer_size = 8;    // 8: 0x118-byte form, HeaderType 2; 4: 0x110, HeaderType 1
+    std::uint32_t events_lost = 0;
+    std::uint32_t cpu_speed_mhz = 0;
+    etw_time_zone_information time_zone{};
+    std::int64_t boot_time = 0;
+    std::int64_t perf_freq = 10'000'000;
+    std::int64_t start_time = 0;       // FILETIME
+    std::uint32_t clock_type = 1;      // ReservedFlags
+    std::uint32_t buffers_lost = 0;
+    // The SYSTEM_TRACE_HEADER part.
+    std::uint32_t thread_id = 0;
+    std::uint32_t process_id = 0;
+    std::int64_t start_raw = 0;        // SystemTime: raw session clock at start
+    std::u16string logger_name;
+    std::u16string log_file_name;
+};
+
+// Size of the first record with these names.
+std::size_t logfile_record_size(const LogfileHeaderFields &f) noexcept;
+
+// Encodes the whole buffer 0 (header, first record, 0xFF fill) into out,
+// which must hold buffer_size bytes. Names that would not fit are shortened
+// so the record stays below buffer_size - 0x48. Returns the filled size.
+std::size_t encode_header_buffer(std::uint8_t *out, const LogfileHeaderFields &f, std::uint16_t logger_id) noexcept;
+std::vector<std::uint8_t> encode_header_buffer(const LogfileHeaderFields &f, std::uint16_t logger_id);
+
+// The 0x30-byte EVENT_TRACE_HEADER of a classic event as stored in a file
+// (section 3.3): HeaderType 0x14 (0x0A for 32-bit data), MarkerFlags 0xC0.
+struct FullHeaderFields {
+    std::uint16_t size = 0;      // header + payload
+    bool payload_64bit = sizeof(void *) == 8;
+    etw_event_class event_class{};
+    std::uint32_t thread_id = 0;
+    std::uint32_t process_id = 0;
+    std::int64_t timestamp = 0;
+    etw_guid guid{};
+    std::uint64_t times = 0;     // KernelTime | UserTime << 32, or ProcessorTime
+};
+
+inline void write_full_header(std::uint8_t *out, const FullHeaderFields &f) noexcept
+{
+    wr16(out + 0, f.size);
+    out[2] = f.payload_64bit ? kFullHeader64 : kFullHeader32;
+    out[3] = kMarkerFixedHeader;
+    out[4] = f.event_class.Type;
+    out[5] = f.event_class.Level;
+    wr16(out + 6, f.event_class.Version);
+    wr32(out + 8, f.thread_id);
+    wr32(out + 12, f.process_id);
+    wr64(out + 16, std::uint64_t(f.timestamp));
+    wr32(out + 24, f.guid.Data1);
+    wr16(out + 28, f.guid.Data2);
+    wr16(out + 30, f.guid.Data3);
+    std::memcpy(out + 32, f.guid.Data4, 8);
+    wr64(out + 40, f.times);
+}
+
+} // namespace openetw::etl

@@ -1,0 +1,142 @@
+// The operating-system interface of the engine: clocks, CPU and thread
+// identity, memory regions, wait/wake on a 32-bit word, and file I/O.
+//
+// src/core includes no OS header; everything it needs from the OS is here.
+// One implementation per OS family: src/platform/posix/ (Linux first) and
+// src/platform/windows/ (the mingw DLL). Rules for implementers:
+//  - Functions marked HOT are called on the event-writing path: they must
+//    not allocate, take a lock, or make a system call in the common case
+//    (vDSO clock reads, cached ids and rseq/vDSO CPU numbers are fine).
+//  - Nothing throws; failures are reported as etw_status values.
+//  - All times are in 100 ns units unless the name says otherwise.
+#pragma once
+
+#include <openetw/records.h>
+#include <openetw/status.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace openetw::platform {
+
+// ---- Clocks ----
+
+// HOT. Monotonic high-resolution counter (clock type 1), 100 ns units, so
+// its frequency (PerfFreq) is kQpcFrequency.
+std::int64_t qpc_now() noexcept;
+inline constexpr std::int64_t kQpcFrequency = 10'000'000;
+
+// HOT. Wall-clock time as a FILETIME (100 ns units since 1601-01-01 UTC).
+std::int64_t filetime_now() noexcept;
+
+// HOT. Coarse monotonic time (may lag by a scheduler tick; cheaper than
+// qpc_now), 100 ns units. Used to rate-limit expensive samples.
+std::int64_t coarse_now() noexcept;
+
+// True when the CPU has a constant-rate cycle counter that cycle_counter()
+// reads (x86 TSC). False elsewhere: clock type 3 then falls back to 2.
+bool has_cycle_counter() noexcept;
+// HOT. The CPU cycle counter (0 when !has_cycle_counter()).
+std::uint64_t cycle_counter() noexcept;
+// The cycle counter's rate in MHz, measured once per process (about 20 ms
+// the first time), 0 when there is none.
+std::uint32_t cycle_counter_mhz() noexcept;
+
+// FILETIME of the last boot.
+std::int64_t boot_time_filetime() noexcept;
+
+// The local time zone in Windows TIME_ZONE_INFORMATION form (Bias, names,
+// StandardBias/DaylightBias; transition dates are left zero).
+void local_time_zone(etw_time_zone_information *out) noexcept;
+
+// CPU time consumed so far by the calling thread, kernel and user, 100 ns.
+// A system call: callers rate-limit it.
+void thread_cpu_times(std::uint64_t *kernel, std::uint64_t *user) noexcept;
+
+// ---- Processors, processes, threads ----
+
+// Number of logical processors configured (stable for the process).
+std::uint32_t processor_count() noexcept;
+// HOT. The processor the caller runs on now, 0..processor_count()-1 (a hint:
+// the thread may migrate right after).
+std::uint32_t current_processor() noexcept;
+// HOT. Ids of the calling process and thread (cached after the first call).
+std::uint32_t process_id() noexcept;
+std::uint32_t thread_id() noexcept;
+// The pointer size of this build, 4 or 8.
+inline constexpr std::uint32_t kPointerSize = sizeof(void *);
+
+// ---- Memory regions ----
+
+// A block of address space whose pages are backed on first touch. The
+// engine addresses everything inside by offsets, so a later named,
+// cross-process region can replace the private anonymous one unchanged.
+struct Region {
+    void *base = nullptr;
+    std::size_t size = 0;
+};
+// Maps size bytes, zero-filled, readable and writable, lazily backed
+// (commit-on-touch; nothing is reserved against the commit limit).
+etw_status region_map_private(Region *out, std::size_t size) noexcept;
+// Makes [offset, offset+len) usable before first touch (no-op where pages
+// are committed on touch).
+etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept;
+void region_unmap(Region *region) noexcept;
+
+// ---- Waiting on a word (futex / WaitOnAddress) ----
+
+// Blocks while *word == expected, at most timeout_ms (negative: no limit).
+// May return spuriously. The word may live in a shared region.
+void wait_on(std::atomic<std::uint32_t> *word, std::uint32_t expected, std::int64_t timeout_ms) noexcept;
+// Wakes every waiter of wait_on(word, ...).
+void wake_all(std::atomic<std::uint32_t> *word) noexcept;
+// Sleeps the calling thread.
+void sleep_ms(std::uint32_t ms) noexcept;
+void yield() noexcept;
+
+// ---- Files (paths are UTF-8) ----
+
+enum class OpenMode {
+    CreateTruncate, // create or truncate, read/write
+    OpenOrCreate,   // open existing or create, read/write, keep contents
+};
+
+class File {
+public:
+    File() = default;
+    ~File();
+    File(const File &) = delete;
+    File &operator=(const File &) = delete;
+    File(File &&other) noexcept;
+    File &operator=(File &&other) noexcept;
+
+    // ETW_ERROR_PATH_NOT_FOUND when the folder is missing,
+    // ETW_ERROR_ACCESS_DENIED, ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_WRITE_FAULT.
+    etw_status open(const std::string &path, OpenMode mode) noexcept;
+    bool is_open() const noexcept { return handle_ >= 0; }
+    void close() noexcept;
+
+    // Writes all len bytes at offset. ETW_ERROR_DISK_FULL when the disk or a
+    // file size limit is full, ETW_ERROR_WRITE_FAULT for other errors; part of
+    // the data may have been written on failure.
+    etw_status write_at(std::uint64_t offset, const void *data, std::size_t len) noexcept;
+    // Reads exactly len bytes at offset; ETW_ERROR_HANDLE_EOF when shorter.
+    etw_status read_at(std::uint64_t offset, void *data, std::size_t len) noexcept;
+    etw_status size(std::uint64_t *out) noexcept;
+    etw_status truncate(std::uint64_t size) noexcept;
+    // Reserves disk blocks for [0, size) without changing the data.
+    etw_status preallocate(std::uint64_t size) noexcept;
+
+private:
+    std::intptr_t handle_ = -1;
+};
+
+// True when the folder part of path exists (or path has no folder part).
+bool parent_directory_exists(const std::string &path) noexcept;
+bool file_exists(const std::string &path) noexcept;
+// The absolute form of path (as written into .etl headers); path itself on failure.
+std::string absolute_path(const std::string &path);
+
+} // namespace openetw::platform

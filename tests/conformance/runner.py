@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Conformance runner for the Python binding: python3 runner.py scenario.txt
+
+Needs the openetw package importable (PYTHONPATH=<build>/bindings/python).
+Format and verbs: tests/conformance/README.md.
+"""
+from __future__ import annotations
+
+import re
+import struct
+import sys
+import uuid
+
+import openetw
+
+U32_MEMBERS = {"buffer_size", "minimum_buffers", "maximum_buffers", "maximum_file_size",
+               "log_file_mode", "flush_timer", "enable_flags", "clock_type"}
+OUTPUT_MEMBERS = {"number_of_buffers", "free_buffers", "events_lost", "buffers_written",
+                  "log_buffers_lost", "real_time_buffers_lost", "logger_thread_id",
+                  "historical_context"}
+STRING_MEMBERS = {"session_name", "log_file_name"}
+
+
+class Failure(Exception):
+    pass
+
+
+class Str(str):
+    """A quoted value (as opposed to a bare word)."""
+
+
+def tokenize(line: str) -> list[tuple[str, object]]:
+    """[(key, value)], the verb as ('', word); '#' outside quotes ends the line."""
+    tokens, i, n = [], 0, len(line)
+    while i < n:
+        if line[i].isspace():
+            i += 1
+            continue
+        if line[i] == "#":
+            break
+        m = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=").match(line, i)
+        key = ""
+        if m:
+            key, i = m.group(1), m.end()
+        if i < n and line[i] == '"':
+            text, i = [], i + 1
+            while i < n and line[i] != '"':
+                if line[i] == "\\" and i + 1 < n:
+                    i += 1
+                text.append(line[i])
+                i += 1
+            if i >= n:
+                raise Failure("unterminated string")
+            i += 1
+            value: object = Str("".join(text))
+            m = re.compile(r"\*(\d+)").match(line, i)
+            if m:
+                value, i = Str(value * int(m.group(1))), m.end()
+        else:
+            j = i
+            while j < n and not line[j].isspace():
+                j += 1
+            value, i = line[i:j], j
+        tokens.append((key, value))
+    return tokens
+
+
+def number(value: object) -> int:
+    """An integer, or ETW_* constants joined with '|', resolved through the binding."""
+    if isinstance(value, Str):
+        raise Failure(f"expected a number, got {value!r}")
+    total = 0
+    for part in str(value).split("|"):
+        if part.startswith(("ETW_", "OPENETW_")):
+            if not hasattr(openetw, part):
+                raise Failure(f"the binding has no constant {part}")
+            total |= getattr(openetw, part)
+        else:
+            total |= int(part, 0)
+    return total
+
+
+def guid(value: object) -> uuid.UUID:
+    return uuid.UUID(str(value).strip("{}"))
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.fields: dict[str, tuple[int, int]] = {}
+        self.record_size = 0
+        self.blocks: dict[str, bytes] = {}
+        self.case = ""
+        self.reset()
+
+    def reset(self) -> None:
+        self.props = None
+        self.original = None
+        self.block = bytearray()
+
+    # ---- helpers ----
+    def need_props(self):
+        if self.props is None:
+            raise Failure("no properties object")
+        return self.props
+
+    def call(self, fields: dict, action):
+        """Runs action and checks the status and message the step expects."""
+        want = fields.pop("status", "ETW_OK")
+        want_message = fields.pop("message", None)
+        try:
+            result = action()
+            got, message = "ETW_OK", ""
+        except openetw.Error as e:
+            result, got, message = None, e.status_name, e.message
+        if got != want:
+            raise Failure(f"status {got} ({message}), expected {want}")
+        if want_message is not None and want_message not in message:
+            raise Failure(f"message {message!r} lacks {want_message!r}")
+        return result
+
+    def field(self, name: str) -> tuple[int, int]:
+        if name not in self.fields:
+            raise Failure(f"unknown field {name}")
+        return self.fields[name]
+
+    def read(self, at: int, size: int) -> int:
+        if at + size > len(self.block):
+            raise Failure(f"offset {at} is past the block ({len(self.block)} bytes)")
+        return int.from_bytes(self.block[at:at + size], "little")
+
+    def write(self, at: int, size: int, value: int) -> None:
+        if at + size > len(self.block):
+            raise Failure(f"offset {at} is past the block ({len(self.block)} bytes)")
+        self.block[at:at + size] = (value % (1 << (8 * size))).to_bytes(size, "little")
+
+    def field_value(self, name: str, raw: object) -> int:
+        """A field value as the unsigned integer stored in the block."""
+        at, size = self.field(name)
+        if size == 16:
+            return int.from_bytes(guid(raw).bytes_le, "little")
+        return number(raw) % (1 << (8 * size))
+
+    def offset(self, raw: object) -> int:
+        return self.read(*self.field(str(raw))) if str(raw) in self.fields else number(raw)
+
+    def check_record(self) -> None:
+        """The block's fixed part equals get_record(), field by field."""
+        record = self.props.record()
+        for name, (at, size) in self.fields.items():
+            value = record
+            for part in name.split("."):
+                value = getattr(value, part)
+            if isinstance(value, uuid.UUID):
+                value = int.from_bytes(value.bytes_le, "little")
+            if self.read(at, size) != value % (1 << (8 * size)):
+                raise Failure(f"block field {name} is {self.read(at, size)}, record says {value}")
+
+    # ---- verbs ----
+    def step(self, verb: str, fields: dict, args: list) -> None:
+        handler = getattr(self, "do_" + verb, None)
+        if handler is None:
+            raise Failure(f"unknown verb {verb}")
+        if args and verb != "case":
+            raise Failure(f"unexpected words {args}")
+        handler(fields, args)
+        if fields:
+            raise Failure(f"unknown fields {sorted(fields)}")
+
+    def do_layout(self, fields, args):
+        pointer_size, self.record_size = number(fields.pop("pointer_size")), number(fields.pop("record_size"))
+        if struct.calcsize("P") != pointer_size:
+            raise Failure(f"the scenario describes the {pointer_size * 8}-bit layout")
+        if openetw.ETW_EVENT_TRACE_PROPERTIES_SIZE != self.record_size:
+            raise Failure("EVENT_TRACE_PROPERTIES size differs")
+
+    def do_field(self, fields, args):
+        name = str(fields.pop("name"))
+        self.fields[name] = (number(fields.pop("at")), number(fields.pop("size")))
+        # The binding's record must have the member (the values are checked on export).
+        value = openetw.Properties("layout probe").record()
+        for part in name.split("."):
+            if not hasattr(value, part):
+                raise Failure(f"the record has no member {name}")
+            value = getattr(value, part)
+
+    def do_case(self, fields, args):
+        self.reset()
+
+    def do_create(self, fields, args):
+        name = fields.pop("name")
+        created = self.call(fields, lambda: openetw.Properties(name))
+        if created is not None:
+            self.props = created
+
+    def do_set(self, fields, args):
+        props = self.need_props()
+        control = {k: fields.pop(k) for k in ("status", "message") if k in fields}
+        for member, raw in list(fields.items()):
+            del fields[member]
+            if member in STRING_MEMBERS:
+                value = str(raw)
+            elif member == "guid":
+                value = guid(raw)
+            elif member in U32_MEMBERS or member == "flush_threshold":
+                value = number(raw)
+            else:
+                raise Failure(f"unknown member {member}")
+            self.call(dict(control), lambda: setattr(props, member, value))
+
+    def do_get(self, fields, args):
+        props = self.need_props()
+        for member, raw in list(fields.items()):
+            del fields[member]
+            if member in STRING_MEMBERS:
+                got, want = getattr(props, member) or "", str(raw)
+            elif member == "guid":
+                got, want = props.guid, guid(raw)
+            elif member in U32_MEMBERS or member in OUTPUT_MEMBERS or member == "flush_threshold":
+                got, want = int(getattr(props, member)), number(raw)
+            else:
+                raise Failure(f"unknown member {member}")
+            if got != want:
+                raise Failure(f"{member} is {got!r}, expected {want!r}")
+
+    def do_clone(self, fields, args):
+        self.original, self.props = self.need_props(), self.need_props().copy()
+
+    def do_original(self, fields, args):
+        if self.original is None:
+            raise Failure("no original")
+        self.props = self.original
+
+    def do_validate(self, fields, args):
+        props = self.need_props()
+        self.call(fields, props.validate)
+
+    def do_export(self, fields, args):
+        props = self.need_props()
+        size = number(fields.pop("size"))
+        if props.block_size != size:
+            raise Failure(f"block size is {props.block_size}, expected {size}")
+        try:
+            props.export_into(bytearray(size - 1))
+            raise Failure("a buffer one byte short was accepted")
+        except openetw.MoreDataError:
+            pass
+        self.block = bytearray(self.call(fields, props.to_bytes))
+        self.blocks[self.case] = bytes(self.block)
+        self.check_record()
+
+    def do_import(self, fields, args):
+        imported = self.call(fields, lambda: openetw.Properties.from_bytes(bytes(self.block)))
+        if imported is not None:
+            self.props = imported
+
+    def do_roundtrip(self, fields, args):
+        again = openetw.Properties.from_bytes(bytes(self.block)).to_bytes()
+        if again != bytes(self.block):
+            raise Failure("the block changed in an import/export round trip")
+
+    def do_expect(self, fields, args):
+        name = str(fields.pop("field"))
+        got, want = self.read(*self.field(name)), self.field_value(name, fields.pop("value"))
+        if got != want:
+            raise Failure(f"field {name} is {got:#x}, expected {want:#x}")
+
+    def do_expect_text(self, fields, args):
+        at, want = self.offset(fields.pop("at")), str(fields.pop("text"))
+        end = at
+        while self.read(end, 2) != 0:
+            end += 2
+        got = self.block[at:end].decode("utf-16-le")
+        if got != want:
+            raise Failure(f"text at {at} is {got!r}, expected {want!r}")
+
+    def do_block(self, fields, args):
+        self.block = bytearray(number(fields.pop("size")))
+
+    def do_load(self, fields, args):
+        name = str(fields.pop("block"))
+        if name not in self.blocks:
+            raise Failure(f"case {name} exported no block")
+        self.block = bytearray(self.blocks[name])
+
+    def do_resize(self, fields, args):
+        size = number(fields.pop("size"))
+        self.block = self.block[:size] + bytearray(max(0, size - len(self.block)))
+
+    def do_poke(self, fields, args):
+        name = str(fields.pop("field"))
+        at, size = self.field(name)
+        self.write(at, size, self.field_value(name, fields.pop("value")))
+
+    def do_poke_u16(self, fields, args):
+        self.write(number(fields.pop("at")), 2, number(fields.pop("value")))
+
+    def do_poke_text(self, fields, args):
+        at, data = number(fields.pop("at")), str(fields.pop("text")).encode("utf-16-le") + b"\0\0"
+        if at + len(data) > len(self.block):
+            raise Failure("text past the block")
+        self.block[at:at + len(data)] = data
+
+
+def main(path: str) -> int:
+    runner, cases, failed = Runner(), 0, 0
+    case_failed = False
+
+    def finish():
+        nonlocal cases, failed
+        if runner.case:
+            cases += 1
+            failed += case_failed
+            if not case_failed:
+                print(f"ok {runner.case}")
+
+    with open(path, encoding="utf-8") as scenario:
+        for number_, line in enumerate(scenario, 1):
+            try:
+                tokens = tokenize(line)
+                if not tokens:
+                    continue
+                verb, args = str(tokens[0][1]), [v for k, v in tokens[1:] if not k]
+                fields = {k: v for k, v in tokens[1:] if k}
+                if verb == "case":
+                    finish()
+                    runner.case, case_failed = str(args[0]), False
+                elif case_failed:
+                    continue
+                runner.step(verb, fields, args)
+            except Failure as e:
+                print(f"FAIL {runner.case or '(setup)'} line {number_}: {e}")
+                if not runner.case:
+                    return 1
+                case_failed = True
+    finish()
+    print(f"{cases - failed} cases passed" + (f", {failed} FAILED" if failed else ""))
+    return 1 if failed or cases == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "scenario.txt"))

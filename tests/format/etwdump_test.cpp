@@ -1,0 +1,188 @@
+// etwdump as a user runs it: --format jsonl on every sample equals the
+// golden record lists; exit statuses for damaged and missing files; csv and
+// summary output.
+#include "etl_builder.hpp"
+#include "flat_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#if defined(_WIN32)
+#  define popen _popen
+#  define pclose _pclose
+#else
+#  include <sys/wait.h>
+#endif
+
+namespace fs = std::filesystem;
+using etltest::JsonObject;
+
+namespace {
+
+const fs::path kSamples = OPENETW_SAMPLES_DIR;
+
+// Paths as the shell of this platform takes them. A cross build run under
+// wine knows its files by Unix paths, which wine maps to drive Z:.
+std::string native(std::string p)
+{
+#if defined(_WIN32)
+    if (!p.empty() && p[0] == '/') {
+        p = "Z:" + p;
+        std::replace(p.begin(), p.end(), '/', '\\');
+    }
+#endif
+    return p;
+}
+
+std::string etwdump() { return native(ETWDUMP_PATH); }
+
+struct Output {
+    int exit_code = -1;
+    std::vector<std::string> lines;
+};
+
+Output run(const std::string &args)
+{
+    Output out;
+#if defined(_WIN32)
+    // cmd.exe drops the outermost quotes of a command line that starts with one.
+    const std::string command = "\"\"" + etwdump() + "\" " + args + " 2>NUL\"";
+#else
+    const std::string command = "\"" + etwdump() + "\" " + args + " 2>/dev/null";
+#endif
+    std::FILE *p = popen(command.c_str(), "r");
+    if (!p)
+        return out;
+    std::string line;
+    char buf[65536];
+    while (std::fgets(buf, sizeof buf, p)) {
+        line += buf;
+        if (!line.empty() && line.back() == '\n') {
+            line.pop_back();
+            out.lines.push_back(line);
+            line.clear();
+        }
+    }
+    const int status = pclose(p);
+#if defined(_WIN32)
+    out.exit_code = status;
+#else
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
+    return out;
+}
+
+std::vector<JsonObject> golden_records(const std::string &name)
+{
+    std::ifstream in(kSamples / "golden" / (name + ".records.jsonl"));
+    std::vector<JsonObject> records;
+    for (std::string line; std::getline(in, line);)
+        records.push_back(*etltest::parse_flat_json(line));
+    return records;
+}
+
+std::string quoted(const fs::path &p) { return "\"" + native(p.string()) + "\""; }
+
+} // namespace
+
+TEST(Etwdump, JsonlEqualsTheGoldenRecordsOfEverySample)
+{
+    int samples = 0;
+    for (const auto &entry : fs::directory_iterator(kSamples)) {
+        if (entry.path().extension() != ".etl")
+            continue;
+        ++samples;
+        const std::string name = entry.path().stem().string();
+        const Output out = run("--format jsonl --order file " + quoted(entry.path()));
+        EXPECT_EQ(out.exit_code, 0) << name;
+        const auto golden = golden_records(name);
+        ASSERT_EQ(out.lines.size(), golden.size()) << name;
+        for (std::size_t i = 0; i < golden.size(); ++i) {
+            auto mine = etltest::parse_flat_json(out.lines[i]);
+            ASSERT_TRUE(mine) << out.lines[i];
+            // payload_size is the one field etwdump adds to the golden ones.
+            ASSERT_TRUE(mine->count("payload_size")) << out.lines[i];
+            const auto payload_size = std::get<std::int64_t>(mine->at("payload_size"));
+            EXPECT_LE(payload_size, std::get<std::int64_t>(golden[i].at("size"))) << name << " " << i;
+            mine->erase("payload_size");
+            std::set<std::string> mk, gk;
+            for (const auto &kv : *mine)
+                mk.insert(kv.first);
+            for (const auto &kv : golden[i])
+                gk.insert(kv.first);
+            ASSERT_EQ(mk, gk) << name << " record " << i;
+            for (const auto &[key, value] : golden[i]) {
+                if (key == "timestamp_filetime") {
+                    const auto d = std::get<std::int64_t>(mine->at(key)) - std::get<std::int64_t>(value);
+                    EXPECT_LE(std::llabs(d), 1) << name << " record " << i;
+                } else {
+                    EXPECT_EQ(mine->at(key), value) << name << " record " << i << " " << key;
+                }
+            }
+        }
+    }
+    EXPECT_GE(samples, 8);
+}
+
+TEST(Etwdump, PayloadHex)
+{
+    const Output out = run("--format jsonl --order file --payload " +
+                           quoted(kSamples / "s4_CldFlt0-2025-12-21-121418.etl"));
+    ASSERT_EQ(out.exit_code, 0);
+    ASSERT_GE(out.lines.size(), 3u);
+    // The BUILD_LAB perfinfo record: an ASCII build string.
+    auto rec = *etltest::parse_flat_json(out.lines[2]);
+    const std::string hex = std::get<std::string>(rec.at("payload"));
+    EXPECT_EQ(hex.size(), 2 * std::size_t(std::get<std::int64_t>(rec.at("payload_size"))));
+    EXPECT_EQ(hex.substr(0, 10), "3236313030"); // "26100"
+}
+
+TEST(Etwdump, CsvHasAHeaderAndOneRowPerRecord)
+{
+    const Output out = run("--format csv " + quoted(kSamples / "pv_SelfDescribingSingleEvent.etl"));
+    ASSERT_EQ(out.exit_code, 0);
+    ASSERT_EQ(out.lines.size(), 1u + 23);
+    EXPECT_EQ(out.lines[0], "buffer,offset,cpu,kind,header_type,size,thread_id,process_id,timestamp_raw,"
+                            "timestamp_filetime,guid,hook_id,event_id,opcode,level,version,message_number,"
+                            "payload_size");
+    for (const auto &line : out.lines)
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 17) << line;
+}
+
+TEST(Etwdump, SummaryNamesTheSessionAndCounts)
+{
+    const Output out = run(quoted(kSamples / "etlparser_AMSITrace.etl"));
+    ASSERT_EQ(out.exit_code, 0);
+    std::string all;
+    for (const auto &l : out.lines)
+        all += l + "\n";
+    EXPECT_NE(all.find("session:      AMSITraceSession"), std::string::npos) << all;
+    EXPECT_NE(all.find("mode:         0x08000001 (sequential|independent-session)"), std::string::npos) << all;
+    EXPECT_NE(all.find("events lost:  3"), std::string::npos) << all;
+    EXPECT_NE(all.find("records: 21 in 6 buffers"), std::string::npos) << all;
+    EXPECT_NE(all.find("  event      19"), std::string::npos) << all;
+    EXPECT_NE(all.find("  8e805eb3-6a8f-4a1e-90fa-a831d94e54a1   19"), std::string::npos) << all;
+}
+
+TEST(Etwdump, ExitStatuses)
+{
+    // Cannot read: 1.
+    EXPECT_EQ(run(quoted(fs::temp_directory_path() / "openetw-no-such-file.etl")).exit_code, 1);
+    EXPECT_EQ(run("--format nonsense x.etl").exit_code, 1);
+    // Damaged: 2, and the good records are still printed.
+    etltest::Bytes bytes = etltest::read_file((kSamples / "krabs_powershell.etl").string());
+    bytes.resize(bytes.size() - 8192 + 100);
+    const fs::path cut = fs::temp_directory_path() / ("openetw-etwdump-cut-" + std::to_string(std::random_device{}()) + ".etl");
+    etltest::write_file(cut.string(), bytes);
+    const Output out = run("--format jsonl --order file " + quoted(cut));
+    fs::remove(cut);
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_GE(out.lines.size(), 100u);
+}
