@@ -3,7 +3,7 @@
 # everything is present). usage: scripts/deps.sh build|test|bindings
 set -euo pipefail
 build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev)
-test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix swig bindgen python3-dev python3-pytest)
+test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest)
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest)
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;

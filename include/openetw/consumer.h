@@ -134,6 +134,9 @@ typedef struct etw_record {
     const uint8_t *bytes;     /* the whole record, size bytes */
     const uint8_t *payload;   /* user data / MOF data / message arguments */
     const etw_extended_item *extended;
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
+#endif
 } etw_record;
 
 /**
@@ -190,6 +193,9 @@ typedef struct etw_buffer_info {
     const uint8_t *data;      /* the bytes as stored */
     const uint8_t *image;     /* what records are read from (== data unless decompressed) */
     const char *message;      /* the problem, naming file and offsets; "" when status is ETW_OK */
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
+#endif
 } etw_buffer_info;
 
 /*
@@ -234,6 +240,9 @@ typedef struct etw_logfile_info {
     const char *logger_name;           /* UTF-8 */
     const char *log_file_name;         /* UTF-8, the name as stored in the file */
     const char *path;                  /* UTF-8, the path given to etw_consumer_open */
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
+#endif
 } etw_logfile_info;
 
 /** Counters of the last (or running) etw_consumer_process. Set struct_size first. */
@@ -323,6 +332,71 @@ ETW_API etw_status etw_consumer_logfile_header(etw_logfile_info *out, const etw_
  * struct_size too small.
  */
 ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_consumer *consumer);
+
+/* ---- Live (real-time) consumers ---- */
+
+/**
+ * Opens a live consumer of the running real-time session session_name
+ * (UTF-8, compared case-insensitively; see session.h, "Real-time mode"): the
+ * OpenTrace/ProcessTrace model of a real-time session. The consumer attaches
+ * now: the session's backlog (buffers kept while no consumer was attached)
+ * is delivered first, oldest first, then every buffer as the session flushes
+ * it (when full, at each FlushTimer tick, on etw_session_flush, at stop).
+ * Several consumers of one session each get every buffer.
+ *
+ * etw_consumer_process then blocks, delivering on the calling thread, for
+ * each buffer in arrival order: the loss callback (if losses were counted
+ * since the previous notification), the raw buffer callback, the record and
+ * event callbacks of its records, then the buffer callback. It returns
+ * ETW_OK once the session has stopped and everything it flushed was
+ * delivered; ETW_ERROR_CANCELLED after etw_consumer_cancel (from any thread:
+ * a process blocked waiting for data wakes at once) or a callback returning
+ * non-zero. A second process continues where the first stopped. Closing the
+ * consumer detaches it; the session keeps running. A consumer that does not
+ * keep up holds its buffers, so the session's pool fills and its writers
+ * drop events (EventsLost), or wait if the session is lossless.
+ * The logfile header (etw_consumer_logfile_header, file 0) describes the
+ * session: its name, clock, start time; log_file_name is the session's log
+ * file, if any; path is session_name. ETW_CONSUMER_ORDER_* have no effect.
+ * Returns ETW_ERROR_INVALID_PARAMETER (NULL out or name, bad options, a
+ * session not in real-time mode), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (no
+ * running session of that name), ETW_ERROR_NO_UNICODE_TRANSLATION. On
+ * failure user_data_free (if any) has run.
+ */
+ETW_API etw_status etw_consumer_open_session(etw_consumer **out, const char *session_name,
+                                             const etw_consumer_options *options);
+
+/** What a loss callback receives. Borrowed until the callback returns. */
+typedef struct etw_loss_info {
+    uint32_t struct_size;
+    uint32_t events_lost;  /* the session's EventsLost grew by this much since the last notification */
+    uint32_t buffers_lost; /* its RealTimeBuffersLost grew by this much */
+    uint32_t reserved;
+} etw_loss_info;
+
+/** Loss notification; return 0 to continue (see etw_consumer_open_session). */
+typedef int32_t (*etw_loss_callback)(void *user_data, const etw_loss_info *info);
+/** Raw buffer: the BufferSize bytes of a live buffer before its records are delivered. */
+typedef int32_t (*etw_raw_buffer_callback)(void *user_data, const uint8_t *data, uint32_t size);
+
+/**
+ * Sets (or clears, with NULL) the loss callback of a live consumer: on the
+ * processing thread, before the next buffer (or before process returns at
+ * the end), it is told how many events and real-time buffers the session
+ * lost since the previous notification, so a tool can report loss as it
+ * happens rather than by querying. Losses also add to
+ * etw_consumer_stats.events_lost. It receives options->user_data.
+ * ETW_ERROR_BUSY while processing; ETW_ERROR_INVALID_PARAMETER for NULL
+ * consumer. File consumers never call it.
+ */
+ETW_API etw_status etw_consumer_set_loss_callback(etw_consumer *consumer, etw_loss_callback callback);
+
+/**
+ * Sets (or clears) the raw buffer callback of a live consumer: each buffer's
+ * bytes, header included, before its records. ETW_ERROR_BUSY while
+ * processing. File consumers never call it.
+ */
+ETW_API etw_status etw_consumer_set_raw_buffer_callback(etw_consumer *consumer, etw_raw_buffer_callback callback);
 
 /** Canonical name of a record kind ("system", "event", ...); "unknown" otherwise. Static text. */
 ETW_API const char *etw_record_kind_name(uint32_t kind);

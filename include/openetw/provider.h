@@ -81,10 +81,11 @@ ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level,
  * up to ETW_MAX_MOF_FIELDS etw_mof_field entries whose data is gathered
  * inline. Flags must contain ETW_WNODE_FLAG_TRACED_GUID; with
  * ETW_WNODE_FLAG_USE_GUID_PTR the class GUID is read through GuidPtr (the
- * real GUID is stored). The engine fills ThreadId, ProcessId, TimeStamp (raw
- * session clock) and KernelTime/UserTime (ticks of 15.625 ms, sampled at
- * most once a tick), or ProcessorTime in private sessions, and overwrites
- * HeaderType and MarkerFlags in *header. Class.Level filters per session.
+ * real GUID is stored). In the logged record the engine fills ThreadId,
+ * ProcessId, TimeStamp (raw session clock) and KernelTime/UserTime (ticks of
+ * 15.625 ms, sampled at most once a tick), or ProcessorTime in private
+ * sessions; in the caller's *header it overwrites only HeaderType and
+ * MarkerFlags, as TraceEvent does. Class.Level filters per session.
  * Returns ETW_OK (also when no session enables the provider: that costs one
  * load and a branch, and nothing else is checked);
  * ETW_ERROR_INVALID_FLAG_NUMBER (no TRACED_GUID); ETW_ERROR_INVALID_PARAMETER

@@ -50,6 +50,34 @@ ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *path
     });
 }
 
+ETW_API etw_status etw_consumer_open_session(etw_consumer **out, const char *session_name,
+                                             const etw_consumer_options *options)
+{
+    return guarded([&]() -> Status {
+        Consumer *c = nullptr;
+        Status st = Consumer::open_session(out ? &c : nullptr, session_name, options);
+        if (out)
+            *out = reinterpret_cast<etw_consumer *>(c);
+        return st;
+    });
+}
+
+ETW_API etw_status etw_consumer_set_loss_callback(etw_consumer *consumer, etw_loss_callback callback)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(consumer);
+        return impl(consumer)->set_loss_callback(callback);
+    });
+}
+
+ETW_API etw_status etw_consumer_set_raw_buffer_callback(etw_consumer *consumer, etw_raw_buffer_callback callback)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(consumer);
+        return impl(consumer)->set_raw_buffer_callback(callback);
+    });
+}
+
 ETW_API etw_status etw_consumer_process(etw_consumer *consumer)
 {
     return guarded([&]() -> Status {

@@ -1,6 +1,6 @@
-// Where buffers come from. A file today; a live real-time feed can
-// implement the same interface later (sequential only: it is delivered in
-// arrival order, since buffers that have not arrived cannot be merged).
+// Where buffers come from: a file (file_source.hpp) or a live real-time
+// session (live_source.hpp; sequential only: it is delivered in arrival
+// order, since buffers that have not arrived cannot be merged).
 #pragma once
 
 #include "base/status.hpp"
@@ -54,6 +54,9 @@ public:
     virtual Status next(StoredBuffer &out, bool &have) = 0;
     // Set when the source ended before the buffers its header promises.
     virtual const format::Problem &end_problem() const = 0;
+    // Wakes a next() blocked waiting for data (any thread); later calls of
+    // next() fail with ETW_ERROR_CANCELLED. Files never block.
+    virtual void interrupt() {}
 
     // Random access, for time order. A file lists every buffer's location
     // (reading each header once) and reads any of them.

@@ -1,6 +1,8 @@
 #include "consumer/consumer.hpp"
 
+#include "base/utf.hpp"
 #include "consumer/file_source.hpp"
+#include "core/engine.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
 #include "format/etl_layout.hpp"
@@ -17,7 +19,98 @@
 
 namespace openetw::consumer {
 
-Consumer::Consumer(const etw_consumer_options &options) : options_(options) {}
+Consumer::Consumer(const etw_consumer_options &options) : options_(options)
+{
+    hooks_.loss = [this](std::uint32_t events, std::uint32_t buffers, std::string *why) {
+        stats_.events_lost += events;
+        if (!loss_callback_)
+            return true;
+        etw_loss_info info{};
+        info.struct_size = sizeof info;
+        info.events_lost = events;
+        info.buffers_lost = buffers;
+        const std::int32_t r = loss_callback_(options_.user_data, &info);
+        if (r != 0)
+            *why = format::text_printf("the loss callback returned %d: processing stopped", int(r));
+        return r == 0;
+    };
+    hooks_.raw_buffer = [this](const std::vector<std::uint8_t> &bytes, std::string *why) {
+        if (!raw_buffer_callback_)
+            return true;
+        const std::int32_t r = raw_buffer_callback_(options_.user_data, bytes.data(), std::uint32_t(bytes.size()));
+        if (r != 0)
+            *why = format::text_printf("the raw buffer callback returned %d: processing stopped", int(r));
+        return r == 0;
+    };
+}
+
+void Consumer::cancel() noexcept
+{
+    cancel_.store(true, std::memory_order_relaxed);
+    for (auto &s : sources_)
+        s->interrupt();
+}
+
+Status Consumer::set_loss_callback(etw_loss_callback callback)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (processing_)
+        return Fail(ETW_ERROR_BUSY, "the consumer is processing; set callbacks before etw_consumer_process");
+    loss_callback_ = callback;
+    return Status::ok();
+}
+
+Status Consumer::set_raw_buffer_callback(etw_raw_buffer_callback callback)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (processing_)
+        return Fail(ETW_ERROR_BUSY, "the consumer is processing; set callbacks before etw_consumer_process");
+    raw_buffer_callback_ = callback;
+    return Status::ok();
+}
+
+Status Consumer::open_session(Consumer **out, const char *session_name, const etw_consumer_options *options)
+{
+    if (out)
+        *out = nullptr;
+    etw_consumer_options opts{};
+    opts.struct_size = sizeof opts;
+    if (options) {
+        if (options->struct_size < sizeof(etw_consumer_options))
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        format::text_printf("options->struct_size is %u; set it to sizeof(etw_consumer_options) = %zu",
+                                            options->struct_size, sizeof(etw_consumer_options)));
+        opts = *options;
+    }
+    std::unique_ptr<Consumer> consumer;
+    try {
+        consumer = std::make_unique<Consumer>(opts);
+    } catch (...) {
+        if (opts.user_data_free)
+            opts.user_data_free(opts.user_data);
+        throw;
+    }
+    if (out == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
+    if (session_name == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "session_name is NULL");
+    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
+    if (opts.flags & ~known)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
+    auto name = utf8_to_utf16(session_name);
+    if (!name)
+        return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
+    std::shared_ptr<core::Session> session;
+    if (Status st = core::Engine::instance().open(*name, &session); !st)
+        return Fail(st.code, std::string("no running session is named \"") + session_name + "\"");
+    std::unique_ptr<LiveSource> source;
+    if (Status st = LiveSource::open(session, session_name, 0, &consumer->hooks_, source); !st)
+        return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
+    consumer->sources_.push_back(std::move(source));
+    *out = consumer.release();
+    return Status::ok();
+}
 
 Status Consumer::open(Consumer **out, const char *const *paths, std::uint32_t path_count,
                       const etw_consumer_options *options)

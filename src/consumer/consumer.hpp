@@ -6,6 +6,7 @@
 
 #include "consumer/buffer_source.hpp"
 #include "consumer/input.hpp"
+#include "consumer/live_source.hpp"
 #include "consumer/stream.hpp"
 
 #include <openetw/consumer.h>
@@ -28,6 +29,15 @@ public:
     static Status open(Consumer **out, const char *const *paths, std::uint32_t path_count,
                        const etw_consumer_options *options);
 
+    // etw_consumer_open_session: a live consumer of the running real-time
+    // session session_name (UTF-8, case-insensitive). Same user_data rules.
+    static Status open_session(Consumer **out, const char *session_name, const etw_consumer_options *options);
+
+    // Live consumers: callbacks run on the processing thread before each
+    // buffer's records. ETW_ERROR_BUSY while processing.
+    Status set_loss_callback(etw_loss_callback callback);
+    Status set_raw_buffer_callback(etw_raw_buffer_callback callback);
+
     // Takes ownership of options.user_data: user_data_free runs in the destructor.
     explicit Consumer(const etw_consumer_options &options);
     ~Consumer();
@@ -43,7 +53,8 @@ public:
     // Runs the callbacks on this thread. When close() was called from one
     // of them, the consumer deletes itself before returning.
     Status process();
-    void cancel() noexcept { cancel_.store(true, std::memory_order_relaxed); }
+    // Also wakes a live source waiting for data.
+    void cancel() noexcept;
     // Frees c, waiting for a process() on another thread; from inside a
     // callback, defers the deletion to process() (ETW_ERROR_CTX_CLOSE_PENDING).
     static Status close(Consumer *c);
@@ -64,8 +75,12 @@ private:
     bool stop_requested();
     void note_problem(etw_status code, const std::string &message);
 
+
     etw_consumer_options options_{};
     std::vector<std::unique_ptr<BufferSource>> sources_;
+    LiveHooks hooks_;
+    etw_loss_callback loss_callback_ = nullptr;
+    etw_raw_buffer_callback raw_buffer_callback_ = nullptr;
 
     std::atomic<bool> cancel_{false};
     std::mutex mutex_;

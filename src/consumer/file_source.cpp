@@ -12,15 +12,6 @@ using format::Problem;
 using format::text_printf;
 namespace etl = openetw::etl;
 
-namespace {
-
-Status read_exact(RandomAccessInput &in, std::uint64_t offset, std::uint8_t *dst, std::size_t n, std::size_t &got)
-{
-    return in.read_at(offset, dst, n, got);
-}
-
-} // namespace
-
 Status FileSource::open(std::unique_ptr<RandomAccessInput> input, const std::string &path, std::uint32_t index,
                         std::unique_ptr<FileSource> &out)
 {
@@ -39,7 +30,7 @@ Status FileSource::open(std::unique_ptr<RandomAccessInput> input, const std::str
                                        static_cast<unsigned long long>(info.size)));
     std::uint8_t head[etl::kBufferHeaderSize];
     std::size_t got = 0;
-    if (Status st = read_exact(*src->input_, 0, head, sizeof head, got); !st)
+    if (Status st = src->input_->read_at(0, head, sizeof head, got); !st)
         return st;
     if (got < sizeof head)
         return Fail(ETW_ERROR_HANDLE_EOF, path + ": the file ended while reading the first buffer header");
@@ -52,7 +43,7 @@ Status FileSource::open(std::unique_ptr<RandomAccessInput> input, const std::str
         return fail(p, false);
     }
     std::vector<std::uint8_t> stored(std::min<std::uint64_t>(h.buffer_size, info.size));
-    if (Status st = read_exact(*src->input_, 0, stored.data(), stored.size(), got); !st)
+    if (Status st = src->input_->read_at(0, stored.data(), stored.size(), got); !st)
         return st;
     stored.resize(got);
 

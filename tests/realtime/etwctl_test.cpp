@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -141,9 +142,10 @@ TEST(Etwctl, FailuresNameTheStatusAndUsageErrorsExitTwo)
 TEST(Etwctl, ScriptRunsCommandsInOneProcessAndBufferingFlushWritesAFile)
 {
     const std::string n = name("ctl-ring");
-    char dir[] = "/tmp/etwctl-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string file = std::string(dir) + "/snap.etl";
+    // std::filesystem rather than mkdtemp, which Windows lacks.
+    const auto dir = std::filesystem::temp_directory_path() / ("etwctl-" + n);
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "snap.etl").string();
     CtlRun r = script("# a flight recorder\n"
                    "start \"" + n + " ünïcode\" --mode buffering,no-per-processor --min-buffers 4 --buffer-size 4\n"
                    "query \"" + n + " ÜNÏCODE\"\n"
@@ -151,7 +153,7 @@ TEST(Etwctl, ScriptRunsCommandsInOneProcessAndBufferingFlushWritesAFile)
                    "stop \"" + n + " ünïcode\"\n");
     ASSERT_EQ(r.code, 0) << r.err << r.out;
     EXPECT_TRUE(has(r.out, "mode:                    buffering|no-per-processor")) << r.out;
-    EXPECT_EQ(access(file.c_str(), R_OK), 0);
+    EXPECT_TRUE(std::filesystem::exists(file));
     // A failing line stops the script with status 1.
     r = script("query " + n + "-missing\nlist\n", true);
     EXPECT_EQ(r.code, 1);
