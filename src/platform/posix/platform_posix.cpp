@@ -20,9 +20,6 @@
 #if defined(__linux__)
 #include <linux/futex.h>
 #endif
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 namespace openetw::platform {
 
@@ -80,46 +77,6 @@ std::int64_t coarse_now() noexcept
     return ts_to_100ns(ts);
 }
 
-bool has_cycle_counter() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return true;
-#else
-    return false;
-#endif
-}
-
-std::uint64_t cycle_counter() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return __rdtsc();
-#else
-    return 0;
-#endif
-}
-
-std::uint32_t cycle_counter_mhz() noexcept
-{
-    static std::atomic<std::uint32_t> cached{0};
-    std::uint32_t v = cached.load(std::memory_order_acquire);
-    if (v != 0 || !has_cycle_counter())
-        return v;
-    // Measure against the monotonic clock over about 20 ms.
-    std::int64_t t0 = qpc_now();
-    std::uint64_t c0 = cycle_counter();
-    sleep_ms(20);
-    std::int64_t t1 = qpc_now();
-    std::uint64_t c1 = cycle_counter();
-    std::int64_t dt = t1 - t0; // 100 ns units
-    if (dt <= 0)
-        return 0;
-    // cycles per microsecond = (c1-c0) / (dt/10)
-    double mhz = double(c1 - c0) * 10.0 / double(dt);
-    v = mhz < 1.0 ? 1u : std::uint32_t(mhz + 0.5);
-    cached.store(v, std::memory_order_release);
-    return v;
-}
-
 std::int64_t boot_time_filetime() noexcept
 {
     timespec rt, bt;
@@ -132,26 +89,91 @@ std::int64_t boot_time_filetime() noexcept
     return ts_to_100ns(rt) - ts_to_100ns(bt) + kFiletimeUnixEpoch;
 }
 
+namespace {
+
+// The wall time of instant t on a clock that is offset seconds ahead of UTC.
+etw_systemtime wall_systemtime(time_t t, long offset)
+{
+    const time_t wall = t + offset;
+    struct tm lt;
+    gmtime_r(&wall, &lt);
+    etw_systemtime st{};
+    st.wYear = std::uint16_t(lt.tm_year + 1900);
+    st.wMonth = std::uint16_t(lt.tm_mon + 1);
+    st.wDayOfWeek = std::uint16_t(lt.tm_wday);
+    st.wDay = std::uint16_t(lt.tm_mday);
+    st.wHour = std::uint16_t(lt.tm_hour);
+    st.wMinute = std::uint16_t(lt.tm_min);
+    st.wSecond = std::uint16_t(lt.tm_sec);
+    return st;
+}
+
+int is_dst_at(time_t t)
+{
+    struct tm lt;
+    localtime_r(&t, &lt);
+    return lt.tm_isdst > 0;
+}
+
+} // namespace
+
 void local_time_zone(etw_time_zone_information *out) noexcept
 {
     std::memset(out, 0, sizeof *out);
     tzset();
-    time_t now = time(nullptr);
+    const time_t now = time(nullptr);
     struct tm lt;
     localtime_r(&now, &lt);
-    // Windows: UTC = local + Bias (minutes). tm_gmtoff is local - UTC in seconds,
-    // and includes daylight saving when it is in effect.
-    long gmtoff = lt.tm_gmtoff;
-    long dst_shift = lt.tm_isdst > 0 ? 3600 : 0;
-    out->Bias = std::int32_t(-(gmtoff - dst_shift) / 60);
+    // This year's transitions, found by scanning local time hour by hour and
+    // narrowing to the second: the tz database has no other portable API.
+    // They are stored in the absolute format (wYear set), each as the
+    // wall time in force before the change, as TIME_ZONE_INFORMATION expects.
+    struct tm jan1 = {};
+    jan1.tm_year = lt.tm_year;
+    jan1.tm_mday = 1;
+    jan1.tm_isdst = -1;
+    const time_t start = mktime(&jan1);
+    long std_off = lt.tm_gmtoff, dst_off = lt.tm_gmtoff;
+    bool have_std = !lt.tm_isdst, have_dst = lt.tm_isdst > 0;
+    int prev = is_dst_at(start);
+    for (time_t t = start; t < start + 366 * 86400; t += 3600) {
+        const int cur = is_dst_at(t + 3600);
+        if (cur == prev)
+            continue;
+        time_t lo = t, hi = t + 3600; // is_dst(lo) == prev, is_dst(hi) == cur
+        while (hi - lo > 1) {
+            const time_t mid = lo + (hi - lo) / 2;
+            (is_dst_at(mid) == prev ? lo : hi) = mid;
+        }
+        struct tm before, after;
+        const time_t last = hi - 1;
+        localtime_r(&last, &before);
+        localtime_r(&hi, &after);
+        // Windows states a transition in the wall time in force before it.
+        const etw_systemtime when = wall_systemtime(hi, before.tm_gmtoff);
+        if (cur) {
+            out->DaylightDate = when;
+            dst_off = after.tm_gmtoff;
+            have_dst = true;
+        } else {
+            out->StandardDate = when;
+            std_off = after.tm_gmtoff;
+            have_std = true;
+        }
+        prev = cur;
+    }
+    // Windows: UTC = local + Bias (+ StandardBias or DaylightBias), in minutes.
+    if (!have_std) // daylight time all year: treat the current offset as standard
+        std_off = dst_off;
+    out->Bias = std::int32_t(-std_off / 60);
     out->StandardBias = 0;
-    out->DaylightBias = daylight ? -60 : 0;
+    out->DaylightBias = have_dst ? std::int32_t(-(dst_off - std_off) / 60) : 0;
     auto copy_name = [](std::uint16_t *dst, const char *src) {
         for (int i = 0; src && src[i] && i < 31; ++i)
             dst[i] = std::uint16_t(static_cast<unsigned char>(src[i]));
     };
     copy_name(out->StandardName, tzname[0]);
-    if (daylight)
+    if (have_dst)
         copy_name(out->DaylightName, tzname[1]);
 }
 

@@ -29,9 +29,6 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 namespace openetw::platform {
 
@@ -155,44 +152,6 @@ std::int64_t filetime_now() noexcept
 }
 
 std::int64_t coarse_now() noexcept { return std::int64_t(GetTickCount64()) * 10'000; }
-
-bool has_cycle_counter() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return true;
-#else
-    return false;
-#endif
-}
-
-std::uint64_t cycle_counter() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return __rdtsc();
-#else
-    return 0;
-#endif
-}
-
-std::uint32_t cycle_counter_mhz() noexcept
-{
-    static std::atomic<std::uint32_t> cached{0};
-    std::uint32_t v = cached.load(std::memory_order_acquire);
-    if (v != 0 || !has_cycle_counter())
-        return v;
-    const std::int64_t t0 = qpc_now();
-    const std::uint64_t c0 = cycle_counter();
-    sleep_ms(20);
-    const std::int64_t t1 = qpc_now();
-    const std::uint64_t c1 = cycle_counter();
-    const std::int64_t dt = t1 - t0;
-    if (dt <= 0)
-        return 0;
-    const double mhz = double(c1 - c0) * 10.0 / double(dt);
-    v = mhz < 1.0 ? 1u : std::uint32_t(mhz + 0.5);
-    cached.store(v, std::memory_order_release);
-    return v;
-}
 
 std::int64_t boot_time_filetime() noexcept
 {
