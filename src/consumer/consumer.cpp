@@ -69,20 +69,22 @@ Status Consumer::set_raw_buffer_callback(etw_raw_buffer_callback callback)
     return Status::ok();
 }
 
-Status Consumer::open_session(Consumer **out, const char *session_name, const etw_consumer_options *options)
+Status Consumer::create(Consumer **out, const etw_consumer_options *options, std::unique_ptr<Consumer> &consumer)
 {
     if (out)
         *out = nullptr;
+    // The first version of etw_consumer_options; later versions only append.
+    constexpr std::size_t kOptionsV1 = offsetof(etw_consumer_options, user_data_free) + sizeof(void (*)(void *));
     etw_consumer_options opts{};
-    opts.struct_size = sizeof opts;
     if (options) {
-        if (options->struct_size < sizeof(etw_consumer_options))
+        if (options->struct_size < kOptionsV1)
             return Fail(ETW_ERROR_INVALID_PARAMETER,
                         format::text_printf("options->struct_size is %u; set it to sizeof(etw_consumer_options) = %zu",
                                             options->struct_size, sizeof(etw_consumer_options)));
-        opts = *options;
+        // The fields both the caller and this library know.
+        std::memcpy(&opts, options, std::min<std::size_t>(options->struct_size, sizeof opts));
     }
-    std::unique_ptr<Consumer> consumer;
+    opts.struct_size = sizeof opts;
     try {
         consumer = std::make_unique<Consumer>(opts);
     } catch (...) {
@@ -92,12 +94,20 @@ Status Consumer::open_session(Consumer **out, const char *session_name, const et
     }
     if (out == nullptr)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
-    if (session_name == nullptr)
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "session_name is NULL");
     const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
     if (opts.flags & ~known)
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
+    return Status::ok();
+}
+
+Status Consumer::open_session(Consumer **out, const char *session_name, const etw_consumer_options *options)
+{
+    std::unique_ptr<Consumer> consumer;
+    if (Status st = create(out, options, consumer); !st)
+        return st;
+    if (session_name == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "session_name is NULL");
     auto name = utf8_to_utf16(session_name);
     if (!name)
         return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
@@ -115,38 +125,13 @@ Status Consumer::open_session(Consumer **out, const char *session_name, const et
 Status Consumer::open(Consumer **out, const char *const *paths, std::uint32_t path_count,
                       const etw_consumer_options *options)
 {
-    if (out)
-        *out = nullptr;
-    // The first version of etw_consumer_options; later versions only append.
-    constexpr std::size_t kOptionsV1 = offsetof(etw_consumer_options, user_data_free) + sizeof(void (*)(void *));
-    etw_consumer_options opts{};
-    if (options) {
-        if (options->struct_size < kOptionsV1)
-            return Fail(ETW_ERROR_INVALID_PARAMETER,
-                        format::text_printf("options->struct_size is %u; set it to sizeof(etw_consumer_options)",
-                                            options->struct_size));
-        // The fields both the caller and this library know.
-        std::memcpy(&opts, options, std::min<std::size_t>(options->struct_size, sizeof opts));
-    }
-    opts.struct_size = sizeof opts;
     std::unique_ptr<Consumer> consumer;
-    try {
-        consumer = std::make_unique<Consumer>(opts);
-    } catch (...) {
-        if (opts.user_data_free)
-            opts.user_data_free(opts.user_data);
-        throw;
-    }
-    if (out == nullptr)
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
+    if (Status st = create(out, options, consumer); !st)
+        return st;
     if (paths == nullptr)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "paths is NULL");
     if (path_count == 0)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "path_count is 0");
-    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
-    if (opts.flags & ~known)
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
     for (std::uint32_t i = 0; i < path_count; ++i) {
         if (paths[i] == nullptr)
             return Fail(ETW_ERROR_INVALID_PARAMETER, format::text_printf("paths[%u] is NULL", i));

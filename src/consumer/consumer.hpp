@@ -65,6 +65,10 @@ public:
     const etw_consumer_stats &stats() const { return stats_; }
 
 private:
+    // What both opens share: reads options of any version from the first,
+    // creates the consumer (which then owns user_data), checks out and flags.
+    static Status create(Consumer **out, const etw_consumer_options *options, std::unique_ptr<Consumer> &consumer);
+
     Status run();
     Status run_file_order();
     Status run_time_order();
