@@ -1,0 +1,502 @@
+// openetw-bench: the OpenETW engine through its public C ABI
+// (libopenetw.so.1), one measurement per process; see common.hpp.
+#include "common.hpp"
+#include "rt_consumer.hpp"
+
+#include <openetw/openetw.h>
+
+#include <sys/mman.h>
+
+#include <set>
+
+using namespace bench;
+
+namespace {
+
+constexpr const char *kImpl = "ours";
+
+// The provider every run registers, and the class GUID of its events.
+constexpr etw_guid kProvider = {0x4F455442, 0x4245, 0x4E43, {0x48, 0x50, 0x52, 0x4F, 0x56, 0x49, 0x44, 0x31}};
+constexpr etw_guid kClass = {0x4F455442, 0x4245, 0x4E43, {0x48, 0x43, 0x4C, 0x41, 0x53, 0x53, 0x30, 0x31}};
+
+struct Event {
+    etw_event_trace_header h;
+    std::uint8_t payload[512];
+};
+
+void make_event(Event &e, std::uint32_t payload)
+{
+    std::memset(&e, 0, sizeof e);
+    e.h.Size = std::uint16_t(sizeof(etw_event_trace_header) + payload);
+    e.h.Class.Type = 10;
+    e.h.Class.Level = ETW_LEVEL_INFORMATION;
+    e.h.Guid = kClass;
+    e.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+    fill_payload(e.payload, payload);
+}
+
+std::string status_text(etw_status st)
+{
+    std::string s = etw_status_name(st);
+    const char *m = etw_last_error_message();
+    if (m && *m)
+        s += std::string(": ") + m;
+    return s;
+}
+
+// One session of the mode the arguments ask for, with the provider enabled.
+struct Setup {
+    etw_properties *props = nullptr;
+    etw_session *session = nullptr;
+    etw_provider *provider = nullptr;
+    RtConsumer rt;
+    std::string file;
+    std::string mode;
+    etw_status status = ETW_OK;
+    std::string why;        // failure text
+    bool not_built = false; // the mode is not available in this build
+
+    ~Setup() { teardown(nullptr); }
+
+    bool start(const Args &a, const std::string &mode_, std::uint32_t buffers_per_cpu_default)
+    {
+        mode = mode_;
+        if (etw_status st = etw_provider_register(&provider, &kProvider, nullptr, nullptr, nullptr); st != ETW_OK)
+            return fail(st, "etw_provider_register");
+        if (mode == "disabled")
+            return true;
+        const std::string name = "oebench-" + std::to_string(getpid()) + "-" + a.str("tag", "0");
+        etw_properties_create(&props, name.c_str());
+        const std::uint32_t cpus = cpu_count();
+        const std::uint32_t per_cpu = std::uint32_t(a.num("buffers-per-cpu", buffers_per_cpu_default));
+        etw_properties_set_buffer_size(props, std::uint32_t(a.num("buffer-kb", 64)));
+        etw_properties_set_minimum_buffers(props, per_cpu * cpus);
+        etw_properties_set_maximum_buffers(props, per_cpu * cpus);
+        etw_properties_set_clock_type(props, std::uint32_t(a.num("clock", 1)));
+        file = a.str("file", a.str("dir", "/tmp") + "/oebench-" + std::to_string(getpid()) + ".etl");
+        std::uint32_t lfm = 0;
+        if (mode == "file") {
+            lfm = ETW_FILE_MODE_SEQUENTIAL;
+            etw_properties_set_log_file_name(props, file.c_str());
+        } else if (mode == "realtime") {
+            lfm = ETW_REAL_TIME_MODE;
+            file.clear();
+        } else if (mode == "buffering") {
+            lfm = ETW_BUFFERING_MODE;
+            file.clear();
+        } else {
+            why = "unknown --mode=" + mode;
+            return false;
+        }
+        etw_properties_set_log_file_mode(props, lfm);
+        if (mode == "realtime" && !RtConsumer::available()) {
+            not_built = true;
+            why = "real-time consumer API not in this build";
+            return false;
+        }
+        etw_status started;
+        if (a.num("lossless", 0)) {
+#if defined(OEB_HAVE_SESSION_OPTIONS)
+            // Writers wait for a free buffer instead of dropping.
+            etw_session_options o{};
+            o.struct_size = sizeof o;
+            o.flags = ETW_SESSION_LOSSLESS;
+            o.lossless_timeout_ms = 10000;
+            started = etw_session_start_ex(&session, props, &o);
+#else
+            not_built = true;
+            why = "lossless sessions (etw_session_start_ex) are not in this build";
+            return false;
+#endif
+        } else {
+            started = etw_session_start(&session, props);
+        }
+        if (etw_status st = started; st != ETW_OK) {
+            if (st == ETW_ERROR_NOT_SUPPORTED)
+                not_built = true;
+            return fail(st, "etw_session_start(" + mode + ")");
+        }
+        if (etw_status st = etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER,
+                                                        ETW_LEVEL_VERBOSE, 0, 0);
+            st != ETW_OK)
+            return fail(st, "etw_session_enable_provider");
+        if (mode == "realtime") {
+            std::string e;
+            if (!rt.start(name, &e)) {
+                why = "real-time consumer: " + e;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool fail(etw_status st, const std::string &what)
+    {
+        status = st;
+        why = what + ": " + status_text(st);
+        return false;
+    }
+
+    // Stops the session (props receives the final statistics).
+    etw_status teardown(std::uint32_t *events_lost)
+    {
+        etw_status st = ETW_OK;
+        if (session) {
+            st = etw_session_stop(session, props);
+            rt.stop();
+            if (events_lost)
+                *events_lost = etw_properties_events_lost(props);
+            etw_session_close(session);
+            session = nullptr;
+        }
+        if (provider) {
+            etw_provider_unregister(provider);
+            provider = nullptr;
+        }
+        if (props) {
+            etw_properties_destroy(props);
+            props = nullptr;
+        }
+        return st;
+    }
+};
+
+int setup_failure(const Args &a, const Setup &s)
+{
+    return emit_fail(kImpl, a, s.not_built ? "not_built" : "error", s.why);
+}
+
+int kind_write(const Args &a)
+{
+    const std::string mode = a.str("mode", "file");
+    Setup s;
+    if (!s.start(a, mode, 256))
+        return setup_failure(a, s);
+    const unsigned threads = unsigned(a.num("threads", 1));
+    const std::uint32_t payload = std::uint32_t(a.num("payload", 64));
+    etw_provider *prov = s.provider;
+    Json j = write_cost(threads, a.num("warmup", 100000), a.num("events", 1000000), std::uint32_t(a.num("batch", 100)),
+                        [&](unsigned) {
+                            auto e = std::make_shared<Event>();
+                            make_event(*e, payload);
+                            return [e, prov] { return etw_provider_trace_event(prov, &e->h) == ETW_OK; };
+                        });
+    std::uint32_t lost = 0;
+    const etw_status st = s.teardown(&lost);
+    j.integer("events_lost", lost)
+        .num("lost_fraction", double(lost) / double(threads * (a.num("warmup", 100000) + 2 * a.num("events", 1000000))));
+    if (st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_session_stop: " + status_text(st));
+    if (!s.file.empty())
+        ::unlink(s.file.c_str());
+    return emit_ok(kImpl, a, j);
+}
+
+// Flat out (throughput) or paced writes to a file session.
+int kind_stream(const Args &a, bool paced)
+{
+    Setup s;
+    if (!s.start(a, a.str("mode", "file"), 16))
+        return setup_failure(a, s);
+    const std::int64_t cpu0 = process_cpu_ns();
+    const std::int64_t main0 = thread_cpu_ns();
+    const unsigned threads = unsigned(a.num("threads", 1));
+    const std::uint32_t payload = std::uint32_t(a.num("payload", 64));
+    const std::uint64_t events = a.num("events", 10000000);
+    const double rate = a.real("rate", 1e6), seconds = a.real("seconds", 1.0);
+    std::vector<std::int64_t> writer_cpu(threads, 0);
+    std::vector<PacedThread> pt(threads);
+    std::vector<std::uint64_t> failed(threads, 0);
+    Team team;
+    team.run(threads, [&](unsigned i) {
+        Event e;
+        make_event(e, payload);
+        const std::int64_t c0 = thread_cpu_ns();
+        if (paced) {
+            paced_loop(pt[i], rate / threads, seconds, [&] { return etw_provider_trace_event(s.provider, &e.h) == ETW_OK; });
+            failed[i] = pt[i].failed;
+        } else {
+            std::uint64_t f = 0;
+            for (std::uint64_t k = 0; k < events; ++k)
+                f += etw_provider_trace_event(s.provider, &e.h) == ETW_OK ? 0 : 1;
+            failed[i] = f;
+        }
+        writer_cpu[i] = thread_cpu_ns() - c0;
+    });
+    std::uint32_t lost = 0;
+    const etw_status st = s.teardown(&lost);
+    const std::int64_t end = now_ns();
+    const std::int64_t main_cpu = thread_cpu_ns() - main0;
+    if (st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_session_stop: " + status_text(st));
+    std::uint64_t offered = 0, fails = 0;
+    std::int64_t wcpu = 0;
+    for (unsigned i = 0; i < threads; ++i) {
+        offered += paced ? pt[i].offered : events;
+        fails += failed[i];
+        wcpu += writer_cpu[i];
+    }
+    const std::uint64_t recorded = offered - std::min<std::uint64_t>(offered, lost);
+    const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
+    const std::uint64_t bytes = file_bytes(s.file);
+    ::unlink(s.file.c_str());
+    const double secs = double(end - team.start_ns) / 1e9;
+    // Rates over the whole run, from the first event to the stop's return
+    // (every recorded event is in the file); the rate while writing is kept too.
+    const double wsecs = double(team.end_ns - team.start_ns) / 1e9;
+    Json j;
+    j.integer("offered", offered)
+        .integer("recorded", recorded)
+        .integer("lost", lost)
+        .integer("write_failures", fails)
+        .num("lost_fraction", offered ? double(lost) / double(offered) : 0)
+        .num("seconds", secs)
+        .num("writer_seconds", double(team.end_ns - team.start_ns) / 1e9)
+        .num("events_per_s", double(recorded) / secs)
+        .num("events_per_s_while_writing", double(recorded) / wsecs)
+        .num("offered_per_s", double(offered) / (double(team.end_ns - team.start_ns) / 1e9))
+        .num("bytes_per_s", double(bytes) / secs)
+        .integer("file_bytes", bytes)
+        .num("bytes_per_event", recorded ? double(bytes) / double(recorded) : 0)
+        .num("logger_cpu_ns_per_event", recorded ? double(logger_cpu) / double(recorded) : 0)
+        .num("writer_cpu_ns_per_event", offered ? double(wcpu) / double(offered) : 0)
+        .integer("buffer_bytes", std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count());
+    return emit_ok(kImpl, a, j);
+}
+
+// Writes --events events (64-byte payload, one thread) to --file, without
+// loss, for the consumer runs.
+int kind_gen(const Args &a)
+{
+    Setup s;
+    if (!s.start(a, "file", 1024))
+        return setup_failure(a, s);
+    Event e;
+    make_event(e, std::uint32_t(a.num("payload", 64)));
+    const std::uint64_t n = a.num("events", 1000000);
+    std::uint64_t failed = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        while (etw_provider_trace_event(s.provider, &e.h) != ETW_OK) {
+            ++failed; // out of buffers: give the logger a moment and retry
+            usleep(100);
+        }
+    }
+    std::uint32_t lost = 0;
+    if (etw_status st = s.teardown(&lost); st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_session_stop: " + status_text(st));
+    Json j;
+    j.integer("events", n).integer("retries", failed).integer("file_bytes", file_bytes(s.file)).str("file", s.file);
+    return emit_ok(kImpl, a, j);
+}
+
+struct ConsumerCount {
+    std::uint64_t events = 0, payload_bytes = 0, check = 0;
+};
+
+int32_t on_event(void *user, const etw_classic_event *ev)
+{
+    auto *c = static_cast<ConsumerCount *>(user);
+    ++c->events;
+    c->payload_bytes += ev->payload_size;
+    if (ev->payload_size)
+        c->check += ev->payload[0];
+    return 0;
+}
+
+int kind_consumer(const Args &a)
+{
+    const std::string path = a.str("file");
+    ConsumerCount count;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.flags = a.str("order") == "file" ? ETW_CONSUMER_ORDER_FILE : ETW_CONSUMER_ORDER_TIME;
+    o.event = on_event;
+    o.user_data = &count;
+    const char *paths[1] = {path.c_str()};
+    const std::int64_t t0 = now_ns();
+    etw_consumer *c = nullptr;
+    if (etw_status st = etw_consumer_open(&c, paths, 1, &o); st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_consumer_open: " + status_text(st));
+    const etw_status st = etw_consumer_process(c);
+    const std::int64_t t1 = now_ns();
+    etw_consumer_stats stats{};
+    stats.struct_size = sizeof stats;
+    etw_consumer_get_stats(&stats, c);
+    etw_consumer_close(c);
+    if (st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_consumer_process: " + status_text(st));
+    const std::uint64_t bytes = file_bytes(path);
+    const double secs = double(t1 - t0) / 1e9;
+    Json j;
+    j.integer("bytes", bytes)
+        .integer("records", stats.records)
+        .integer("events", count.events)
+        .integer("check", count.check)
+        .num("seconds", secs)
+        .num("mb_per_s", double(bytes) / 1e6 / secs)
+        .num("records_per_s", double(stats.records) / secs);
+    return emit_ok(kImpl, a, j);
+}
+
+int kind_startstop(const Args &a)
+{
+    const unsigned iters = unsigned(a.num("iterations", 20));
+    std::vector<double> start_us, stop_us;
+    etw_provider *provider = nullptr;
+    etw_provider_register(&provider, &kProvider, nullptr, nullptr, nullptr);
+    // A new file per session (truncating and rewriting one file makes ext4
+    // flush it on close, which is not the engine's cost).
+    const std::string base = a.str("dir", "/tmp") + "/oebench-ss-" + std::to_string(getpid()) + "-";
+    const std::uint32_t cpus = cpu_count();
+    const std::uint32_t per_cpu = std::uint32_t(a.num("buffers-per-cpu", 16));
+    for (unsigned i = 0; i < iters; ++i) {
+        const std::string file = base + std::to_string(i) + ".etl";
+        etw_properties *p = nullptr;
+        etw_properties_create(&p, ("oebench-ss-" + std::to_string(getpid())).c_str());
+        etw_properties_set_buffer_size(p, std::uint32_t(a.num("buffer-kb", 64)));
+        etw_properties_set_minimum_buffers(p, per_cpu * cpus);
+        etw_properties_set_maximum_buffers(p, per_cpu * cpus);
+        etw_properties_set_log_file_mode(p, ETW_FILE_MODE_SEQUENTIAL);
+        etw_properties_set_log_file_name(p, file.c_str());
+        etw_session *s = nullptr;
+        const std::int64_t t0 = now_ns();
+        etw_status st = etw_session_start(&s, p);
+        if (st == ETW_OK)
+            st = etw_session_enable_provider(s, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0);
+        const std::int64_t t1 = now_ns();
+        if (st != ETW_OK)
+            return emit_fail(kImpl, a, "error", "start: " + status_text(st));
+        Event e;
+        make_event(e, 64);
+        etw_provider_trace_event(provider, &e.h);
+        const std::int64_t t2 = now_ns();
+        st = etw_session_stop(s, p);
+        const std::int64_t t3 = now_ns();
+        if (st != ETW_OK)
+            return emit_fail(kImpl, a, "error", "stop: " + status_text(st));
+        etw_session_close(s);
+        etw_properties_destroy(p);
+        ::unlink(file.c_str());
+        start_us.push_back(double(t1 - t0) / 1e3);
+        stop_us.push_back(double(t3 - t2) / 1e3);
+    }
+    etw_provider_unregister(provider);
+    const Percentiles s = percentiles(start_us), p = percentiles(stop_us);
+    Json j;
+    j.num("start_us", s.p50).num("stop_us", p.p50).num("start_us_max", s.max).num("stop_us_max", p.max).integer("iterations",
+                                                                                                              iters);
+    return emit_ok(kImpl, a, j);
+}
+
+// Memory beyond the buffers: PSS growth from before the session starts to
+// while it runs with every buffer used, minus the PSS of the buffer region
+// (the largest mapping the start created).
+int kind_memory(const Args &a)
+{
+    etw_provider *warm = nullptr;
+    etw_provider_register(&warm, &kProvider, nullptr, nullptr, nullptr); // library state that exists anyway
+    std::set<std::uintptr_t> before_maps;
+    for (const Mapping &m : mappings())
+        before_maps.insert(m.start);
+    const std::int64_t before = pss_bytes();
+    Setup s;
+    if (!s.start(a, "file", 16))
+        return setup_failure(a, s);
+    const std::uint32_t cpus = cpu_count();
+    const std::uint64_t buffer_bytes = std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpus;
+    // Use every buffer: write bursts several times the pool from every CPU.
+    Team team;
+    team.run(cpus, [&](unsigned) {
+        Event e;
+        make_event(e, 64);
+        for (std::uint64_t k = 0; k < 4 * buffer_bytes / 112; ++k)
+            etw_provider_trace_event(s.provider, &e.h);
+    });
+    etw_session_query(s.session, s.props);
+    const std::uint64_t allocated = std::uint64_t(etw_properties_number_of_buffers(s.props)) *
+                                    etw_properties_buffer_size(s.props) * 1024;
+    const std::int64_t after = pss_bytes();
+    const Mapping *region = nullptr;
+    const auto now = mappings();
+    for (const Mapping &m : now)
+        if (!before_maps.count(m.start) && (!region || m.end - m.start > region->end - region->start))
+            region = &m;
+    const std::int64_t region_pss = region ? region->pss : 0;
+    Json j;
+    j.num("beyond_buffers_kib", double(after - before - region_pss) / 1024.0)
+        .num("pss_growth_kib", double(after - before) / 1024.0)
+        .num("region_pss_kib", double(region_pss) / 1024.0)
+        .num("region_mapping_kib", region ? double(region->end - region->start) / 1024.0 : 0)
+        .num("buffer_kib", double(allocated) / 1024.0);
+    s.teardown(nullptr);
+    ::unlink(s.file.c_str());
+    etw_provider_unregister(warm);
+    return emit_ok(kImpl, a, j);
+}
+
+etw_provider *g_cg_provider = nullptr;
+Event g_cg_event;
+
+} // namespace
+
+// The region callgrind counts (--toggle-collect=oe_bench_measured_loop).
+extern "C" __attribute__((noinline)) std::uint64_t oe_bench_measured_loop(std::uint64_t n)
+{
+    std::uint64_t ok = 0;
+    for (std::uint64_t i = 0; i < n; ++i)
+        ok += etw_provider_trace_event(g_cg_provider, &g_cg_event.h) == ETW_OK ? 1 : 0;
+    return ok;
+}
+
+namespace {
+
+int kind_cgloop(const Args &a)
+{
+    Setup s;
+    if (!s.start(a, a.str("mode", "file"), 1024))
+        return setup_failure(a, s);
+    g_cg_provider = s.provider;
+    make_event(g_cg_event, std::uint32_t(a.num("payload", 64)));
+    for (std::uint64_t i = a.num("warmup", 10000); i > 0; --i)
+        etw_provider_trace_event(g_cg_provider, &g_cg_event.h);
+    const std::uint64_t n = a.num("events", 100000);
+    const std::uint64_t ok = oe_bench_measured_loop(n);
+    std::uint32_t lost = 0;
+    s.teardown(&lost);
+    if (!s.file.empty())
+        ::unlink(s.file.c_str());
+    Json j;
+    j.integer("events", n).integer("written", ok).integer("events_lost", lost);
+    return emit_ok(kImpl, a, j);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Args a(argc, argv);
+    const std::string kind = a.str("kind");
+    if (kind == "write")
+        return kind_write(a);
+    if (kind == "throughput")
+        return kind_stream(a, false);
+    if (kind == "paced")
+        return kind_stream(a, true);
+    if (kind == "gen")
+        return kind_gen(a);
+    if (kind == "consumer")
+        return kind_consumer(a);
+    if (kind == "startstop")
+        return kind_startstop(a);
+    if (kind == "memory")
+        return kind_memory(a);
+    if (kind == "cgloop")
+        return kind_cgloop(a);
+    if (kind == "info") {
+        Json j;
+        j.str("version", etw_version_string()).str("cpu", machine_cpu()).integer("cpus", cpu_count()).integer(
+            "rt_consumer", RtConsumer::available() ? 1 : 0);
+        return emit_ok(kImpl, a, j);
+    }
+    return emit_fail(kImpl, a, "error", "unknown --kind=" + kind);
+}
