@@ -409,6 +409,44 @@ public:
     std::int64_t start_ns = 0, end_ns = 0;
 };
 
+// The raw counts of one stream run (throughput or paced) and the figures all
+// three implementations report from them; each adds its own extras after.
+struct StreamCounts {
+    std::uint64_t offered = 0, recorded = 0, lost = 0, file_bytes = 0, buffer_bytes = 0;
+    std::int64_t start_ns = 0;       // first event
+    std::int64_t team_end_ns = 0;    // every writer thread joined
+    std::int64_t writers_end_ns = 0; // last event offered (team_end_ns unless told apart)
+    std::int64_t end_ns = 0;         // the stop returned: every recorded event is in the file
+    std::int64_t logger_cpu_ns = 0, writer_cpu_ns = 0;
+};
+
+inline Json stream_figures(const StreamCounts &c)
+{
+    // Rates over the whole run, from the first event to the stop's return;
+    // the rate while writing is kept too.
+    const double secs = double(c.end_ns - c.start_ns) / 1e9;
+    const double wsecs = double(c.team_end_ns - c.start_ns) / 1e9;
+    const double offer_secs = double(c.writers_end_ns - c.start_ns) / 1e9;
+    const auto per = [](double v, std::uint64_t n) { return n ? v / double(n) : 0.0; };
+    Json j;
+    j.integer("offered", c.offered)
+        .integer("recorded", c.recorded)
+        .integer("lost", c.lost)
+        .num("lost_fraction", per(double(c.lost), c.offered))
+        .num("seconds", secs)
+        .num("writer_seconds", offer_secs)
+        .num("events_per_s", double(c.recorded) / secs)
+        .num("events_per_s_while_writing", double(c.recorded) / wsecs)
+        .num("offered_per_s", double(c.offered) / offer_secs)
+        .num("bytes_per_s", double(c.file_bytes) / secs)
+        .integer("file_bytes", c.file_bytes)
+        .num("bytes_per_event", per(double(c.file_bytes), c.recorded))
+        .num("logger_cpu_ns_per_event", per(double(c.logger_cpu_ns), c.recorded))
+        .num("writer_cpu_ns_per_event", per(double(c.writer_cpu_ns), c.offered))
+        .integer("buffer_bytes", c.buffer_bytes);
+    return j;
+}
+
 // ---------------------------------------------------------------- workloads
 
 // The write-cost loop, per thread: `warmup` events, then two phases of

@@ -104,27 +104,20 @@ int pipeline_run(const Args &a, bool paced)
     const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
     const std::uint64_t bytes = file_bytes(path);
     ::unlink(path.c_str());
-    const double secs = double(end - team.start_ns) / 1e9;
-    // Rates over the whole run, from the first event to the stop's return
-    // (every recorded event is in the file); the rate while writing is kept too.
-    const double wsecs = double(team.end_ns - team.start_ns) / 1e9;
-    Json j;
-    j.integer("offered", offered)
-        .integer("recorded", recorded)
-        .integer("lost", lost)
-        .num("lost_fraction", offered ? double(lost) / double(offered) : 0)
-        .num("seconds", secs)
-        .num("writer_seconds", double(writers_end - team.start_ns) / 1e9)
-        .num("events_per_s", double(recorded) / secs)
-        .num("events_per_s_while_writing", double(recorded) / wsecs)
-        .num("offered_per_s", double(offered) / (double(writers_end - team.start_ns) / 1e9))
-        .num("bytes_per_s", double(bytes) / secs)
-        .integer("file_bytes", bytes)
-        .num("bytes_per_event", recorded ? double(bytes) / double(recorded) : 0)
-        .num("logger_cpu_ns_per_event", recorded ? double(logger_cpu) / double(recorded) : 0)
-        .num("flusher_thread_cpu_ns_per_event", recorded ? double(pl.flusher_cpu_ns()) / double(recorded) : 0)
-        .num("writer_cpu_ns_per_event", offered ? double(wcpu) / double(offered) : 0)
-        .integer("buffer_bytes", total);
+    StreamCounts c;
+    c.offered = offered;
+    c.recorded = recorded;
+    c.lost = lost;
+    c.file_bytes = bytes;
+    c.buffer_bytes = total;
+    c.start_ns = team.start_ns;
+    c.team_end_ns = team.end_ns;
+    c.writers_end_ns = writers_end;
+    c.end_ns = end;
+    c.logger_cpu_ns = logger_cpu;
+    c.writer_cpu_ns = wcpu;
+    Json j = stream_figures(c);
+    j.num("flusher_thread_cpu_ns_per_event", recorded ? double(pl.flusher_cpu_ns()) / double(recorded) : 0);
     return emit_ok(kImpl, a, j);
 }
 

@@ -289,27 +289,19 @@ int stream_payload(const Args &a, bool paced)
     const std::uint64_t recorded = offered - std::min(offered, discarded);
     const std::uint64_t bytes = tree_bytes(s.trace_dir);
     remove_tree(s.trace_dir);
-    const double secs = double(end - team.start_ns) / 1e9;
-    // Rates over the whole run, from the first event to the stop's return
-    // (every recorded event is in the file); the rate while writing is kept too.
-    const double wsecs = double(team.end_ns - team.start_ns) / 1e9;
-    Json j;
-    j.integer("offered", offered)
-        .integer("recorded", recorded)
-        .integer("lost", discarded)
-        .integer("lost_packets", lost_packets)
-        .num("lost_fraction", offered ? double(discarded) / double(offered) : 0)
-        .num("seconds", secs)
-        .num("writer_seconds", double(team.end_ns - team.start_ns) / 1e9)
-        .num("events_per_s", double(recorded) / secs)
-        .num("events_per_s_while_writing", double(recorded) / wsecs)
-        .num("offered_per_s", double(offered) / (double(team.end_ns - team.start_ns) / 1e9))
-        .num("bytes_per_s", double(bytes) / secs)
-        .integer("file_bytes", bytes)
-        .num("bytes_per_event", recorded ? double(bytes) / double(recorded) : 0)
-        .num("logger_cpu_ns_per_event", recorded ? double(logger_cpu) / double(recorded) : 0)
-        .num("writer_cpu_ns_per_event", offered ? double(wcpu) / double(offered) : 0)
-        .integer("buffer_bytes", a.num("buffer-kb", 64) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count());
+    StreamCounts c;
+    c.offered = offered;
+    c.recorded = recorded;
+    c.lost = discarded;
+    c.file_bytes = bytes;
+    c.buffer_bytes = std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count();
+    c.start_ns = team.start_ns;
+    c.team_end_ns = c.writers_end_ns = team.end_ns;
+    c.end_ns = end;
+    c.logger_cpu_ns = logger_cpu;
+    c.writer_cpu_ns = wcpu;
+    Json j = stream_figures(c);
+    j.integer("lost_packets", lost_packets);
     return emit_ok(kImpl, a, j);
 }
 

@@ -240,27 +240,19 @@ int kind_stream(const Args &a, bool paced)
     const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
     const std::uint64_t bytes = file_bytes(s.file);
     ::unlink(s.file.c_str());
-    const double secs = double(end - team.start_ns) / 1e9;
-    // Rates over the whole run, from the first event to the stop's return
-    // (every recorded event is in the file); the rate while writing is kept too.
-    const double wsecs = double(team.end_ns - team.start_ns) / 1e9;
-    Json j;
-    j.integer("offered", offered)
-        .integer("recorded", recorded)
-        .integer("lost", lost)
-        .integer("write_failures", fails)
-        .num("lost_fraction", offered ? double(lost) / double(offered) : 0)
-        .num("seconds", secs)
-        .num("writer_seconds", double(team.end_ns - team.start_ns) / 1e9)
-        .num("events_per_s", double(recorded) / secs)
-        .num("events_per_s_while_writing", double(recorded) / wsecs)
-        .num("offered_per_s", double(offered) / (double(team.end_ns - team.start_ns) / 1e9))
-        .num("bytes_per_s", double(bytes) / secs)
-        .integer("file_bytes", bytes)
-        .num("bytes_per_event", recorded ? double(bytes) / double(recorded) : 0)
-        .num("logger_cpu_ns_per_event", recorded ? double(logger_cpu) / double(recorded) : 0)
-        .num("writer_cpu_ns_per_event", offered ? double(wcpu) / double(offered) : 0)
-        .integer("buffer_bytes", std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count());
+    StreamCounts c;
+    c.offered = offered;
+    c.recorded = recorded;
+    c.lost = lost;
+    c.file_bytes = bytes;
+    c.buffer_bytes = std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count();
+    c.start_ns = team.start_ns;
+    c.team_end_ns = c.writers_end_ns = team.end_ns;
+    c.end_ns = end;
+    c.logger_cpu_ns = logger_cpu;
+    c.writer_cpu_ns = wcpu;
+    Json j = stream_figures(c);
+    j.integer("write_failures", fails);
     return emit_ok(kImpl, a, j);
 }
 
