@@ -25,6 +25,9 @@
 #include <openetw/records.h>
 #include <openetw/properties.h>
 #include <openetw/version.h>
+#include <openetw/session.h>
+#include <openetw/provider.h>
+#include <openetw/consumer.h>
 %}
 
 %include <stdint.i>
@@ -41,6 +44,9 @@
 
 /* Opaque handles: TYPE **out creates, destroy frees. */
 OPENETW_HANDLE(etw_properties, etw_properties_destroy, PropertiesHandle)
+OPENETW_HANDLE(etw_session, etw_session_close, SessionHandle)
+OPENETW_HANDLE(etw_provider, etw_provider_unregister, ProviderHandle)
+OPENETW_HANDLE(etw_consumer, etw_consumer_close, ConsumerHandle)
 
 /* Caller-provided input bytes and output buffers. */
 OPENETW_IN_BYTES(const void *block, size_t block_size)
@@ -61,3 +67,9 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
 %include "openetw/records.h"
 %include "openetw/properties.h"
 %include "openetw/version.h"
+/* Callbacks (enable, buffer, record, event, loss, raw buffer) cross into the
+   language in python.i and csharp.i: each keeps its callables alive, holds
+   the GIL or a GCHandle, and turns an exception into a stop. */
+%include "openetw/session.h"
+%include "openetw/provider.h"
+%include "openetw/consumer.h"
