@@ -43,6 +43,11 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
     cb->streams_offset = round_up(sizeof(ControlBlock), 64);
     cb->descs_offset = round_up(cb->streams_offset + sizeof(StreamSlot) * streams, 64);
     cb->data_offset = round_up(cb->descs_offset + sizeof(BufferDesc) * capacity, kPage);
+    data_ = static_cast<std::uint8_t *>(region_.base) + cb->data_offset;
+    descs_ = reinterpret_cast<BufferDesc *>(static_cast<std::uint8_t *>(region_.base) + cb->descs_offset);
+    slots_ = reinterpret_cast<StreamSlot *>(static_cast<std::uint8_t *>(region_.base) + cb->streams_offset);
+    buffer_size_ = buffer_size;
+    streams_ = streams;
     for (std::uint32_t s = 0; s < streams; ++s)
         new (&slot(s)) StreamSlot{};
     for (std::uint32_t s = 0; s < streams; ++s)
@@ -111,9 +116,14 @@ void BufferPool::hand_off(std::uint32_t idx) noexcept
                                                 std::memory_order_relaxed))
             break;
     }
-    // Wake the logger: once per buffer, never per event.
-    cb.wake_word.fetch_add(1, std::memory_order_release);
-    platform::wake_all(&cb.wake_word);
+    // Wake the logger: at most once per buffer, never per event, and only
+    // when it may be asleep (a busy logger finds the buffer on its own: no
+    // system call on the writer's path). Pairs with Session::logger_main:
+    // either the logger sees the new wake_word value and does not sleep, or
+    // this load sees logger_waiting set and wakes it (seq_cst order).
+    cb.wake_word.fetch_add(1, std::memory_order_seq_cst);
+    if (cb.logger_waiting.load(std::memory_order_seq_cst) != 0)
+        platform::wake_all(&cb.wake_word);
 }
 
 void BufferPool::seal(std::uint32_t idx) noexcept
@@ -123,7 +133,7 @@ void BufferPool::seal(std::uint32_t idx) noexcept
         hand_off(idx);
 }
 
-etw_status BufferPool::reserve(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
+etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
 {
     StreamSlot &sl = slot(stream);
     const std::uint32_t bs = control().buffer_size;
@@ -171,13 +181,6 @@ etw_status BufferPool::reserve(std::uint32_t stream, std::uint32_t size, Reserva
             push_free(fresh);
         }
     }
-}
-
-void BufferPool::commit(const Reservation &r) noexcept
-{
-    const std::uint64_t old = desc(r.index).state.fetch_sub(kWriterOne, std::memory_order_acq_rel);
-    if ((old & kSealed) && writers_of(old) == 1)
-        hand_off(r.index);
 }
 
 bool BufferPool::seal_stream(std::uint32_t stream) noexcept

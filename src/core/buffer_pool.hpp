@@ -67,6 +67,7 @@ struct ControlBlock {
 
     alignas(64) std::atomic<std::uint64_t> flush_head; // index | tag << 32
     std::atomic<std::uint32_t> wake_word;              // futex word of the logger
+    std::atomic<std::uint32_t> logger_waiting;         // 1 while the logger may sleep on wake_word
 
     alignas(64) std::atomic<std::uint32_t> events_lost;
     std::atomic<std::uint32_t> buffers_written;
@@ -110,22 +111,14 @@ public:
                       std::uint32_t max_buffers, std::uint32_t capacity) noexcept;
 
     ControlBlock &control() const noexcept { return *static_cast<ControlBlock *>(region_.base); }
-    std::uint32_t buffer_size() const noexcept { return control().buffer_size; }
-    std::uint32_t streams() const noexcept { return control().streams; }
-    std::uint8_t *buffer(std::uint32_t idx) const noexcept
-    {
-        return static_cast<std::uint8_t *>(region_.base) + control().data_offset + std::size_t(idx) * control().buffer_size;
-    }
-    BufferDesc &desc(std::uint32_t idx) const noexcept
-    {
-        auto *d = reinterpret_cast<BufferDesc *>(static_cast<std::uint8_t *>(region_.base) + control().descs_offset);
-        return d[idx];
-    }
-    StreamSlot &slot(std::uint32_t s) const noexcept
-    {
-        auto *p = reinterpret_cast<StreamSlot *>(static_cast<std::uint8_t *>(region_.base) + control().streams_offset);
-        return p[s];
-    }
+    // The accessors below use addresses derived once from the region's
+    // offsets at create() (the region is mapped once and never moves; in a
+    // shared region each process derives its own).
+    std::uint32_t buffer_size() const noexcept { return buffer_size_; }
+    std::uint32_t streams() const noexcept { return streams_; }
+    std::uint8_t *buffer(std::uint32_t idx) const noexcept { return data_ + std::size_t(idx) * buffer_size_; }
+    BufferDesc &desc(std::uint32_t idx) const noexcept { return descs_[idx]; }
+    StreamSlot &slot(std::uint32_t s) const noexcept { return slots_[s]; }
 
     struct Reservation {
         std::uint32_t index;
@@ -135,9 +128,33 @@ public:
     // in the stream's buffer. ETW_ERROR_NOT_ENOUGH_MEMORY when no buffer is
     // free and the pool is at its maximum; the caller counts the loss (or,
     // in a lossless session, waits for space and tries again).
-    etw_status reserve(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept;
+    // Inline fast path: the stream's open buffer has room (one CAS);
+    // everything else (switch, growth, loss, contention) is reserve_slow.
+    etw_status reserve(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
+    {
+        const std::uint32_t idx = slots_[stream].current.load(std::memory_order_acquire);
+        if (idx != kNoBuffer) [[likely]] {
+            auto &state = descs_[idx].state;
+            std::uint64_t v = state.load(std::memory_order_acquire);
+            const std::uint32_t off = offset_of(v);
+            if (!(v & kSealed) && off + size <= buffer_size_ &&
+                state.compare_exchange_strong(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
+                                              std::memory_order_acquire)) [[likely]] {
+                out->index = idx;
+                out->offset = off;
+                return ETW_OK;
+            }
+        }
+        return reserve_slow(stream, size, out);
+    }
+    etw_status reserve_slow(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept;
     // HOT. Ends the write begun by reserve.
-    void commit(const Reservation &r) noexcept;
+    void commit(const Reservation &r) noexcept
+    {
+        const std::uint64_t old = descs_[r.index].state.fetch_sub(kWriterOne, std::memory_order_acq_rel);
+        if ((old & kSealed) && writers_of(old) == 1) [[unlikely]]
+            hand_off(r.index);
+    }
 
     // Seals the stream's current buffer if it holds events, so it is flushed
     // as soon as its writers commit. Returns true if a buffer was sealed.
@@ -165,6 +182,11 @@ private:
     void hand_off(std::uint32_t idx) noexcept;
 
     platform::Region region_{};
+    std::uint8_t *data_ = nullptr;
+    BufferDesc *descs_ = nullptr;
+    StreamSlot *slots_ = nullptr;
+    std::uint32_t buffer_size_ = 0;
+    std::uint32_t streams_ = 0;
 };
 
 } // namespace openetw::core

@@ -14,7 +14,6 @@ namespace openetw::core {
 namespace {
 
 constexpr std::uint64_t kEnabledBit = 1ull << 63;
-constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
 
 std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
 
@@ -40,27 +39,6 @@ etw_guid random_guid()
     g.Data3 = std::uint16_t((g.Data3 & 0x0FFF) | 0x4000); // version 4
     g.Data4[0] = std::uint8_t((g.Data4[0] & 0x3F) | 0x80); // RFC 4122 variant
     return g;
-}
-
-struct ThreadTimes {
-    std::int64_t sampled_at = -kTick;
-    std::uint64_t kernel = 0;
-    std::uint64_t user = 0;
-};
-thread_local ThreadTimes t_times;
-
-// Kernel/user CPU time of the calling thread, sampled at most once per tick
-// (the sample is a system call; the unit of KernelTime/UserTime is a tick).
-void sample_times(std::uint64_t *kernel_user_ticks, std::uint64_t *processor_100ns) noexcept
-{
-    const std::int64_t now = platform::coarse_now();
-    ThreadTimes &t = t_times;
-    if (now - t.sampled_at >= kTick) {
-        platform::thread_cpu_times(&t.kernel, &t.user);
-        t.sampled_at = now;
-    }
-    *kernel_user_ticks = (t.kernel / kTick) | ((t.user / kTick) << 32);
-    *processor_100ns = t.kernel + t.user;
 }
 
 } // namespace
@@ -470,7 +448,6 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     h->MarkerFlags = 0xC0;
     ev.thread_id = platform::thread_id();
     ev.process_id = platform::process_id();
-    sample_times(&ev.kernel_user, &ev.processor_time);
     const std::uint8_t level = h->Class.Level;
 
     const std::uint32_t cpu = platform::current_processor();

@@ -95,7 +95,8 @@ public:
     void unregister_provider(Provider *p);
 
     // HOT: EVENT_TRACE_HEADER semantics (see provider.h).
-    etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
+    // Static: the write path needs no engine state (no instance() guard per event).
+    static etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
 
 private:

@@ -13,6 +13,33 @@ namespace openetw::core {
 
 namespace {
 
+constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
+
+struct ThreadTimes {
+    std::int64_t sampled_at = -kTick;
+    std::uint64_t ticks = 0;     // KernelTime | UserTime << 32, in ticks
+    std::uint64_t processor = 0; // kernel + user, 100 ns (private sessions)
+};
+thread_local ThreadTimes t_times OPENETW_FAST_TLS;
+
+// Kernel/user CPU time of the calling thread, sampled at most once per tick
+// (the sample is a system call; the unit of KernelTime/UserTime is a tick).
+// now: a 100 ns clock (the event's own timestamp when the session clock is
+// one, so that no extra clock read is needed).
+inline const ThreadTimes &sample_times(std::int64_t now) noexcept
+{
+    ThreadTimes &t = t_times;
+    if (now - t.sampled_at >= kTick || now < t.sampled_at) {
+        std::uint64_t kernel = 0, user = 0;
+        platform::thread_cpu_times(&kernel, &user);
+        // Encoded once per sample, not per event (two 64-bit divisions).
+        t.ticks = (kernel / kTick) | ((user / kTick) << 32);
+        t.processor = kernel + user;
+        t.sampled_at = now;
+    }
+    return t;
+}
+
 std::string utf8(const std::u16string &s)
 {
     auto r = utf16_to_utf8(s);
@@ -161,8 +188,9 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
 
     // Logger thread.
     s->logger_ = std::thread([p = s.get()] { p->logger_main(); });
+    // Sleep (not spin) until the logger has published its id.
     while (s->logger_tid_.load(std::memory_order_acquire) == 0)
-        platform::yield();
+        platform::wait_on(&s->logger_tid_, 0, 10);
 
     // Report the adjusted values.
     r.Wnode.ClientContext = clock;
@@ -236,7 +264,8 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
             return ETW_ERROR_LOG_FILE_FULL;
         }
     }
-    const std::uint32_t stream = pool_.streams() == 1 ? 0 : cpu % pool_.streams();
+    const std::uint32_t streams = pool_.streams();
+    const std::uint32_t stream = cpu < streams ? cpu : cpu % streams; // no division in the common case
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     BufferPool::Reservation res;
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
@@ -253,7 +282,9 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     f.process_id = ev.process_id;
     f.timestamp = now_raw();
     f.guid = ev.guid;
-    f.times = is_private() ? ev.processor_time : ev.kernel_user;
+    // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
+    const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : f.timestamp);
+    f.times = is_private() ? t.processor : t.ticks;
     etl::write_full_header(p, f);
     std::uint8_t *d = p + etl::kFullHeaderSize;
     for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
@@ -504,6 +535,7 @@ RealtimeReader::Next RealtimeReader::take(std::vector<std::uint8_t> &out, LossRe
 void Session::logger_main()
 {
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
+    platform::wake_all(&logger_tid_);
     std::atomic<std::uint32_t> &word = pool_.wake_word();
     auto next_timed = std::chrono::steady_clock::now();
     bool timed_armed = false;
@@ -594,7 +626,12 @@ void Session::logger_main()
         } else {
             timed_armed = false;
         }
-        platform::wait_on(&word, seen, timeout_ms);
+        // Announce the sleep, then re-check the word (see BufferPool::hand_off).
+        std::atomic<std::uint32_t> &waiting = pool_.control().logger_waiting;
+        waiting.store(1, std::memory_order_seq_cst);
+        if (word.load(std::memory_order_seq_cst) == seen)
+            platform::wait_on(&word, seen, timeout_ms);
+        waiting.store(0, std::memory_order_relaxed);
     }
 }
 

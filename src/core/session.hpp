@@ -36,12 +36,10 @@ struct EventInput {
         const void *data;
         std::uint32_t length;
     };
-    Piece pieces[16]{};
+    Piece pieces[16]; // only the first piece_count are set (not zeroed: hot path)
     std::uint32_t piece_count = 0;
     std::uint32_t thread_id = 0;
     std::uint32_t process_id = 0;
-    std::uint64_t kernel_user = 0;    // KernelTime | UserTime << 32 (ticks)
-    std::uint64_t processor_time = 0; // private sessions, 100 ns units
 };
 
 // Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).

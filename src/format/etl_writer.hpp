@@ -87,6 +87,25 @@ struct FullHeaderFields {
 
 inline void write_full_header(std::uint8_t *out, const FullHeaderFields &f) noexcept
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // The record is little-endian: on a little-endian host it is the
+    // in-memory image of this struct, written with a handful of stores.
+    struct Raw {
+        std::uint16_t size;
+        std::uint8_t header_type;
+        std::uint8_t marker;
+        etw_event_class event_class;
+        std::uint32_t thread_id;
+        std::uint32_t process_id;
+        std::int64_t timestamp;
+        etw_guid guid;
+        std::uint64_t times;
+    };
+    static_assert(sizeof(Raw) == 48, "EVENT_TRACE_HEADER is 48 bytes");
+    const Raw r{f.size, f.payload_64bit ? kFullHeader64 : kFullHeader32, kMarkerFixedHeader, f.event_class,
+                f.thread_id, f.process_id, f.timestamp, f.guid, f.times};
+    std::memcpy(out, &r, sizeof r);
+#else
     wr16(out + 0, f.size);
     out[2] = f.payload_64bit ? kFullHeader64 : kFullHeader32;
     out[3] = kMarkerFixedHeader;
@@ -101,6 +120,7 @@ inline void write_full_header(std::uint8_t *out, const FullHeaderFields &f) noex
     wr16(out + 30, f.guid.Data3);
     std::memcpy(out + 32, f.guid.Data4, 8);
     wr64(out + 40, f.times);
+#endif
 }
 
 } // namespace openetw::etl

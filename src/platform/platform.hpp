@@ -19,6 +19,15 @@
 #include <cstdint>
 #include <string>
 
+// Thread-locals of the write path: on ELF the initial-exec model makes each
+// access a thread-pointer-relative load instead of a __tls_get_addr call (the
+// library is linked, not dlopen'ed late; a few bytes fit glibc's surplus).
+#if defined(__ELF__)
+#define OPENETW_FAST_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define OPENETW_FAST_TLS
+#endif
+
 namespace openetw::platform {
 
 // ---- Clocks ----
