@@ -9,6 +9,10 @@
 #include <openetw/records.h>
 #include <openetw/properties.h>
 #include <openetw/version.h>
+#include <openetw/session.h>
+#include <openetw/provider.h>
+#include <openetw/consumer.h>
+#include "runner.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -36,12 +40,9 @@ static const struct layout_field record_fields[] = {
 };
 #undef F
 
-#define MAX_TOKENS 32
 #define MAX_FIELDS 64
 #define MAX_CASES 256
 
-struct token { char key[64]; char *value; int quoted; int used; };
-struct line { struct token t[MAX_TOKENS]; int n; };
 struct named_block { char name[128]; unsigned char *data; size_t size; };
 
 static struct {
@@ -56,7 +57,7 @@ static struct {
     char failure[2048];
 } S;
 
-static int fail(const char *fmt, const char *a, const char *b)
+int fail(const char *fmt, const char *a, const char *b)
 {
     snprintf(S.failure, sizeof S.failure, fmt, a ? a : "", b ? b : "");
     return 0;
@@ -96,6 +97,7 @@ static int tokenize(const char *s, struct line *out)
             if (*s != '"') return fail("unterminated string", 0, 0);
             ++s;
             t->value[len] = 0;
+            if (!(t->value = expand_placeholders(t->value))) return fail("out of memory", 0, 0);
             if (*s == '*') {
                 char *end;
                 unsigned long count = strtoul(s + 1, &end, 10), i;
@@ -126,7 +128,7 @@ static void free_line(struct line *l)
 }
 
 /* The field `key` of the line, marked used (unused fields fail the step). */
-static struct token *field(struct line *l, const char *key)
+struct token *field(struct line *l, const char *key)
 {
     int i;
     for (i = 1; i < l->n; ++i)
@@ -134,14 +136,14 @@ static struct token *field(struct line *l, const char *key)
     return NULL;
 }
 
-static int need(struct line *l, const char *key, struct token **out)
+int need(struct line *l, const char *key, struct token **out)
 {
     *out = field(l, key);
     return *out ? 1 : fail("missing field %s", key, 0);
 }
 
 /* An integer, or ETW_* constants joined with '|'. */
-static int number(const struct token *t, unsigned long long *out)
+int number(const struct token *t, unsigned long long *out)
 {
     const char *p = t->value;
     if (t->quoted) return fail("expected a number, got \"%s\"", t->value, 0);
@@ -167,7 +169,7 @@ static int number(const struct token *t, unsigned long long *out)
     return 1;
 }
 
-static int parse_guid(const char *text, etw_guid *g)
+int parse_guid(const char *text, etw_guid *g)
 {
     unsigned d1, d2, d3, b[8];
     int i, used = 0;
@@ -261,7 +263,7 @@ static void set_block(const unsigned char *data, size_t size)
 /* ---- Statuses ---- */
 
 /* Compares a call's status (and message) with the step's status= and message=. */
-static int expect(struct line *l, etw_status got)
+int expect(struct line *l, etw_status got)
 {
     const char *message = etw_last_error_message(); /* read first: the next call resets it */
     char saved[1024];
@@ -278,6 +280,7 @@ static int expect(struct line *l, etw_status got)
 }
 
 static int have_props(void) { return S.props ? 1 : fail("no properties object", 0, 0); }
+etw_properties *runner_props(void) { return S.props; }
 
 /* ---- Members ---- */
 
@@ -523,7 +526,7 @@ static int step(struct line *l)
             S.block[a] = (unsigned char)(b & 0xFF);
             S.block[a + 1] = (unsigned char)(b >> 8);
         }
-    } else {
+    } else if (!session_step(l, verb, &ok)) {
         return fail("unknown verb %s", verb, 0);
     }
     for (i = 1; ok && i < l->n; ++i)
@@ -548,6 +551,7 @@ int main(int argc, char **argv)
         } else if (l.n == 0) {
             continue;
         } else if (strcmp(l.t[0].value, "case") == 0) {
+            session_reset();
             if (S.case_name[0] && !case_failed) printf("ok %s\n", S.case_name);
             cases += S.case_name[0] != 0;
             failed += case_failed;
@@ -565,6 +569,8 @@ int main(int argc, char **argv)
         free_line(&l);
     }
     fclose(file);
+    session_reset();
+    session_cleanup();
     if (S.case_name[0] && !case_failed) printf("ok %s\n", S.case_name);
     cases += S.case_name[0] != 0;
     failed += case_failed;
