@@ -19,6 +19,11 @@
 
 namespace openetw::consumer {
 
+namespace {
+// Up to this many streams time order merges by scanning their heads.
+constexpr std::size_t kScanMergeLimit = 8;
+} // namespace
+
 Consumer::Consumer(const etw_consumer_options &options) : options_(options)
 {
     hooks_.loss = [this](std::uint32_t events, std::uint32_t buffers, std::string *why) {
@@ -303,10 +308,16 @@ bool Consumer::deliver(Stream &stream, Stream::Event event)
 
 bool Consumer::deliver_record(Stream &stream)
 {
+    ++stats_.records;
+    const format::RecordKind kind = stream.record().kind;
+    const bool classic = kind == format::RecordKind::Full || kind == format::RecordKind::Instance;
+    // The record view is built only for a callback that sees it (the event
+    // view points at it too).
+    if (!options_.record && !(options_.event && classic))
+        return !stop_requested();
     const SourceInfo &info = stream.source().info();
     const ViewContext context{info.index, (options_.flags & ETW_CONSUMER_RAW_TIMESTAMP) != 0, &info.time};
     fill_record(record_view_, extended_, stream, context);
-    ++stats_.records;
     if (options_.record) {
         const std::int32_t r = options_.record(options_.user_data, &record_view_);
         if (r != 0) {
@@ -315,8 +326,7 @@ bool Consumer::deliver_record(Stream &stream)
             return false;
         }
     }
-    if (options_.event &&
-        (record_view_.kind == ETW_RECORD_KIND_FULL || record_view_.kind == ETW_RECORD_KIND_INSTANCE)) {
+    if (options_.event && classic) {
         fill_classic_event(event_view_, record_view_);
         const std::int32_t r = options_.event(options_.user_data, &event_view_);
         if (r != 0) {
@@ -413,9 +423,11 @@ Status Consumer::run_time_order()
         }
     };
 
-    // Min-heap on (timestamp, stream order): ties keep file and processor order.
-    using Entry = std::tuple<std::int64_t, std::size_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    // The stream whose record comes next: the smallest (key, stream order),
+    // so ties keep file and processor order. With a few streams (one per
+    // processor of one file is typical) a scan of their heads is cheaper
+    // than a heap; both pick the same stream.
+    std::vector<std::size_t> live;
     for (std::size_t i = 0; i < streams.size(); ++i) {
         bool has_record = false;
         if (Status st = next_record(*streams[i], has_record); !st)
@@ -423,8 +435,31 @@ Status Consumer::run_time_order()
         if (!stop_.is_ok())
             return Status::ok();
         if (has_record)
-            heap.emplace(streams[i]->key(), i);
+            live.push_back(i);
     }
+    if (live.size() <= kScanMergeLimit) {
+        while (!live.empty()) {
+            std::size_t best = 0;
+            for (std::size_t k = 1; k < live.size(); ++k)
+                if (streams[live[k]]->key() < streams[live[best]]->key())
+                    best = k;
+            Stream &stream = *streams[live[best]];
+            if (!deliver_record(stream))
+                return Status::ok();
+            bool has_record = false;
+            if (Status st = next_record(stream, has_record); !st)
+                return st;
+            if (!stop_.is_ok())
+                return Status::ok();
+            if (!has_record)
+                live.erase(live.begin() + std::ptrdiff_t(best)); // keeps stream order
+        }
+        return Status::ok();
+    }
+    using Entry = std::tuple<std::int64_t, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (std::size_t i : live)
+        heap.emplace(streams[i]->key(), i);
     while (!heap.empty()) {
         const std::size_t i = std::get<1>(heap.top());
         heap.pop();

@@ -2,17 +2,17 @@
 
 #include "consumer/messages.hpp"
 #include "format/etl_layout.hpp"
-#include "format/timestamps.hpp"
 
 namespace openetw::consumer {
 
 Stream::Stream(BufferSource &source)
-    : source_(&source), sequential_(true), last_key_(source.info().header.fields.StartTime)
+    : source_(&source), time_(source.info().time), sequential_(true),
+      last_key_(source.info().header.fields.StartTime)
 {
 }
 
 Stream::Stream(BufferSource &source, std::vector<BufferLocation> locations)
-    : source_(&source), sequential_(false), locations_(std::move(locations)),
+    : source_(&source), time_(source.info().time), sequential_(false), locations_(std::move(locations)),
       last_key_(source.info().header.fields.StartTime)
 {
 }
@@ -87,7 +87,7 @@ Status Stream::advance(Event &event)
             if (step == format::RecordReader::Step::Record) {
                 ++buffer_.record_count;
                 if (record_.present & format::kHasTimestamp)
-                    last_key_ = format::to_filetime(source_->info().time, record_.timestamp);
+                    last_key_ = time_(record_.timestamp);
                 key_ = last_key_;
                 event = Event::Record;
                 return Status::ok();

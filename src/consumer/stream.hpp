@@ -6,6 +6,7 @@
 
 #include "consumer/buffer_source.hpp"
 #include "format/record_decoder.hpp"
+#include "format/timestamps.hpp"
 
 #include <cstdint>
 #include <string>
@@ -56,6 +57,7 @@ private:
     void note(const format::Problem &problem);
 
     BufferSource *source_;
+    format::TimeConverter time_; // the source's clock, prepared once
     bool sequential_;
     std::vector<BufferLocation> locations_;
     std::size_t next_location_ = 0;

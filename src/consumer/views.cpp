@@ -38,7 +38,7 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     const BufferState &b = stream.buffer();
     const std::uint8_t *bytes = b.image.bytes.data() + r.offset;
 
-    out = etw_record{};
+    // Every member is assigned (no zeroing first): this runs per record.
     out.struct_size = sizeof(etw_record);
     out.kind = static_cast<std::uint32_t>(r.kind);
     out.present = r.present;
@@ -56,6 +56,9 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     if (r.present & fmt::kHasTimestamp) {
         out.timestamp_raw = r.timestamp;
         out.timestamp = context.raw_timestamps ? r.timestamp : stream.key(); // key() is its FILETIME
+    } else {
+        out.timestamp_raw = 0;
+        out.timestamp = 0;
     }
     out.guid = r.guid;
     out.activity_id = r.activity_id;
@@ -75,6 +78,11 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     out.opcode = r.opcode;
     out.level = r.level;
     out.channel = r.channel;
+    out.reserved0 = 0;
+    out.reserved1 = 0;
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    out.reserved_pad32 = 0;
+#endif
     out.message_sequence = r.message_sequence;
     out.component_id = r.component_id;
     out.instance_id = r.instance_id;
@@ -84,6 +92,11 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     out.payload = bytes + r.payload_offset;
 
     extended.clear();
+    if (stream.items().empty()) {
+        out.extended_count = 0;
+        out.extended = nullptr;
+        return;
+    }
     for (const fmt::ExtendedItem &item : stream.items())
         extended.push_back(etw_extended_item{item.ext_type, item.linkage, item.item_size, item.data_size,
                                              bytes + item.data_offset});
@@ -93,7 +106,7 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
 
 void fill_classic_event(etw_classic_event &out, const etw_record &record)
 {
-    out = etw_classic_event{};
+    // Every member is assigned (no zeroing first): this runs per event.
     out.struct_size = sizeof(etw_classic_event);
     out.payload_size = record.payload_size;
     etw_event_trace_header &h = out.header;

@@ -34,6 +34,15 @@ std::uint64_t mul_div(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::ui
     return quotient;
 }
 
+std::uint64_t mul_hi64_portable(std::uint64_t a, std::uint64_t b) noexcept
+{
+    const std::uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32;
+    const std::uint64_t b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
+    const std::uint64_t ll = a_lo * b_lo, lh = a_lo * b_hi, hl = a_hi * b_lo, hh = a_hi * b_hi;
+    const std::uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
 namespace {
 
 // ref_ft + floor((raw - ref_raw) * mul / div), in wrapping unsigned arithmetic.
@@ -66,6 +75,33 @@ std::int64_t to_filetime(const TimeBase &base, std::int64_t raw) noexcept
             return raw;
         return scale(base, raw, 10000000u, base.perf_freq);
     }
+}
+
+TimeConverter::TimeConverter(const TimeBase &base) noexcept : base_(base)
+{
+    std::uint64_t div = 0;
+    switch (base.clock_type) {
+    case 2: break;
+    case 3:
+        div = base.cpu_mhz;
+        mul_ = 10;
+        break;
+    default:
+        div = base.perf_freq;
+        mul_ = 10000000u;
+        break;
+    }
+    if (div == 0) {
+        mode_ = Mode::Identity; // clock 2, or no divisor: raw values stay
+        return;
+    }
+    // Beyond this r * mul may not fit in 64 bits: mul_div's slow path.
+    if (div > UINT64_MAX / mul_) {
+        mode_ = Mode::Reference;
+        return;
+    }
+    div_ = Divider(div);
+    mode_ = Mode::Scale;
 }
 
 } // namespace openetw::format

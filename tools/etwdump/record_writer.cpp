@@ -1,6 +1,7 @@
 #include "record_writer.hpp"
 
-#include "text.hpp"
+#include <charconv>
+#include <cstring>
 
 namespace etwdump {
 
@@ -11,22 +12,20 @@ const char *const kColumns[] = {"file", "buffer", "offset", "cpu", "kind", "head
                                 "process_id", "timestamp_raw", "timestamp_filetime", "guid", "hook_id", "event_id",
                                 "opcode", "level", "version", "message_number", "payload_size", "payload"};
 
-std::string hex_text(const uint8_t *bytes, uint32_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(2 * size_t(n));
-    for (uint32_t i = 0; i < n; ++i) {
-        hex += digits[bytes[i] >> 4];
-        hex += digits[bytes[i] & 15];
-    }
-    return hex;
-}
+constexpr char kDigits[] = "0123456789abcdef";
+constexpr std::size_t kFlushAt = (1 << 16) - 1024;
 
 bool has_ids(const etw_record &r)
 {
     // Only the fixed header kinds: WPP messages carry them optionally and the golden lists leave them out.
     return r.kind != ETW_RECORD_KIND_MESSAGE && (r.present & ETW_RECORD_HAS_THREAD_ID);
+}
+
+char *put_hex(char *p, std::uint64_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; --i)
+        *p++ = kDigits[(v >> (4 * i)) & 15];
+    return p;
 }
 
 } // namespace
@@ -61,72 +60,112 @@ void RecordWriter::header()
     pending_ += line + "\n";
 }
 
-void RecordWriter::field(const char *name, uint64_t value)
-{
-    field(name, std::to_string(value), false);
-}
-
-void RecordWriter::field(const char *name, const std::string &text, bool quoted)
+void RecordWriter::key(const char *name, std::size_t length)
 {
     if (format_ == Format::Jsonl) {
-        line_ += first_ ? "{\"" : ", \"";
-        line_ += name;
-        line_ += "\": ";
-        if (quoted)
-            line_ += "\"" + text + "\"";
-        else
-            line_ += text;
-    } else {
-        line_ += first_ ? "" : ",";
-        line_ += text; // GUIDs, kinds and hex never need CSV quoting
+        // One append per key: the names are short literals.
+        char text[64];
+        std::size_t n = first_ ? 2 : 3;
+        std::memcpy(text, first_ ? "{\"" : ", \"", n);
+        std::memcpy(text + n, name, length);
+        n += length;
+        std::memcpy(text + n, "\": ", 3);
+        pending_.append(text, n + 3);
+    } else if (!first_) {
+        pending_ += ',';
     }
     first_ = false;
 }
 
-void RecordWriter::empty(const char *name)
+void RecordWriter::number(std::uint64_t value)
 {
-    if (format_ == Format::Csv)
-        field(name, std::string(), false);
+    char text[24];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    pending_.append(text, std::size_t(end - text));
+}
+
+void RecordWriter::signed_number(std::int64_t value)
+{
+    char text[24];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    pending_.append(text, std::size_t(end - text));
+}
+
+void RecordWriter::text_value(const char *text, std::size_t length)
+{
+    if (format_ == Format::Jsonl)
+        pending_ += '"';
+    pending_.append(text, length);
+    if (format_ == Format::Jsonl)
+        pending_ += '"';
+}
+
+void RecordWriter::guid(const etw_guid &g)
+{
+    // Canonical lower case, as text.cpp's guid_text.
+    char s[36];
+    char *p = put_hex(s, g.Data1, 8);
+    *p++ = '-';
+    p = put_hex(p, g.Data2, 4);
+    *p++ = '-';
+    p = put_hex(p, g.Data3, 4);
+    *p++ = '-';
+    p = put_hex(p, g.Data4[0], 2);
+    p = put_hex(p, g.Data4[1], 2);
+    *p++ = '-';
+    for (int i = 2; i < 8; ++i)
+        p = put_hex(p, g.Data4[i], 2);
+    text_value(s, sizeof s);
+}
+
+void RecordWriter::hex(const uint8_t *bytes, uint32_t n)
+{
+    scratch_.resize(2 * std::size_t(n));
+    for (uint32_t i = 0; i < n; ++i) {
+        scratch_[2 * i] = kDigits[bytes[i] >> 4];
+        scratch_[2 * i + 1] = kDigits[bytes[i] & 15];
+    }
+    text_value(scratch_.data(), scratch_.size());
 }
 
 void RecordWriter::write(const etw_record &r)
 {
-    line_.clear();
     first_ = true;
     const uint32_t k = r.kind;
     const bool fixed_ids = has_ids(r);
     const bool stamped = k != ETW_RECORD_KIND_MESSAGE && (r.present & ETW_RECORD_HAS_TIMESTAMP);
-    const bool guid = k == ETW_RECORD_KIND_FULL || k == ETW_RECORD_KIND_INSTANCE || k == ETW_RECORD_KIND_EVENT;
+    const bool with_guid = k == ETW_RECORD_KIND_FULL || k == ETW_RECORD_KIND_INSTANCE || k == ETW_RECORD_KIND_EVENT;
+    const bool with_class = (r.present & ETW_RECORD_HAS_CLASS) != 0;
+    const char *kind = etw_record_kind_name(k);
+    const std::size_t kind_length = std::strlen(kind);
 
-    // Keys in alphabetical order, as the golden lists have them.
-    auto opt = [&](const char *name, bool present, uint64_t value) {
-        if (present)
-            field(name, value);
-        else
-            empty(name);
-    };
     if (format_ == Format::Jsonl) {
+        // Keys in alphabetical order, as the golden lists have them.
         field("buffer", r.buffer_index);
         field("cpu", r.processor);
         if (k == ETW_RECORD_KIND_EVENT)
             field("event_id", r.event_id);
         if (with_file_)
             field("file", r.file_index);
-        if (guid)
-            field("guid", guid_text(r.guid), true);
+        if (with_guid) {
+            key("guid");
+            guid(r.guid);
+        }
         field("header_type", r.header_type);
         if (r.present & ETW_RECORD_HAS_HOOK_ID)
             field("hook_id", r.hook_id);
-        field("kind", etw_record_kind_name(k), true);
-        if (r.present & ETW_RECORD_HAS_CLASS)
+        text_field("kind", kind, kind_length);
+        if (with_class)
             field("level", r.level);
         if (k == ETW_RECORD_KIND_MESSAGE)
             field("message_number", r.message_number);
         field("offset", r.buffer_offset);
-        if (r.present & ETW_RECORD_HAS_CLASS)
+        if (with_class)
             field("opcode", r.opcode);
-        if (payload_)
-            field("payload", hex_text(r.payload, r.payload_size), true);
+        if (payload_) {
+            key("payload");
+            hex(r.payload, r.payload_size);
+        }
         field("payload_size", r.payload_size);
         if (fixed_ids)
             field("process_id", r.process_id);
@@ -134,47 +173,56 @@ void RecordWriter::write(const etw_record &r)
         if (fixed_ids)
             field("thread_id", r.thread_id);
         if (stamped) {
-            field("timestamp_filetime", std::to_string(r.timestamp), false);
-            field("timestamp_raw", std::to_string(r.timestamp_raw), false);
+            signed_field("timestamp_filetime", r.timestamp);
+            signed_field("timestamp_raw", r.timestamp_raw);
         }
-        if (r.present & ETW_RECORD_HAS_CLASS)
+        if (with_class)
             field("version", r.version);
-        line_ += "}\n";
+        pending_.append("}\n", 2);
     } else {
+        auto opt = [&](auto &name, bool present, uint64_t value) {
+            if (present)
+                field(name, value);
+            else
+                empty(name);
+        };
         if (with_file_)
             field("file", r.file_index);
         field("buffer", r.buffer_index);
         field("offset", r.buffer_offset);
         field("cpu", r.processor);
-        field("kind", etw_record_kind_name(k), false);
+        text_field("kind", kind, kind_length);
         field("header_type", r.header_type);
         field("size", r.size);
         opt("thread_id", fixed_ids, r.thread_id);
         opt("process_id", fixed_ids, r.process_id);
         if (stamped) {
-            field("timestamp_raw", std::to_string(r.timestamp_raw), false);
-            field("timestamp_filetime", std::to_string(r.timestamp), false);
+            signed_field("timestamp_raw", r.timestamp_raw);
+            signed_field("timestamp_filetime", r.timestamp);
         } else {
             empty("timestamp_raw");
             empty("timestamp_filetime");
         }
-        if (guid)
-            field("guid", guid_text(r.guid), false);
-        else
+        if (with_guid) {
+            key("guid");
+            guid(r.guid);
+        } else {
             empty("guid");
+        }
         opt("hook_id", (r.present & ETW_RECORD_HAS_HOOK_ID) != 0, r.hook_id);
         opt("event_id", k == ETW_RECORD_KIND_EVENT, r.event_id);
-        opt("opcode", (r.present & ETW_RECORD_HAS_CLASS) != 0, r.opcode);
-        opt("level", (r.present & ETW_RECORD_HAS_CLASS) != 0, r.level);
-        opt("version", (r.present & ETW_RECORD_HAS_CLASS) != 0, r.version);
+        opt("opcode", with_class, r.opcode);
+        opt("level", with_class, r.level);
+        opt("version", with_class, r.version);
         opt("message_number", k == ETW_RECORD_KIND_MESSAGE, r.message_number);
         field("payload_size", r.payload_size);
-        if (payload_)
-            field("payload", hex_text(r.payload, r.payload_size), false);
-        line_ += "\n";
+        if (payload_) {
+            key("payload");
+            hex(r.payload, r.payload_size);
+        }
+        pending_ += '\n';
     }
-    pending_ += line_;
-    if (pending_.size() >= (1 << 16) - 1024) {
+    if (pending_.size() >= kFlushAt) {
         std::fwrite(pending_.data(), 1, pending_.size(), out_);
         pending_.clear();
     }

@@ -5,6 +5,7 @@
 
 #include <openetw/openetw.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -20,17 +21,47 @@ public:
     void flush();
 
 private:
-    void field(const char *name, uint64_t value);
-    void field(const char *name, const std::string &text, bool quoted);
-    void empty(const char *name);
+    // Each field appends to pending_ directly (no string per field: this
+    // runs for every record of files of gigabytes).
+    void key(const char *name, std::size_t length);
+    template <std::size_t N> void key(const char (&name)[N])
+    {
+        static_assert(N < 48, "key() copies names through a 64-byte buffer");
+        key(name, N - 1);
+    }
+    template <std::size_t N> void field(const char (&name)[N], std::uint64_t value)
+    {
+        key(name);
+        number(value);
+    }
+    template <std::size_t N> void signed_field(const char (&name)[N], std::int64_t value)
+    {
+        key(name);
+        signed_number(value);
+    }
+    template <std::size_t N> void text_field(const char (&name)[N], const char *text, std::size_t length)
+    {
+        key(name);
+        text_value(text, length);
+    }
+    template <std::size_t N> void empty(const char (&name)[N])
+    {
+        if (format_ == Format::Csv)
+            key(name);
+    }
+    void number(std::uint64_t value);
+    void signed_number(std::int64_t value);
+    void text_value(const char *text, std::size_t length); // quoted in JSON; GUIDs, kinds, hex need no escapes
+    void guid(const etw_guid &g);
+    void hex(const uint8_t *bytes, uint32_t n);
 
     std::FILE *out_;
     Format format_;
     bool payload_;
     bool with_file_;
     bool first_ = true;
-    std::string line_;
     std::string pending_;
+    std::string scratch_; // the payload's hex
 };
 
 } // namespace etwdump
