@@ -113,6 +113,13 @@ char *expand_placeholders(char *value)
     int has_tmp = strstr(value, "{tmp}") != NULL;
     snprintf(pid, sizeof pid, "%lu", runner_pid());
     if (has_tmp) value = replace_all(value, "{tmp}", tmp_dir());
+#ifdef _WIN32
+    if (value && has_tmp) { /* a Windows path, as the library stores it */
+        char *c;
+        for (c = value; *c; ++c)
+            if (*c == '/') *c = '\\';
+    }
+#endif
     value = replace_all(value, "{pid}", pid);
     if (value && has_tmp) { /* remember it: it may name a file to remove */
         char **grown = realloc(R.files, (R.nfiles + 1) * sizeof *grown);
