@@ -209,6 +209,16 @@ OPENETW_POINTER(etw_loss_callback)
 OPENETW_POINTER(etw_raw_buffer_callback)
 OPENETW_POINTER(void *user_data)
 
+/* The provider's enabled word comes back as an IntPtr that Provider.EnabledHint reads inline. */
+%typemap(ctype) const volatile uint32_t * "const void *"
+%typemap(imtype) const volatile uint32_t * "global::System.IntPtr"
+%typemap(cstype) const volatile uint32_t * "global::System.IntPtr"
+%typemap(out) const volatile uint32_t * %{ $result = (const void *)$1; %}
+%typemap(csout, excode=SWIGEXCODE) const volatile uint32_t * {
+    global::System.IntPtr ret = $imcall;$excode
+    return ret;
+  }
+
 /* Statuses the idiomatic layer inspects before deciding what to throw: the write hot path
    sets no message (a stale one must not be attached), QueryAllTraces answers MORE_DATA by
    design, and a cancelled process may hide a callback's exception. */

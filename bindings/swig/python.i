@@ -37,6 +37,11 @@ static void openetw_raise(etw_status status)
    (process, stop, flush) opt out with %thread. */
 %nothread;
 
+/* etw_provider_enabled_word is for callers that test a word inline, with no
+   call; a Python call costs more than etw_provider_is_enabled itself, so
+   Provider.is_enabled() is the Python way and the raw pointer is not bound. */
+%ignore etw_provider_enabled_word;
+
 /* ---- Status: raise on failure, return None on success ---- */
 %typemap(out) etw_status {
     if ($1 != ETW_OK) {

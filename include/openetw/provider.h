@@ -75,6 +75,18 @@ ETW_API void etw_provider_unregister(etw_provider *provider);
 ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level, uint64_t flags);
 
 /**
+ * The provider's enabled word: non-zero while some session enables the
+ * provider, 0 otherwise. Testing it inline before building an event
+ * (`if (*word) ...`) costs one load and a branch and no call, like
+ * EventEnabled or an LTTng tracepoint's own check; it is a hint that may be
+ * a moment late (etw_provider_trace_event checks again, and
+ * etw_provider_is_enabled also filters by level and flags). The pointer stays
+ * valid until etw_provider_unregister; the library owns the word. Any thread.
+ * NULL for NULL.
+ */
+ETW_API const volatile uint32_t *etw_provider_enabled_word(const etw_provider *provider);
+
+/**
  * Writes an event (TraceEvent) to every session that enables the provider.
  * header->Size covers the header and the payload that follows it in memory,
  * or, with ETW_WNODE_FLAG_USE_MOF_PTR in Flags, the header and an array of

@@ -78,6 +78,17 @@ ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level,
     return provider && Engine::is_enabled(provider->impl, level, flags) ? 1 : 0;
 }
 
+ETW_API const volatile uint32_t *etw_provider_enabled_word(const etw_provider *provider)
+{
+    if (provider == nullptr)
+        return nullptr;
+    // A lock-free std::atomic<uint32_t> is laid out as a uint32_t: a volatile
+    // load of it is the relaxed load an inline check needs.
+    static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
+                  std::atomic<std::uint32_t>::is_always_lock_free);
+    return reinterpret_cast<const volatile uint32_t *>(&provider->impl->enabled);
+}
+
 ETW_API etw_status etw_provider_trace_event(etw_provider *provider, etw_event_trace_header *header)
 {
     if (provider == nullptr || header == nullptr)

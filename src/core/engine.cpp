@@ -86,6 +86,7 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
             retired.push_back(old);
         p->any_flags.store(any, std::memory_order_relaxed);
         p->summary.store(summary, std::memory_order_release);
+        p->enabled.store(summary ? 1 : 0, std::memory_order_release);
         if (p->callback && !p->closing) {
             EnableInfo info;
             info.is_enabled = summary ? 1 : 0;
@@ -371,6 +372,7 @@ void Engine::unregister_provider(Provider *p)
         if (e.providers.empty() && e.enablements.empty())
             guids_.erase(key_of(p->guid));
         p->summary.store(0, std::memory_order_release);
+        p->enabled.store(0, std::memory_order_release);
         old = p->snapshot.exchange(nullptr, std::memory_order_acq_rel);
     }
     Grace::global().synchronize();

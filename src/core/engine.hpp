@@ -52,6 +52,9 @@ public:
     etw_guid guid{};
     // bit 63: enabled; bits 0..7: highest enabled level (255 = every level).
     std::atomic<std::uint64_t> summary{0};
+    // 1 while summary != 0: the word etw_provider_enabled_word hands out, so
+    // callers test it inline (32 bits: a single load on every target).
+    std::atomic<std::uint32_t> enabled{0};
     std::atomic<std::uint64_t> any_flags{0}; // OR of the sessions' MatchAnyKeyword (0 there = all)
     std::atomic<ProviderSnapshot *> snapshot{nullptr};
 

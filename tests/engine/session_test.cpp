@@ -277,6 +277,33 @@ TEST(Provider, EnableBeforeAndAfterRegistrationWithNotifications)
     etw_provider_unregister(nullptr);
 }
 
+// The enabled word follows enablement from every path: enable, disable,
+// the last session's stop; a session that does not enable it leaves it 0.
+TEST(Provider, EnabledWordFollowsEnablement)
+{
+    const etw_guid pg = make_guid(0x5210);
+    EXPECT_EQ(etw_provider_enabled_word(nullptr), nullptr);
+    etw_provider *p = nullptr;
+    ASSERT_EQ(etw_provider_register(&p, &pg, nullptr, nullptr, nullptr), ETW_OK);
+    const volatile uint32_t *word = etw_provider_enabled_word(p);
+    ASSERT_NE(word, nullptr);
+    EXPECT_EQ(*word, 0u);
+    Props props(unique_name("word"), temp_file("word"));
+    SessionHandle s;
+    ASSERT_EQ(start(s, props), ETW_OK);
+    EXPECT_EQ(*word, 0u); // a session alone does not enable it
+    ASSERT_EQ(etw_session_enable_provider(s, &pg, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_ERROR, 0, 0), ETW_OK);
+    EXPECT_NE(*word, 0u);
+    EXPECT_EQ(etw_provider_enabled_word(p), word); // one word for the registration's life
+    ASSERT_EQ(etw_session_enable_provider(s, &pg, ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    EXPECT_EQ(*word, 0u);
+    ASSERT_EQ(etw_session_enable_provider(s, &pg, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    EXPECT_NE(*word, 0u);
+    ASSERT_EQ(etw_session_stop(s, nullptr), ETW_OK);
+    EXPECT_EQ(*word, 0u);
+    etw_provider_unregister(p);
+}
+
 struct Reentrant {
     etw_provider *self = nullptr;
     int calls = 0;

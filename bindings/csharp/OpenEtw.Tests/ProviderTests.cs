@@ -16,16 +16,19 @@ namespace OpenEtw.Tests
             using var provider = new Provider(guid, seen.Add);
             Assert.Empty(seen);
             Assert.False(provider.IsEnabled());
+            Assert.False(provider.EnabledHint);
             using var session = Session.Start(props);
             session.EnableProvider(guid, TraceLevel.Information, 0xF0, 0x10);
             Assert.Equal(new ProviderEnableInfo(true, TraceLevel.Information, 0xF0, 0x10, session.TraceHandle), seen[^1]);
             Assert.Equal(seen[^1], provider.EnableInfo);
             Assert.True(provider.IsEnabled(TraceLevel.Information, 0x10));
+            Assert.True(provider.EnabledHint);
             Assert.False(provider.IsEnabled(TraceLevel.Information, 0x01));
             Assert.False(provider.IsEnabled(TraceLevel.Verbose));
             session.DisableProvider(guid);
             Assert.False(seen[^1].IsEnabled);
             Assert.False(provider.IsEnabled());
+            Assert.False(provider.EnabledHint);
             // Written to no session, and not an error.
             provider.Write(1, TraceLevel.Error, Helpers.Utf8("dropped quietly"));
             Assert.Equal(2, seen.Count);

@@ -49,7 +49,18 @@ namespace OpenEtw
                 throw;
             }
             _handle = handle!;
+            _enabledWord = N.etw_provider_enabled_word(_handle);
         }
+
+        private readonly IntPtr _enabledWord; // the library's word: valid until Dispose
+
+        /// <summary>
+        /// Whether some session enables the provider, read inline from the library's enabled word
+        /// (one volatile load, no call): a cheap test before building an event. A hint that may be
+        /// a moment late; <see cref="Write(byte, TraceLevel, ReadOnlySpan{byte})"/> checks again and
+        /// <see cref="IsEnabled(TraceLevel, ulong)"/> also filters by level and keywords. Not after Dispose.
+        /// </summary>
+        public unsafe bool EnabledHint => !_handle.IsClosed && System.Threading.Volatile.Read(ref *(uint*)_enabledWord) != 0;
 
         /// <summary>The control GUID, and the default class GUID of written events.</summary>
         public Guid Guid { get; }

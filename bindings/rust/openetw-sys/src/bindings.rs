@@ -2966,6 +2966,17 @@ extern "C" {
     ) -> core::ffi::c_int;
 }
 extern "C" {
+    #[doc = " The provider's enabled word: non-zero while some session enables the"]
+    #[doc = " provider, 0 otherwise. Testing it inline before building an event"]
+    #[doc = " (`if (*word) ...`) costs one load and a branch and no call, like"]
+    #[doc = " EventEnabled or an LTTng tracepoint's own check; it is a hint that may be"]
+    #[doc = " a moment late (etw_provider_trace_event checks again, and"]
+    #[doc = " etw_provider_is_enabled also filters by level and flags). The pointer stays"]
+    #[doc = " valid until etw_provider_unregister; the library owns the word. Any thread."]
+    #[doc = " NULL for NULL."]
+    pub fn etw_provider_enabled_word(provider: *const etw_provider) -> *const u32;
+}
+extern "C" {
     #[doc = " Writes an event (TraceEvent) to every session that enables the provider."]
     #[doc = " header->Size covers the header and the payload that follows it in memory,"]
     #[doc = " or, with ETW_WNODE_FLAG_USE_MOF_PTR in Flags, the header and an array of"]

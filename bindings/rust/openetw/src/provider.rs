@@ -89,6 +89,8 @@ unsafe extern "C" fn enable_free(user_data: *mut c_void) {
 pub struct Provider {
     raw: NonNull<sys::etw_provider>,
     guid: Guid,
+    // The library's enabled word, fetched once: read inline by enabled_hint.
+    enabled: *const u32,
 }
 
 // provider.h: "etw_provider_trace_event and etw_provider_is_enabled may be
@@ -126,7 +128,10 @@ impl Provider {
             }
             return Err(e);
         }
-        let provider = Provider { raw: NonNull::new(raw).expect("libopenetw returned success and NULL"), guid };
+        let raw = NonNull::new(raw).expect("libopenetw returned success and NULL");
+        // provider.h: the word stays valid until unregister, which only Drop does.
+        let enabled = unsafe { sys::etw_provider_enabled_word(raw.as_ptr()) };
+        let provider = Provider { raw, guid, enabled };
         // The callback may have run (and panicked) already; unwinding drops
         // `provider`, which unregisters it.
         resume_enable_panic();
@@ -147,6 +152,15 @@ impl Provider {
     /// when `flags` is not 0, for one of these flags. Lock-free.
     pub fn is_enabled(&self, level: u8, flags: u64) -> bool {
         unsafe { sys::etw_provider_is_enabled(self.raw.as_ptr(), level, flags) != 0 }
+    }
+
+    /// True while some session enables the provider: one volatile load of the
+    /// provider's enabled word and no call into the library, so a caller can
+    /// skip building an event cheaply (a hint that may be a moment late;
+    /// `write` checks again, `is_enabled` also filters by level and flags).
+    #[inline]
+    pub fn enabled_hint(&self) -> bool {
+        unsafe { std::ptr::read_volatile(self.enabled) != 0 }
     }
 
     /// Writes a classic event (TraceEvent) of `class` with `payload` to every

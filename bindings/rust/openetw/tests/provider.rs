@@ -25,6 +25,7 @@ fn enable_callbacks_follow_the_sessions() {
     let (provider, seen) = recording_provider(g);
     assert!(seen.lock().unwrap().is_empty());
     assert!(!provider.is_enabled(0, 0));
+    assert!(!provider.enabled_hint());
     let mut props = real_time(&unique("Enable"));
     let session = Session::start(&mut props).unwrap();
 
@@ -35,6 +36,7 @@ fn enable_callbacks_follow_the_sessions() {
         EnableInfo { is_enabled: true, level: 4, match_any_keyword: 0xF0, match_all_keyword: 0x10, session_handle: session.handle() }
     );
     assert!(provider.is_enabled(4, 0x10));
+    assert!(provider.enabled_hint());
     assert!(!provider.is_enabled(4, 0x01));
     assert!(!provider.is_enabled(5, 0));
 
@@ -45,6 +47,7 @@ fn enable_callbacks_follow_the_sessions() {
     assert_eq!(seen.lock().unwrap().len(), 3);
     assert!(!seen.lock().unwrap()[2].is_enabled);
     assert!(!provider.is_enabled(0, 0));
+    assert!(!provider.enabled_hint());
 
     // A provider registered while a session enables its GUID is told at once.
     session.enable_provider(&g, 2, 0x3, 0x1).unwrap();
