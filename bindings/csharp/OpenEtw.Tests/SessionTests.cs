@@ -59,12 +59,9 @@ namespace OpenEtw.Tests
             using var session = Session.Start(props, Helpers.Lossless);
             session.EnableProvider(ProviderGuid);
             int events = 0, buffers = 0;
-            long last = long.MinValue;
-            bool ordered = true;
             using var consumer = Consumer.OpenSession(name, new ConsumerOptions
             {
                 OnEvent = e => { events++; return true; },
-                OnRecord = r => { ordered &= r.Timestamp >= last; last = r.Timestamp; return true; },
                 OnBuffer = b => { buffers++; return true; },
                 OnRawBuffer = bytes => bytes.Length == 8 * 1024,
             });
@@ -76,7 +73,8 @@ namespace OpenEtw.Tests
             Assert.True(await processing.WaitAsync(TimeSpan.FromSeconds(30)));
             Assert.Equal(0u, stats.EventsLost);
             Assert.Equal(3000, events);
-            Assert.True(buffers > 0 && ordered);
+            // Not in time order: live buffers arrive as flushed, per CPU.
+            Assert.True(buffers > 0);
         }
 
         [Fact]
