@@ -144,6 +144,26 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  */
 ETW_API etw_status etw_session_open(etw_session **out, const char *session_name);
 
+#define ETW_SESSION_HOST_RUNNING  1u /* the host process is alive */
+#define ETW_SESSION_HOST_ORPHANED 2u /* the host process died: stop the session to free its name */
+
+/** Where a session runs. Set struct_size to sizeof(etw_session_host_info). */
+typedef struct etw_session_host_info {
+    uint32_t struct_size;
+    uint32_t process_id; /* the host process (the one that started the session) */
+    uint32_t state;      /* ETW_SESSION_HOST_* */
+    uint32_t is_local;   /* 1 when the calling process is the host */
+} etw_session_host_info;
+
+/**
+ * Fills out with the session's host process and state.
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;
+ * ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
+ * Enabling providers, options and flush_to_file need a session hosted by
+ * the calling process (ETW_ERROR_NOT_SUPPORTED otherwise, for now).
+ */
+ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session);
+
 /** Releases a handle; the session keeps running. NULL is accepted. */
 ETW_API void etw_session_close(etw_session *session);
 

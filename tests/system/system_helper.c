@@ -1,0 +1,75 @@
+/* A process that hosts a session for tests/system: starts NAME logging to
+ * FILE, writes EVENTS events into it, flushes, prints "ready", then waits
+ * until another process stops the session (exit 0) or it is killed. */
+#define _POSIX_C_SOURCE 200809L
+#include <openetw/openetw.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const etw_guid kProvider = {0x5e3d1c2a, 0x1b2c, 0x4d3e, {0x9f, 0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76}};
+
+static int fail(const char *what, etw_status st)
+{
+    fprintf(stderr, "system_helper: %s: %u %s\n", what, st, etw_last_error_message());
+    return 3;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5 || strcmp(argv[1], "host") != 0) {
+        fprintf(stderr, "usage: system_helper host NAME FILE EVENTS\n");
+        return 2;
+    }
+    etw_properties *props = NULL;
+    etw_session *session = NULL;
+    etw_provider *provider = NULL;
+    etw_status st = etw_properties_create(&props, argv[2]);
+    if (st == ETW_OK)
+        st = etw_properties_set_log_file_name(props, argv[3]);
+    if (st == ETW_OK)
+        st = etw_properties_set_log_file_mode(props, ETW_FILE_MODE_SEQUENTIAL);
+    if (st == ETW_OK)
+        st = etw_properties_set_buffer_size(props, 4);
+    if (st == ETW_OK) /* room for every event: the tests count them exactly */
+        st = etw_properties_set_maximum_buffers(props, 1024);
+    if (st != ETW_OK)
+        return fail("properties", st);
+    if ((st = etw_session_start(&session, props)) != ETW_OK)
+        return fail("start", st);
+    if ((st = etw_provider_register(&provider, &kProvider, NULL, NULL, NULL)) != ETW_OK)
+        return fail("register", st);
+    if ((st = etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0)) != ETW_OK)
+        return fail("enable", st);
+    const long events = atol(argv[4]);
+    for (long i = 0; i < events; ++i) {
+        struct {
+            etw_event_trace_header h;
+            uint64_t n;
+        } ev;
+        memset(&ev, 0, sizeof ev);
+        ev.h.Size = sizeof ev;
+        ev.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+        ev.h.Guid = kProvider;
+        ev.n = (uint64_t)i;
+        if ((st = etw_provider_trace_event(provider, &ev.h)) != ETW_OK)
+            return fail("trace", st);
+    }
+    if ((st = etw_session_flush(session, NULL)) != ETW_OK)
+        return fail("flush", st);
+    printf("ready\n");
+    fflush(stdout);
+    /* Serve until someone stops the session (the servant thread does the work). */
+    for (;;) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (etw_session_query(session, props) == ETW_ERROR_WMI_INSTANCE_NOT_FOUND)
+            break;
+    }
+    etw_provider_unregister(provider);
+    etw_session_close(session);
+    etw_properties_destroy(props);
+    return 0;
+}

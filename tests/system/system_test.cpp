@@ -1,0 +1,259 @@
+// System-wide sessions across real processes: a helper process hosts a
+// session; this process (and etwctl) opens, queries, updates, flushes,
+// lists and stops it, and sees it orphaned after the host is SIGKILLed.
+#include <openetw/openetw.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <signal.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+// Every test program gets its own registry so parallel runs never meet;
+// the helpers inherit it through the environment.
+struct Namespace {
+    std::string path = "/dev/shm/openetw-systest-" + std::to_string(getpid());
+    Namespace() { setenv("OPENETW_REGISTRY", path.c_str(), 1); }
+    ~Namespace() { unlink(path.c_str()); }
+} g_namespace;
+
+std::string temp_file(const std::string &name)
+{
+    return (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(getpid()) + ".etl")).string();
+}
+
+struct Host {
+    pid_t pid = -1;
+    int exit_code = -1;
+    // Starts system_helper host NAME FILE EVENTS and waits for its "ready".
+    bool spawn(const std::string &name, const std::string &file, int events)
+    {
+        int fds[2];
+        if (pipe(fds) != 0)
+            return false;
+        pid = fork();
+        if (pid == 0) {
+            dup2(fds[1], 1);
+            close(fds[0]);
+            const char *helper = std::getenv("SYSTEM_HELPER");
+            const std::string n = std::to_string(events);
+            execl(helper, helper, "host", name.c_str(), file.c_str(), n.c_str(), (char *)nullptr);
+            _exit(127);
+        }
+        close(fds[1]);
+        char buf[16] = {};
+        const ssize_t got = read(fds[0], buf, sizeof buf - 1);
+        close(fds[0]);
+        return got > 0 && std::string(buf).rfind("ready", 0) == 0;
+    }
+    void kill9()
+    {
+        kill(pid, SIGKILL);
+        wait();
+    }
+    int wait()
+    {
+        int status = 0;
+        if (pid > 0 && waitpid(pid, &status, 0) == pid)
+            exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        pid = -1;
+        return exit_code;
+    }
+    ~Host()
+    {
+        if (pid > 0)
+            kill9();
+    }
+};
+
+struct Props {
+    etw_properties *p = nullptr;
+    explicit Props(const char *name = "props") { etw_properties_create(&p, name); }
+    ~Props() { etw_properties_destroy(p); }
+};
+
+std::string run(const std::string &cmd, int *code)
+{
+    std::FILE *f = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+        out.append(buf, n);
+    const int st = pclose(f);
+    *code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return out;
+}
+
+TEST(System, AnotherProcessQueriesUpdatesFlushesListsAndStopsASession)
+{
+    const std::string file = temp_file("sys-control");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysControl", file, 5000));
+
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "sYScONTROL"), ETW_OK) << etw_last_error_message(); // case-insensitive
+    etw_session_host_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(etw_session_get_host_info(&info, s), ETW_OK);
+    EXPECT_EQ(info.process_id, std::uint32_t(host.pid));
+    EXPECT_EQ(info.state, ETW_SESSION_HOST_RUNNING);
+    EXPECT_EQ(info.is_local, 0u);
+    EXPECT_NE(etw_session_handle(s), 0u);
+
+    Props q;
+    ASSERT_EQ(etw_session_query(s, q.p), ETW_OK) << etw_last_error_message();
+    EXPECT_STREQ(etw_properties_session_name(q.p), "SysControl");
+    EXPECT_EQ(std::filesystem::path(etw_properties_log_file_name(q.p)), std::filesystem::absolute(file));
+    EXPECT_EQ(etw_properties_buffer_size(q.p), 4u);
+    EXPECT_EQ(etw_properties_events_lost(q.p), 0u);
+    EXPECT_GT(etw_properties_buffers_written(q.p), 0u); // the helper flushed its 5000 events
+
+    // Update goes through the host: FlushTimer changes there.
+    ASSERT_EQ(etw_properties_set_flush_timer(q.p, 7), ETW_OK);
+    ASSERT_EQ(etw_session_update(s, q.p), ETW_OK) << etw_last_error_message();
+    Props q2;
+    ASSERT_EQ(etw_session_query(s, q2.p), ETW_OK);
+    EXPECT_EQ(etw_properties_flush_timer(q2.p), 7u);
+    EXPECT_EQ(etw_session_flush(s, nullptr), ETW_OK) << etw_last_error_message();
+
+    // Names are unique across processes.
+    {
+        Props mine("SYSCONTROL");
+        etw_properties_set_log_file_mode(mine.p, ETW_REAL_TIME_MODE);
+        etw_session *dup = nullptr;
+        EXPECT_EQ(etw_session_start(&dup, mine.p), ETW_ERROR_ALREADY_EXISTS);
+        EXPECT_NE(std::string(etw_last_error_message()).find(std::to_string(host.pid)), std::string::npos)
+            << etw_last_error_message();
+    }
+    // Listed with this process's own sessions.
+    {
+        Props mine("SysOwn");
+        etw_properties_set_log_file_mode(mine.p, ETW_REAL_TIME_MODE);
+        etw_session *own = nullptr;
+        ASSERT_EQ(etw_session_start(&own, mine.p), ETW_OK);
+        std::uint32_t count = 0;
+        Props a, b, c;
+        etw_properties *arr[] = {a.p, b.p, c.p};
+        ASSERT_EQ(etw_session_list(&count, arr, 3), ETW_OK);
+        EXPECT_EQ(count, 2u);
+        EXPECT_STREQ(etw_properties_session_name(a.p), "SysOwn");
+        EXPECT_STREQ(etw_properties_session_name(b.p), "SysControl");
+        EXPECT_EQ(etw_properties_flush_timer(b.p), 7u);
+        EXPECT_EQ(etw_session_stop(own, nullptr), ETW_OK);
+        etw_session_close(own);
+    }
+
+    // Enabling providers of another process's session is not there yet: said so.
+    const etw_guid g{1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}};
+    EXPECT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_ERROR_NOT_SUPPORTED);
+
+    Props fin;
+    ASSERT_EQ(etw_session_stop(s, fin.p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_properties_events_lost(fin.p), 0u);
+    const std::uint32_t written = etw_properties_buffers_written(fin.p);
+    EXPECT_GE(written, 5000u * 56 / 4096);
+    EXPECT_EQ(host.wait(), 0); // the host saw its session stop and exited
+    // A complete file: header buffer + every data buffer.
+    EXPECT_EQ(std::filesystem::file_size(file), (1u + written) * 4096u);
+    EXPECT_EQ(etw_session_query(s, q.p), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    EXPECT_EQ(etw_session_stop(s, nullptr), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    etw_session_close(s);
+    etw_session *again = nullptr;
+    EXPECT_EQ(etw_session_open(&again, "SysControl"), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    std::filesystem::remove(file);
+}
+
+TEST(System, AKilledHostLeavesAnOrphanThatQueriesAndStopsFreeingItsName)
+{
+    const std::string file = temp_file("sys-orphan");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysOrphan", file, 1000));
+    const pid_t pid = host.pid;
+    host.kill9();
+
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "SysOrphan"), ETW_OK) << etw_last_error_message();
+    etw_session_host_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(etw_session_get_host_info(&info, s), ETW_OK);
+    EXPECT_EQ(info.state, ETW_SESSION_HOST_ORPHANED);
+    EXPECT_EQ(info.process_id, std::uint32_t(pid));
+
+    Props q;
+    ASSERT_EQ(etw_session_query(s, q.p), ETW_OK) << etw_last_error_message(); // what the host last published
+    EXPECT_STREQ(etw_properties_session_name(q.p), "SysOrphan");
+    EXPECT_EQ(etw_properties_buffer_size(q.p), 4u);
+    EXPECT_EQ(etw_session_update(s, q.p), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    EXPECT_NE(std::string(etw_last_error_message()).find("orphaned"), std::string::npos);
+    EXPECT_EQ(etw_session_flush(s, nullptr), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+
+    // The orphan keeps its name until it is stopped.
+    Props mine("SysOrphan");
+    etw_properties_set_log_file_mode(mine.p, ETW_REAL_TIME_MODE);
+    etw_session *fresh = nullptr;
+    EXPECT_EQ(etw_session_start(&fresh, mine.p), ETW_ERROR_ALREADY_EXISTS);
+    EXPECT_NE(std::string(etw_last_error_message()).find("orphaned"), std::string::npos);
+
+    ASSERT_EQ(etw_session_stop(s, nullptr), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_get_host_info(&info, s), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    etw_session_close(s);
+    // The file keeps the buffers the host wrote: whole buffers only.
+    EXPECT_GT(std::filesystem::file_size(file), 4096u);
+    EXPECT_EQ(std::filesystem::file_size(file) % 4096u, 0u);
+
+    Props mine2("SysOrphan");
+    etw_properties_set_log_file_mode(mine2.p, ETW_REAL_TIME_MODE);
+    ASSERT_EQ(etw_session_start(&fresh, mine2.p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_stop(fresh, nullptr), ETW_OK);
+    etw_session_close(fresh);
+    std::filesystem::remove(file);
+}
+
+TEST(System, EtwctlListsQueriesAndStopsAnotherProcessSession)
+{
+    const std::string file = temp_file("sys-ctl");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysCtl", file, 100));
+    const std::string ctl = std::getenv("ETWCTL");
+    int code = -1;
+    const std::string list = run(ctl + " list", &code);
+    EXPECT_EQ(code, 0) << list;
+    EXPECT_NE(list.find("SysCtl"), std::string::npos) << list;
+    const std::string query = run(ctl + " --json query SysCtl", &code);
+    EXPECT_EQ(code, 0) << query;
+    EXPECT_NE(query.find("\"host_pid\": " + std::to_string(host.pid)), std::string::npos) << query;
+    EXPECT_NE(query.find("\"host_state\": \"running\""), std::string::npos) << query;
+    const std::string stop = run(ctl + " stop SysCtl", &code);
+    EXPECT_EQ(code, 0) << stop;
+    EXPECT_EQ(host.wait(), 0);
+    run(ctl + " query SysCtl 2>&1", &code);
+    EXPECT_EQ(code, 1);
+    std::filesystem::remove(file);
+}
+
+TEST(System, EtwctlReportsAnOrphan)
+{
+    const std::string file = temp_file("sys-ctl-orphan");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysCtlOrphan", file, 10));
+    host.kill9();
+    const std::string ctl = std::getenv("ETWCTL");
+    int code = -1;
+    const std::string query = run(ctl + " query SysCtlOrphan", &code);
+    EXPECT_EQ(code, 0) << query;
+    EXPECT_NE(query.find("orphaned"), std::string::npos) << query;
+    run(ctl + " stop SysCtlOrphan", &code);
+    EXPECT_EQ(code, 0);
+    run(ctl + " query SysCtlOrphan 2>&1", &code);
+    EXPECT_EQ(code, 1);
+    std::filesystem::remove(file);
+}
+
+} // namespace
