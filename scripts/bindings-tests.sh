@@ -4,7 +4,8 @@
 #     Python, C# and Rust runners: each must pass, all four must print the
 #     same lines, and each must fail on a deliberately broken copy;
 #   - pytest (Python), xunit (C#), cargo test (Rust), the bindgen no-diff check;
-#   - the NuGet package installed into a fresh console project, offline.
+#   - the NuGet package installed into a fresh console project, offline, running
+#     the README's C# example; the README's Python and Rust examples run too.
 # Installs missing Debian packages; needs dotnet and cargo on PATH.
 # Exits non-zero if anything fails.
 #   OPENETW_BINDINGS_DIR  work folder (default: build-bindings in the tree)
@@ -133,27 +134,30 @@ nuget_package() { # pack, then install into a fresh console project from local f
   <packageSources><clear /><add key="local" value="$work/feed" /><add key="offline" value="$feed" /></packageSources>
 </configuration>
 EOF
-  cat >"$work/App/Program.cs" <<'EOF' &&
-using OpenEtw;
-using var p = new Properties("NuGet Smoke") { LogFileMode = LogFileMode.RealTime };
-p.Validate();
-try { p.BufferSize = 1; return 1; }
-catch (OpenEtwException e) when (e.Status == Status.InvalidParameter) { }
-System.Console.WriteLine($"OpenETW {OpenEtwLibrary.Version}: {p.ToBlock().Length}-byte block");
-return 0;
-EOF
+  cp "$root/bindings/csharp/examples/Quickstart.cs" "$work/App/Program.cs" &&
   (cd "$work/App" && dotnet add package OpenEtw --version 0.1.0 --no-restore >/dev/null &&
    NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/run.txt" &&
-  grep -q "OpenETW .*: 144-byte block" "$work/run.txt"
+  grep -qx "Quickstart CSharp: complete=True, 4 records" "$work/run.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
   cargo test --offline -q --manifest-path "$root/bindings/rust/Cargo.toml" 2>&1 | grep -vE '^\s*$|^running 0 tests'
 }
+readme_examples() { # the README's examples are these files, and each runs
+  local py rs
+  "$python" "$root/scripts/readme-examples.py" "$root/README.md" "$root/tests/c/readme_example.c" \
+    "$root/bindings/python/examples/quickstart.py" "$root/bindings/csharp/examples/Quickstart.cs" \
+    "$root/bindings/rust/openetw/examples/quickstart.rs" &&
+  py=$(PYTHONPATH=$build/bindings/python "$python" -P "$root/bindings/python/examples/quickstart.py") &&
+  echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example quickstart) &&
+  echo "$rs" && grep -q '^Quickstart: 4 records' <<<"$rs"
+}
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests
 step "csharp: NuGet package in a fresh console project" nuget_package
 step "rust: bindgen check + cargo test" rust_tests
+step "README examples (Python, C#, Rust) are these files, and run" readme_examples
 
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"

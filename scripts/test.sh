@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: the whole Meson suite (unit, black-box C,
-# layout against mingw-w64, samples, fuzz, abi, conformance), the same suite
+# layout against mingw-w64, samples, fuzz, abi, conformance, bench-smoke: the
+# benchmark programs run once with tiny counts), the same suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded unit
 # suites under ThreadSanitizer, the language bindings, and the Windows DLL
 # under wine. Exits non-zero if anything fails.
@@ -26,10 +27,11 @@ run_suite() { # name, build dir, meson test options, meson setup options...
 run_suite "tests" build-test "" -Dfuzz_seconds=20
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
+    -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit" -Db_sanitize=thread -Db_lundef=false \
+    -Dbench=disabled \
     -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 
 echo "=== language bindings (Python, C#, Rust) and the conformance suite"

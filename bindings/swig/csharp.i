@@ -135,3 +135,83 @@
 %ignore etw_time_zone_information;
 %ignore etw_trace_logfile_header64;
 %ignore etw_trace_logfile_header32;
+
+/* ---- Sessions, providers and consumers ----
+ * The option and view structs are blittable C# structs (OpenEtw/Interop/NativeStructs.cs):
+ * callbacks read the views through pointers, so SWIG's proxy classes are not wanted. */
+%ignore etw_session_options;
+%ignore etw_provider_enable_info;
+%ignore etw_extended_item;
+%ignore etw_record;
+%ignore etw_classic_event;
+%ignore etw_buffer_info;
+%ignore etw_consumer_options;
+%ignore etw_logfile_info;
+%ignore etw_consumer_stats;
+%ignore etw_loss_info;
+
+/* A struct passed by reference: pinned by the marshaller, struct_size set by the caller. */
+%define OPENETW_STRUCT_REF(DECL, CSTYPE)
+%typemap(ctype) DECL "void *"
+%typemap(imtype) DECL "ref global::OpenEtw.Interop.CSTYPE"
+%typemap(cstype) DECL "ref global::OpenEtw.Interop.CSTYPE"
+%typemap(csin) DECL "ref $csinput"
+%typemap(in) DECL %{ $1 = ($1_ltype)$input; %}
+%enddef
+OPENETW_STRUCT_REF(const etw_session_options *options, SessionOptionsNative)
+OPENETW_STRUCT_REF(etw_session_options *out, SessionOptionsNative)
+OPENETW_STRUCT_REF(const etw_consumer_options *options, ConsumerOptionsNative)
+OPENETW_STRUCT_REF(etw_logfile_info *out, LogfileInfoNative)
+OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)
+
+/* The event header is followed in memory by its payload or MOF_FIELD array: the caller
+   passes the first member of a larger struct (Provider.cs). */
+%typemap(ctype) etw_event_trace_header *header "void *"
+%typemap(imtype) etw_event_trace_header *header "ref global::OpenEtw.EventTraceHeader"
+%typemap(cstype) etw_event_trace_header *header "ref global::OpenEtw.EventTraceHeader"
+%typemap(csin) etw_event_trace_header *header "ref $csinput"
+%typemap(in) etw_event_trace_header *header %{ $1 = ($1_ltype)$input; %}
+
+/* uint32_t out-parameters. */
+%typemap(ctype) uint32_t *out, uint32_t *out_count "uint32_t *"
+%typemap(imtype) uint32_t *out, uint32_t *out_count "out uint"
+%typemap(cstype) uint32_t *out, uint32_t *out_count "out uint"
+%typemap(csin) uint32_t *out, uint32_t *out_count "out $csinput"
+%typemap(in) uint32_t *out, uint32_t *out_count %{ $1 = $input; %}
+
+/* QueryAllTraces' array of properties: raw pointers the caller keeps alive (Session.List). */
+%typemap(ctype) etw_properties *const *array "void *"
+%typemap(imtype) etw_properties *const *array "global::System.IntPtr[]"
+%typemap(cstype) etw_properties *const *array "global::System.IntPtr[]"
+%typemap(csin) etw_properties *const *array "$csinput"
+%typemap(in) etw_properties *const *array %{ $1 = ($1_ltype)$input; %}
+
+/* File paths: UTF-8 copies the caller allocates and frees (Consumer.Open); the classic
+   marshaller has no UTF-8 array element type. */
+%typemap(ctype) const char *const *paths "void *"
+%typemap(imtype) const char *const *paths "global::System.IntPtr[]"
+%typemap(cstype) const char *const *paths "global::System.IntPtr[]"
+%typemap(csin) const char *const *paths "$csinput"
+%typemap(in) const char *const *paths %{ $1 = ($1_ltype)$input; %}
+
+/* Callbacks are [UnmanagedCallersOnly] function pointers and user_data a GCHandle, both
+   passed as IntPtr (OpenEtw/Interop/*Callbacks.cs); the C types stay in the glue. */
+%define OPENETW_POINTER(DECL)
+%typemap(ctype) DECL "$1_ltype"
+%typemap(imtype) DECL "global::System.IntPtr"
+%typemap(cstype) DECL "global::System.IntPtr"
+%typemap(csin) DECL "$csinput"
+%typemap(in) DECL %{ $1 = $input; %}
+%enddef
+OPENETW_POINTER(etw_provider_enable_callback)
+OPENETW_POINTER(etw_user_data_free)
+OPENETW_POINTER(etw_loss_callback)
+OPENETW_POINTER(etw_raw_buffer_callback)
+OPENETW_POINTER(void *user_data)
+
+/* Statuses the idiomatic layer inspects before deciding what to throw: the write hot path
+   sets no message (a stale one must not be attached), QueryAllTraces answers MORE_DATA by
+   design, and a cancelled process may hide a callback's exception. */
+OPENETW_STATUS_VALUE(etw_provider_trace_event)
+OPENETW_STATUS_VALUE(etw_session_list)
+OPENETW_STATUS_VALUE(etw_consumer_process)

@@ -9,11 +9,9 @@
  */
 
 %{
-/* Called right after the failing call, before any other library call on
-   this thread, so the thread-local message still belongs to it. */
-static void openetw_raise(etw_status status)
+/* Raises openetw.errors.from_status(status, text). */
+static void openetw_raise_text(etw_status status, const char *text)
 {
-    const char *text = etw_last_error_message();
     PyObject *message = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
     PyObject *errors = message ? PyImport_ImportModule("openetw.errors") : NULL;
     PyObject *exc = errors ? PyObject_CallMethod(errors, "from_status", "kO",
@@ -24,6 +22,13 @@ static void openetw_raise(etw_status status)
     }
     Py_XDECREF(errors);
     Py_XDECREF(message);
+}
+
+/* Called right after the failing call, before any other library call on
+   this thread, so the thread-local message still belongs to it. */
+static void openetw_raise(etw_status status)
+{
+    openetw_raise_text(status, etw_last_error_message());
 }
 %}
 
@@ -87,7 +92,9 @@ static void openetw_raise(etw_status status)
 %nodefaultdtor TYPE;
 struct TYPE {};
 %extend TYPE {
-    ~TYPE() { DESTROY($self); }
+    /* Without the GIL: unregister and close wait for callbacks running on
+       other threads, which need the GIL to finish. */
+    ~TYPE() { Py_BEGIN_ALLOW_THREADS DESTROY($self); Py_END_ALLOW_THREADS }
 }
 /* Only the proxy frees: a second way would invite double frees. */
 %ignore DESTROY;
@@ -162,3 +169,347 @@ struct TYPE {};
     for (i = 0; $result && i < $1_dim0; ++i)
         PyTuple_SET_ITEM($result, i, PyLong_FromUnsignedLong($1[i]));
 }
+
+/* ---- Threads: calls that block or run callbacks release the GIL ----
+   Callbacks take it back (PyGILState_Ensure), so a callback on this thread
+   or on another one never waits for a thread that waits for it. A Properties
+   object passed to these calls must not be used by another thread meanwhile. */
+%thread etw_session_start;
+%thread etw_session_start_ex;
+%thread etw_session_stop;
+%thread etw_session_update;
+%thread etw_session_flush;
+%thread etw_session_flush_to_file;
+%thread etw_session_enable_provider;
+%thread etw_provider_register;
+%thread etw_consumer_open;
+%thread etw_consumer_open_session;
+%thread etw_consumer_process;
+%thread etw_consumer_cancel;
+%thread openetw_provider_write;
+
+/* ---- Extensible out-structs: created with struct_size set, returned as owned proxies ---- */
+%define OPENETW_SIZED_OUT(TYPE)
+%typemap(in, numinputs=0) TYPE *out {
+    $1 = (TYPE *)calloc(1, sizeof(TYPE));
+    if (!$1) { PyErr_NoMemory(); SWIG_fail; }
+    $1->struct_size = (uint32_t)sizeof(TYPE);
+}
+%typemap(argout) TYPE *out {
+    $result = SWIG_Python_AppendOutput($result, SWIG_NewPointerObj($1, $descriptor(TYPE *), SWIG_POINTER_OWN));
+    $1 = NULL;
+}
+%typemap(freearg) TYPE *out "free($1);";
+%enddef
+OPENETW_SIZED_OUT(etw_session_options)
+OPENETW_SIZED_OUT(etw_logfile_info)
+OPENETW_SIZED_OUT(etw_consumer_stats)
+/* Options built in Python start with the right struct_size. */
+%extend etw_session_options {
+    etw_session_options() {
+        etw_session_options *o = (etw_session_options *)calloc(1, sizeof *o);
+        if (o) o->struct_size = (uint32_t)sizeof *o;
+        return o;
+    }
+}
+
+%typemap(in, numinputs=0) uint32_t *out (uint32_t value = 0), uint32_t *out_count (uint32_t value = 0) "$1 = &value;";
+%typemap(argout) uint32_t *out, uint32_t *out_count "$result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLong(*$1));";
+
+/* ---- etw_session_list: a list of Properties handles; returns the count ---- */
+%typemap(in) (etw_properties *const *array, uint32_t array_count) (etw_properties **handles = NULL) {
+    Py_ssize_t i, n;
+    PyObject *seq = PySequence_Fast($input, "$symname: array must be a sequence of etw_properties");
+    if (!seq) SWIG_fail;
+    n = PySequence_Fast_GET_SIZE(seq);
+    handles = (etw_properties **)calloc((size_t)n + 1, sizeof *handles);
+    for (i = 0; handles && i < n; ++i) {
+        void *p = NULL;
+        if (!SWIG_IsOK(SWIG_ConvertPtr(PySequence_Fast_GET_ITEM(seq, i), &p, $descriptor(etw_properties *), 0)) || !p) {
+            PyErr_SetString(PyExc_TypeError, "$symname: array must hold etw_properties objects");
+            break;
+        }
+        handles[i] = (etw_properties *)p;
+    }
+    Py_DECREF(seq); /* the caller's list keeps the objects alive during the call */
+    if (!handles) PyErr_NoMemory();
+    if (PyErr_Occurred()) SWIG_fail;
+    $1 = handles;
+    $2 = (uint32_t)n;
+}
+%typemap(freearg) (etw_properties *const *array, uint32_t array_count) "free(handles$argnum);";
+/* ETW_ERROR_MORE_DATA only says the array was short: the count tells by how much. */
+%typemap(out) etw_status etw_session_list {
+    if ($1 != ETW_OK && $1 != ETW_ERROR_MORE_DATA) {
+        openetw_raise($1);
+        SWIG_fail;
+    }
+    $result = SWIG_Py_Void();
+}
+
+/* ---- Paths: a sequence of str or bytes (os.fsencode), as UTF-8 ---- */
+%typemap(in) (const char *const *paths, uint32_t path_count) (PyObject *seq = NULL, const char **array = NULL) {
+    Py_ssize_t i, n;
+    seq = PySequence_Fast($input, "$symname: paths must be a sequence of str or bytes");
+    if (!seq) SWIG_fail;
+    n = PySequence_Fast_GET_SIZE(seq);
+    array = (const char **)calloc((size_t)n + 1, sizeof *array);
+    if (!array) { PyErr_NoMemory(); SWIG_fail; }
+    for (i = 0; i < n; ++i) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        Py_ssize_t length = 0;
+        const char *text = PyBytes_Check(item) ? PyBytes_AsString(item)
+                         : PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &length) : NULL;
+        if (PyBytes_Check(item)) length = PyBytes_GET_SIZE(item);
+        if (!text) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "$symname: a path must be str or bytes");
+            SWIG_fail;
+        }
+        if ((size_t)length != strlen(text)) {
+            PyErr_SetString(PyExc_ValueError, "$symname: a path contains a NUL character");
+            SWIG_fail;
+        }
+        array[i] = text; /* owned by item, which seq keeps alive */
+    }
+    $1 = ($1_ltype)array;
+    $2 = (uint32_t)n;
+}
+%typemap(freearg) (const char *const *paths, uint32_t path_count) "free((void *)array$argnum); Py_XDECREF(seq$argnum);";
+
+/* ---- Callbacks ----
+   Native code calls the trampolines below, on whatever thread it runs, with
+   user_data pointing at Python objects the library owns one reference to
+   (dropped by openetw_user_data_free, exactly once, with the GIL). The
+   trampolines only convert arguments and call: the idiomatic layer catches
+   the user's exceptions (to re-raise them from the call that caused them),
+   so one escaping here is a bug there, reported by sys.unraisablehook and
+   answered with "stop". */
+%{
+static int32_t openetw_call(PyObject *fn, PyObject *args)
+{
+    PyObject *result = args ? PyObject_CallObject(fn, args) : NULL;
+    int32_t stop = 1;
+    Py_XDECREF(args);
+    if (result) {
+        stop = PyObject_IsTrue(result) != 0;
+        Py_DECREF(result);
+    }
+    if (PyErr_Occurred())
+        PyErr_WriteUnraisable(fn);
+    return stop;
+}
+
+static void openetw_user_data_free(void *user_data)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_DECREF((PyObject *)user_data);
+    PyGILState_Release(gil);
+}
+
+/* user_data: the callable fn(is_enabled, level, match_any, match_all, session_handle). */
+static void openetw_enable_trampoline(const etw_provider_enable_info *info, void *user_data)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *fn = (PyObject *)user_data;
+    Py_INCREF(fn); /* the callback may unregister its provider, which frees user_data */
+    openetw_call(fn, Py_BuildValue("(IIKKK)", info->is_enabled, info->level,
+                                   (unsigned long long)info->match_any_keyword,
+                                   (unsigned long long)info->match_all_keyword,
+                                   (unsigned long long)info->session_handle));
+    Py_DECREF(fn);
+    PyGILState_Release(gil);
+}
+
+/* Consumers: user_data is a tuple of callables (buffer, record, event, loss,
+   raw_buffer), None where absent. Structs go to Python as proxies that do
+   not own them; the idiomatic layer copies what it keeps before returning,
+   and the bytes they point at are copied here (bytes objects), so nothing
+   Python holds can dangle after the callback. */
+enum { OPENETW_CB_BUFFER, OPENETW_CB_RECORD, OPENETW_CB_EVENT, OPENETW_CB_LOSS, OPENETW_CB_RAW, OPENETW_CB_COUNT };
+
+static PyObject *openetw_bytes(const void *data, size_t size)
+{
+    return PyBytes_FromStringAndSize(data ? (const char *)data : "", data ? (Py_ssize_t)size : 0);
+}
+
+static int32_t openetw_consumer_call(void *user_data, int which, PyObject *args)
+{
+    PyObject *fns = (PyObject *)user_data;
+    return openetw_call(PyTuple_GET_ITEM(fns, which), args);
+}
+
+static PyObject *openetw_extended(const etw_record *r)
+{
+    uint32_t i;
+    PyObject *items = PyTuple_New(r->extended ? r->extended_count : 0);
+    for (i = 0; items && r->extended && i < r->extended_count; ++i) {
+        const etw_extended_item *x = &r->extended[i];
+        PyObject *item = Py_BuildValue("(IIIN)", x->ext_type, x->linkage, x->item_size,
+                                       openetw_bytes(x->data, x->data_size));
+        if (!item) { Py_CLEAR(items); break; }
+        PyTuple_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
+static int32_t openetw_buffer_trampoline(void *user_data, const etw_buffer_info *b)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_BUFFER, Py_BuildValue("(NNN)",
+        SWIG_NewPointerObj((void *)b, SWIGTYPE_p_etw_buffer_info, 0),
+        openetw_bytes(b->data, b->stored_size),
+        b->image == b->data ? (Py_INCREF(Py_None), Py_None) : openetw_bytes(b->image, b->image_size)));
+    PyGILState_Release(gil);
+    return stop;
+}
+
+static int32_t openetw_record_trampoline(void *user_data, const etw_record *r)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_RECORD, Py_BuildValue("(NNNN)",
+        SWIG_NewPointerObj((void *)r, SWIGTYPE_p_etw_record, 0),
+        openetw_bytes(r->payload, r->payload_size), openetw_bytes(r->bytes, r->size),
+        openetw_extended(r)));
+    PyGILState_Release(gil);
+    return stop;
+}
+
+static int32_t openetw_event_trampoline(void *user_data, const etw_classic_event *e)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_EVENT, Py_BuildValue("(NNNN)",
+        SWIG_NewPointerObj((void *)e, SWIGTYPE_p_etw_classic_event, 0),
+        openetw_bytes(e->payload, e->payload_size),
+        openetw_bytes(e->record ? e->record->bytes : NULL, e->record ? e->record->size : 0),
+        e->record ? openetw_extended(e->record) : PyTuple_New(0)));
+    PyGILState_Release(gil);
+    return stop;
+}
+
+static int32_t openetw_loss_trampoline(void *user_data, const etw_loss_info *info)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_LOSS,
+                                         Py_BuildValue("(II)", info->events_lost, info->buffers_lost));
+    PyGILState_Release(gil);
+    return stop;
+}
+
+static int32_t openetw_raw_buffer_trampoline(void *user_data, const uint8_t *data, uint32_t size)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_RAW, Py_BuildValue("(N)", openetw_bytes(data, size)));
+    PyGILState_Release(gil);
+    return stop;
+}
+%}
+
+/* etw_provider_register(guid, callback): a callable or None stands for
+   (callback, user_data, user_data_free). */
+%typemap(in) (etw_provider_enable_callback callback, void *user_data, etw_user_data_free user_data_free)
+             (PyObject *owned = NULL) {
+    if ($input == Py_None) {
+        $1 = NULL; $2 = NULL; $3 = NULL;
+    } else if (!PyCallable_Check($input)) {
+        PyErr_SetString(PyExc_TypeError, "$symname: callback must be callable or None");
+        SWIG_fail;
+    } else {
+        owned = $input;
+        Py_INCREF(owned);
+        $1 = openetw_enable_trampoline; $2 = owned; $3 = openetw_user_data_free;
+    }
+}
+/* On success the library owns the reference (freed at unregister); on failure it does not. */
+%typemap(argout) (etw_provider_enable_callback callback, void *user_data, etw_user_data_free user_data_free) "owned$argnum = NULL;";
+%typemap(freearg) (etw_provider_enable_callback callback, void *user_data, etw_user_data_free user_data_free) "Py_XDECREF(owned$argnum);";
+
+/* Consumer options: (flags, (buffer, record, event, loss, raw_buffer)). The
+   library owns the tuple from the call on, also on failure (it runs
+   user_data_free then), so the reference is taken last. */
+%typemap(in) const etw_consumer_options *options (etw_consumer_options opts) {
+    unsigned int flags = 0;
+    PyObject *fns = NULL;
+    if (!PyArg_ParseTuple($input, "IO!;$symname: options must be (flags, callables)", &flags, &PyTuple_Type, &fns))
+        SWIG_fail;
+    if (PyTuple_GET_SIZE(fns) != OPENETW_CB_COUNT) {
+        PyErr_SetString(PyExc_ValueError, "$symname: options need 5 callables or None");
+        SWIG_fail;
+    }
+    memset(&opts, 0, sizeof opts);
+    opts.struct_size = (uint32_t)sizeof opts;
+    opts.flags = flags;
+    opts.buffer = PyTuple_GET_ITEM(fns, OPENETW_CB_BUFFER) != Py_None ? openetw_buffer_trampoline : NULL;
+    opts.record = PyTuple_GET_ITEM(fns, OPENETW_CB_RECORD) != Py_None ? openetw_record_trampoline : NULL;
+    opts.event = PyTuple_GET_ITEM(fns, OPENETW_CB_EVENT) != Py_None ? openetw_event_trampoline : NULL;
+    opts.user_data = fns;
+    opts.user_data_free = openetw_user_data_free;
+    Py_INCREF(fns);
+    $1 = &opts;
+}
+/* Live consumers: True installs the trampoline (calling the options' loss or
+   raw_buffer entry), False or None clears it. */
+%typemap(in) etw_loss_callback callback "$1 = PyObject_IsTrue($input) ? openetw_loss_trampoline : NULL;";
+%typemap(in) etw_raw_buffer_callback callback "$1 = PyObject_IsTrue($input) ? openetw_raw_buffer_trampoline : NULL;";
+
+/* ---- Writing a classic event ---- */
+OPENETW_IN_BYTES(const void *payload, size_t payload_size)
+%{
+/* The write hot path leaves no message in the library: say what happened here. */
+static _Thread_local char openetw_write_message[200];
+%}
+%typemap(out) etw_status openetw_provider_write {
+    if ($1 != ETW_OK) {
+        openetw_raise_text($1, openetw_write_message);
+        SWIG_fail;
+    }
+    $result = SWIG_Py_Void();
+}
+%inline %{
+/* etw_provider_trace_event of an EVENT_TRACE_HEADER built here: Size is
+   48 + payload, the payload gathered from the caller's buffer through one
+   MOF_FIELD (no copy). Size is 16 bits, so a larger event is refused here
+   with the status the header documents for it. */
+etw_status openetw_provider_write(etw_provider *provider, const etw_guid *class_guid, uint8_t type,
+                                  uint8_t level, uint16_t version, const void *payload, size_t payload_size)
+{
+    struct { etw_event_trace_header header; etw_mof_field mof; } event;
+    etw_status status;
+    memset(&event, 0, sizeof event);
+    event.header.Size = ETW_EVENT_TRACE_HEADER_SIZE;
+    event.header.Class.Type = type;
+    event.header.Class.Level = level;
+    event.header.Class.Version = version;
+    event.header.Guid = *class_guid;
+    event.header.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+    if (payload_size > 0xFFFFu - ETW_EVENT_TRACE_HEADER_SIZE) {
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "the payload (%zu bytes) and the 48-byte header pass 0xFFFF, the largest "
+                 "EVENT_TRACE_HEADER.Size", payload_size);
+        return ETW_ERROR_INVALID_PARAMETER;
+    }
+    if (payload_size) {
+        event.header.Size += ETW_MOF_FIELD_SIZE;
+        event.header.Flags |= ETW_WNODE_FLAG_USE_MOF_PTR;
+        event.mof.DataPtr = (uint64_t)(uintptr_t)payload;
+        event.mof.Length = (uint32_t)payload_size;
+    }
+    status = etw_provider_trace_event(provider, &event.header);
+    switch (status) {
+    case ETW_ERROR_MORE_DATA:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "the event (%zu bytes) is not "
+                 "smaller than a session's buffer size minus 72 bytes", payload_size + 48);
+        break;
+    case ETW_ERROR_NOT_ENOUGH_MEMORY:
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "a session has no free buffer: the event was dropped (counted in EventsLost)");
+        break;
+    case ETW_ERROR_LOG_FILE_FULL:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "a real-time session's backlog "
+                 "is full and no consumer is attached: the event was refused (counted in EventsLost)");
+        break;
+    default:
+        openetw_write_message[0] = '\0';
+    }
+    return status;
+}
+%}

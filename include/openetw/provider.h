@@ -90,7 +90,8 @@ ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level,
  * load and a branch, and nothing else is checked);
  * ETW_ERROR_INVALID_FLAG_NUMBER (no TRACED_GUID); ETW_ERROR_INVALID_PARAMETER
  * (NULL, Size below 48, more than 16 MOF fields or a MOF array whose size is
- * not a multiple of 16, a NULL GuidPtr or DataPtr, a total above 0xFFFF);
+ * not a multiple of 16, a NULL GuidPtr or DataPtr, a total of header and
+ * data above 0xFFFF, whatever the sessions' buffer sizes);
  * ETW_ERROR_MORE_DATA (the event is not smaller than the session's buffer
  * size minus 72 bytes); ETW_ERROR_NOT_ENOUGH_MEMORY (no free buffer: the
  * event is dropped and counted in the session's EventsLost);

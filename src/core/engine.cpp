@@ -548,6 +548,9 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
         ev.pieces[0] = {payload, size - std::uint32_t(ETW_EVENT_TRACE_HEADER_SIZE)};
         total = size;
     }
+    // A parameter error whatever the sessions: checked before their buffer sizes.
+    if (total > ETW_MAX_EVENT_SIZE)
+        return ETW_ERROR_INVALID_PARAMETER;
     // HeaderType and MarkerFlags are the engine's: never taken from the caller.
     h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
     h->MarkerFlags = 0xC0;
@@ -567,8 +570,6 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
         etw_status st;
         if (total >= e.session->buffer_bytes() - ETW_BUFFER_HEADER_SIZE)
             st = ETW_ERROR_MORE_DATA; // an event never spans buffers
-        else if (total > ETW_MAX_EVENT_SIZE)
-            st = ETW_ERROR_INVALID_PARAMETER;
         else {
             ev.size = std::uint32_t(total);
             st = e.session->write(ev, cpu);

@@ -6,9 +6,13 @@ Format and verbs: tests/conformance/README.md.
 """
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import struct
 import sys
+import tempfile
+import threading
 import uuid
 
 import openetw
@@ -84,18 +88,56 @@ def guid(value: object) -> uuid.UUID:
     return uuid.UUID(str(value).strip("{}"))
 
 
+def text(value: object) -> str:
+    if not isinstance(value, Str):
+        raise Failure(f"expected a quoted string, got {value!r}")
+    return value
+
+
 class Runner:
     def __init__(self) -> None:
         self.fields: dict[str, tuple[int, int]] = {}
         self.record_size = 0
         self.blocks: dict[str, bytes] = {}
         self.case = ""
+        self.tmp = tempfile.mkdtemp(prefix="openetw-conformance-")
+        self.session = None
+        self.provider = None
+        self.live = None
         self.reset()
 
     def reset(self) -> None:
+        """Clears the case state; a failed case never leaks into the next."""
         self.props = None
         self.original = None
         self.block = bytearray()
+        if self.session is not None:
+            try:
+                self.session.stop()
+            except openetw.Error:
+                pass
+            self.session.close()
+        if self.provider is not None:
+            self.provider.close()
+        if self.live is not None:
+            self.live[0].close()
+            self.live[1].join()
+        self.session = self.provider = self.live = None
+        self.notifications: list = []
+        self.records: list = []
+        self.stats = None
+        self.header = None
+        self.counts = {"event_callbacks": 0, "buffer_callbacks": 0}
+
+    def finish(self) -> None:
+        self.reset()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def expand(self, value: object) -> object:
+        """Replaces {tmp} and {pid} in quoted strings."""
+        if isinstance(value, Str):
+            return Str(value.replace("{tmp}", self.tmp).replace("{pid}", str(os.getpid())))
+        return value
 
     # ---- helpers ----
     def need_props(self):
@@ -162,6 +204,8 @@ class Runner:
             raise Failure(f"unknown verb {verb}")
         if args and verb != "case":
             raise Failure(f"unexpected words {args}")
+        for key in fields:
+            fields[key] = self.expand(fields[key])
         handler(fields, args)
         if fields:
             raise Failure(f"unknown fields {sorted(fields)}")
@@ -301,6 +345,224 @@ class Runner:
         self.block[at:at + len(data)] = data
 
 
+    # ---- sessions, providers, events and records ----
+    def need_session(self):
+        if self.session is None:
+            raise Failure("no session")
+        return self.session
+
+    def need_provider(self):
+        if self.provider is None:
+            raise Failure("no provider")
+        return self.provider
+
+    def do_start(self, fields, args):
+        props = self.need_props()
+        started = self.call(fields, lambda: openetw.Session(props))
+        if started is not None:
+            self.session = started
+
+    def do_open(self, fields, args):
+        name = text(fields.pop("name"))
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self.session = self.call(fields, lambda: openetw.Session.open(name))
+
+    def do_query(self, fields, args):
+        self.call(fields, lambda: self.need_session().query(self.need_props()))
+
+    def do_flush(self, fields, args):
+        self.call(fields, lambda: self.need_session().flush(self.need_props()))
+
+    def do_stop(self, fields, args):
+        self.call(fields, lambda: self.need_session().stop(self.need_props()))
+
+    def do_flush_to_file(self, fields, args):
+        path = text(fields.pop("path"))
+        self.call(fields, lambda: self.need_session().flush_to_file(path, self.need_props()))
+
+    def do_register(self, fields, args):
+        provider_guid = guid(fields.pop("guid"))
+        if self.provider is not None:
+            self.provider.close()
+            self.provider = None
+        self.provider = self.call(fields, lambda: openetw.Provider(provider_guid, self.notifications.append))
+
+    def do_enable(self, fields, args):
+        provider_guid = guid(fields.pop("guid"))
+        level, any_, all_ = (number(fields.pop(k, "0")) for k in ("level", "any", "all"))
+        self.call(fields, lambda: self.need_session().enable_provider(provider_guid, level, any_, all_))
+
+    def do_disable(self, fields, args):
+        provider_guid = guid(fields.pop("guid"))
+        self.call(fields, lambda: self.need_session().disable_provider(provider_guid))
+
+    def do_expect_callback(self, fields, args):
+        count = number(fields.pop("count"))
+        if len(self.notifications) != count:
+            raise Failure(f"{len(self.notifications)} enable callbacks, expected {count}")
+        for key, member in (("is_enabled", "is_enabled"), ("level", "level"),
+                            ("any", "match_any_keyword"), ("all", "match_all_keyword")):
+            if key in fields:
+                if not self.notifications:
+                    raise Failure("no enable callback")
+                got, want = int(getattr(self.notifications[-1], member)), number(fields.pop(key))
+                if got != want:
+                    raise Failure(f"the last callback's {key} is {got:#x}, expected {want:#x}")
+
+    def do_is_enabled(self, fields, args):
+        level, flags, want = (number(fields.pop(k)) for k in ("level", "flags", "value"))
+        got = int(self.need_provider().is_enabled(level, flags))
+        if got != want:
+            raise Failure(f"is_enabled({level}, {flags:#x}) is {got}, expected {want}")
+
+    def do_write(self, fields, args):
+        provider = self.need_provider()
+        count = number(fields.pop("count", "1"))
+        class_guid = guid(fields.pop("guid")) if "guid" in fields else None
+        type_, level, version = (number(fields.pop(k, "0")) for k in ("type", "level", "version"))
+        payload = text(fields.pop("payload", Str(""))).encode("utf-8")
+        for _ in range(count):
+            self.call(dict(fields), lambda: provider.write(payload, type=type_, level=level,
+                                                            version=version, guid=class_guid))
+        fields.pop("status", None)
+        fields.pop("message", None)
+
+    def do_unregister(self, fields, args):
+        self.need_provider().close()
+        self.provider = None
+
+    def do_write_file(self, fields, args):
+        path, data = text(fields.pop("path")), text(fields.pop("text")).encode("utf-8")
+        with open(path, "wb") as out:
+            out.write(data)
+
+    def consumer_callbacks(self, records: list, stop_after: int) -> dict:
+        def on_record(record):
+            records.append(record)
+            return stop_after and len(records) == stop_after
+
+        def on_event(event):
+            self.counts["event_callbacks"] += 1
+
+        def on_buffer(buffer):
+            self.counts["buffer_callbacks"] += 1
+        return {"on_record": on_record, "on_event": on_event, "on_buffer": on_buffer}
+
+    def keep_facts(self, consumer) -> None:
+        self.stats = consumer.stats()
+        self.header = consumer.logfile_header(0)
+
+    def do_process(self, fields, args):
+        path = text(fields.pop("file"))
+        order = str(fields.pop("order", "time"))
+        stop_after = number(fields.pop("stop_after", "0"))
+        self.records, self.counts = [], {"event_callbacks": 0, "buffer_callbacks": 0}
+        callbacks = self.consumer_callbacks(self.records, stop_after)
+
+        def run():  # the status applies to the open, else to the process
+            with openetw.Consumer(path, order=order, **callbacks) as consumer:
+                try:
+                    consumer.process()
+                finally:
+                    self.keep_facts(consumer)
+        self.call(fields, run)
+
+    def do_live_start(self, fields, args):
+        name = text(fields.pop("name"))
+        self.records, self.counts = [], {"event_callbacks": 0, "buffer_callbacks": 0}
+        consumer = self.call(fields, lambda: openetw.Consumer.realtime(
+            name, **self.consumer_callbacks(self.records, 0)))
+        if consumer is None:
+            return
+        outcome: dict = {}
+
+        def run():
+            try:
+                consumer.process()
+                outcome["status"] = "ETW_OK"
+            except openetw.Error as e:
+                outcome["status"], outcome["message"] = e.status_name, e.message
+            except BaseException as e:  # noqa: BLE001  (reported by live_join)
+                outcome["status"], outcome["message"] = "exception", repr(e)
+        thread = threading.Thread(target=run)
+        thread.start()
+        self.live = (consumer, thread, outcome)
+
+    def do_live_join(self, fields, args):
+        if self.live is None:
+            raise Failure("no live consumer")
+        consumer, thread, outcome = self.live
+        thread.join()
+        self.live = None
+        want = fields.pop("status", "ETW_OK")
+        want_message = fields.pop("message", None)
+        try:
+            if outcome["status"] != want:
+                raise Failure(f"live process: status {outcome['status']} ({outcome.get('message')}), "
+                              f"expected {want}")
+            if want_message is not None and want_message not in outcome.get("message", ""):
+                raise Failure(f"message {outcome.get('message')!r} lacks {want_message!r}")
+            self.keep_facts(consumer)
+        finally:
+            consumer.close()
+
+    def do_expect_records(self, fields, args):
+        count = number(fields.pop("count"))
+        checks = []
+        for key in ("kind", "opcode", "level", "version"):
+            if key in fields:
+                checks.append((key, number(fields.pop(key))))
+        if "guid" in fields:
+            checks.append(("guid", guid(fields.pop("guid"))))
+        if "payload" in fields:
+            checks.append(("payload", text(fields.pop("payload")).encode("utf-8")))
+        if "process_id" in fields:
+            raw = fields.pop("process_id")
+            checks.append(("process_id", os.getpid() if str(raw) == "self" else number(raw)))
+        got = sum(all(getattr(r, key) == want for key, want in checks) for r in self.records)
+        if got != count:
+            raise Failure(f"{got} records match, expected {count} (of {len(self.records)})")
+
+    def do_expect_ordered(self, fields, args):
+        stamps = [r.timestamp for r in self.records]
+        for i in range(1, len(stamps)):
+            if stamps[i] < stamps[i - 1]:
+                raise Failure(f"record {i} goes back in time")
+
+    def do_expect_stats(self, fields, args):
+        if self.stats is None:
+            raise Failure("no consumer statistics")
+        for key in list(fields):
+            want = number(fields.pop(key))
+            if key in self.counts:
+                got = self.counts[key]
+            elif key in ("records", "buffers", "corrupt_records", "corrupt_buffers", "events_lost"):
+                got = getattr(self.stats, key)
+            else:
+                raise Failure(f"unknown statistic {key}")
+            if got != want:
+                raise Failure(f"{key} is {got}, expected {want}")
+
+    def do_expect_header(self, fields, args):
+        if self.header is None:
+            raise Failure("no logfile header")
+        members = {"events_lost": "EventsLost", "buffers_written": "BuffersWritten",
+                   "buffer_size": "BufferSize", "log_file_mode": "LogFileMode",
+                   "pointer_size": "PointerSize"}
+        for key in list(fields):
+            raw = fields.pop(key)
+            if key in ("logger_name", "log_file_name"):
+                got, want = getattr(self.header, key), text(raw)
+            elif key in members:
+                got, want = getattr(self.header.header, members[key]), number(raw)
+            else:
+                raise Failure(f"unknown header member {key}")
+            if got != want:
+                raise Failure(f"header {key} is {got!r}, expected {want!r}")
+
+
 def main(path: str) -> int:
     runner, cases, failed = Runner(), 0, 0
     case_failed = False
@@ -330,9 +592,11 @@ def main(path: str) -> int:
             except Failure as e:
                 print(f"FAIL {runner.case or '(setup)'} line {number_}: {e}")
                 if not runner.case:
+                    runner.finish()
                     return 1
                 case_failed = True
     finish()
+    runner.finish()
     print(f"{cases - failed} cases passed" + (f", {failed} FAILED" if failed else ""))
     return 1 if failed or cases == 0 else 0
 

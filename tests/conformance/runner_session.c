@@ -353,13 +353,14 @@ static int expect_callback(struct line *l)
     return 1;
 }
 
+/* The payload is gathered through one MOF field, as the other runners'
+   bindings do, so a total above 0xFFFF reaches the library unwrapped. */
 static int write_events(struct line *l)
 {
     struct token *g = field(l, "guid"), *payload = field(l, "payload");
     unsigned long long count = 1, type = 0, level = 0, version = 0, i;
     size_t payload_size = payload ? strlen(payload->value) : 0;
-    unsigned char *event;
-    etw_event_trace_header header;
+    struct { etw_event_trace_header header; etw_mof_field mof; } event;
     etw_guid guid = R.provider_guid;
     int ok = 1;
     if (!R.provider) return fail("no provider", 0, 0);
@@ -367,22 +368,18 @@ static int write_events(struct line *l)
         !optional_number(l, "level", &level) || !optional_number(l, "version", &version) ||
         (g && !parse_guid(g->value, &guid)))
         return 0;
-    event = malloc(sizeof header + payload_size);
-    if (!event) return fail("out of memory", 0, 0);
     for (i = 0; ok && i < count; ++i) {
-        memset(&header, 0, sizeof header);
-        /* Size is 16 bits: an oversized event wraps it, as a C caller's would. */
-        header.Size = (uint16_t)(sizeof header + payload_size);
-        header.Flags = ETW_WNODE_FLAG_TRACED_GUID;
-        header.Guid = guid;
-        header.Class.Type = (uint8_t)type;
-        header.Class.Level = (uint8_t)level;
-        header.Class.Version = (uint16_t)version;
-        memcpy(event, &header, sizeof header);
-        if (payload_size) memcpy(event + sizeof header, payload->value, payload_size);
-        ok = expect(l, etw_provider_trace_event(R.provider, (etw_event_trace_header *)event));
+        memset(&event, 0, sizeof event);
+        event.header.Size = (uint16_t)sizeof event;
+        event.header.Flags = ETW_WNODE_FLAG_TRACED_GUID | ETW_WNODE_FLAG_USE_MOF_PTR;
+        event.header.Guid = guid;
+        event.header.Class.Type = (uint8_t)type;
+        event.header.Class.Level = (uint8_t)level;
+        event.header.Class.Version = (uint16_t)version;
+        event.mof.DataPtr = (uint64_t)(uintptr_t)(payload ? payload->value : "");
+        event.mof.Length = (uint32_t)payload_size;
+        ok = expect(l, etw_provider_trace_event(R.provider, &event.header));
     }
-    free(event);
     return ok;
 }
 

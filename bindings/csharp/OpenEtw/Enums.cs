@@ -133,4 +133,57 @@ namespace OpenEtw
         Extension = N.ETW_FLAG_EXTENSION,
 #pragma warning restore CS1591
     }
+
+    /// <summary>The header kind of a consumed record (ETW_RECORD_KIND_*).</summary>
+    public enum RecordKind : uint
+    {
+#pragma warning disable CS1591 // consumer.h documents each kind
+        System = N.ETW_RECORD_KIND_SYSTEM,
+        Compact = N.ETW_RECORD_KIND_COMPACT,
+        PerfInfo = N.ETW_RECORD_KIND_PERFINFO,
+        Full = N.ETW_RECORD_KIND_FULL,
+        Instance = N.ETW_RECORD_KIND_INSTANCE,
+        Event = N.ETW_RECORD_KIND_EVENT,
+        Message = N.ETW_RECORD_KIND_MESSAGE,
+        Error = N.ETW_RECORD_KIND_ERROR,
+    }
+
+    /// <summary>Which optional members of a <see cref="TraceRecord"/> hold data (ETW_RECORD_HAS_*).</summary>
+    [Flags]
+    public enum RecordFields : uint
+    {
+        None = 0,
+        ThreadId = N.ETW_RECORD_HAS_THREAD_ID,
+        Timestamp = N.ETW_RECORD_HAS_TIMESTAMP,
+        Guid = N.ETW_RECORD_HAS_GUID,
+        HookId = N.ETW_RECORD_HAS_HOOK_ID,
+        Class = N.ETW_RECORD_HAS_CLASS,
+        Descriptor = N.ETW_RECORD_HAS_DESCRIPTOR,
+        CpuTime = N.ETW_RECORD_HAS_CPU_TIME,
+        ActivityId = N.ETW_RECORD_HAS_ACTIVITY_ID,
+        Instance = N.ETW_RECORD_HAS_INSTANCE,
+        Message = N.ETW_RECORD_HAS_MESSAGE,
+        Sequence = N.ETW_RECORD_HAS_SEQUENCE,
+        ComponentId = N.ETW_RECORD_HAS_COMPONENT_ID,
+        EventFlags = N.ETW_RECORD_HAS_EVENT_FLAGS,
+    }
+
+    /// <summary>What the consumer found in a buffer (ETW_BUFFER_STATUS_*).</summary>
+    [Flags]
+    public enum BufferStatus : uint
+    {
+        None = 0,
+        Corrupt = N.ETW_BUFFER_STATUS_CORRUPT,
+        Decompressed = N.ETW_BUFFER_STATUS_DECOMPRESSED,
+#pragma warning restore CS1591
+    }
+
+    /// <summary>The order in which a file consumer delivers records.</summary>
+    public enum ConsumerOrder
+    {
+        /// <summary>Each processor's buffers in sequence, merged by timestamp across processors and files (ProcessTrace's order).</summary>
+        Time,
+        /// <summary>File by file, buffer by buffer as stored, records by offset.</summary>
+        File,
+    }
 }

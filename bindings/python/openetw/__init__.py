@@ -11,6 +11,10 @@ from .errors import (AccessDeniedError, AlreadyExistsError, BadLengthError, Canc
                      MoreDataError, NoUnicodeTranslationError, NotFoundError, NotSupportedError,
                      OutOfMemoryError, Status)
 from .properties import Properties
+from .records import BufferInfo, ClassicEvent, Record
+from .provider import EnableInfo, Provider
+from .session import Session, max_sessions, set_max_sessions
+from .consumer import Consumer
 
 
 def version() -> str:

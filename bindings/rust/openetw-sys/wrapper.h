@@ -4,4 +4,7 @@
 #include <openetw/constants.h>
 #include <openetw/records.h>
 #include <openetw/properties.h>
+#include <openetw/session.h>
+#include <openetw/provider.h>
+#include <openetw/consumer.h>
 #include <openetw/version.h>

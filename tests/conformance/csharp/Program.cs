@@ -17,6 +17,16 @@ internal sealed class Failure : Exception
 /// <summary>A field value: a quoted string or a bare word.</summary>
 internal readonly record struct Value(string Text, bool Quoted);
 
+/// <summary>{tmp} and {pid} in strings (README: "Sessions, providers, events and records").</summary>
+internal static class Placeholders
+{
+    public static readonly string Tmp = Path.Combine(Path.GetTempPath(), $"openetw-conformance-cs-{Environment.ProcessId}");
+
+    public static string Apply(string text) =>
+        text.Replace("{tmp}", Tmp, StringComparison.Ordinal)
+            .Replace("{pid}", Environment.ProcessId.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal);
+}
+
 internal static class Scenario
 {
     // (key, value) pairs; the verb and positional words have an empty key.
@@ -53,7 +63,7 @@ internal static class Scenario
                     while (i < n && char.IsDigit(line[i])) i++;
                     s = string.Concat(Enumerable.Repeat(s, int.Parse(line[k..i], CultureInfo.InvariantCulture)));
                 }
-                tokens.Add((key, new Value(s, true)));
+                tokens.Add((key, new Value(Placeholders.Apply(s), true)));
             }
             else
             {
@@ -103,11 +113,14 @@ internal sealed class Runner
         _props = null;
         _original = null;
         _block = Array.Empty<byte>();
+        _live.Reset();
     }
 
-    private Properties Props => _props ?? throw new Failure("no properties object");
+    private readonly SessionSteps _live = new();
 
-    private static T? Call<T>(Dictionary<string, Value> fields, Func<T> action)
+    internal Properties Props => _props ?? throw new Failure("no properties object");
+
+    internal static T? Call<T>(Dictionary<string, Value> fields, Func<T> action)
     {
         string want = fields.Remove("status", out Value s) ? s.Text : "ETW_OK";
         string? wantMessage = fields.Remove("message", out Value m) ? m.Text : null;
@@ -121,7 +134,7 @@ internal sealed class Runner
         return result;
     }
 
-    private static void Call(Dictionary<string, Value> fields, Action action) => Call<bool>(fields, () => { action(); return true; });
+    internal static void Call(Dictionary<string, Value> fields, Action action) => Call<bool>(fields, () => { action(); return true; });
 
     private (int At, int Size) Field(string name) =>
         _fields.TryGetValue(name, out var f) ? f : throw new Failure($"unknown field {name}");
@@ -320,7 +333,9 @@ internal sealed class Runner
                 data.CopyTo(_block, at);
                 break;
             }
-            default: throw new Failure($"unknown verb {verb}");
+            default:
+                if (!_live.Step(verb, f, this)) throw new Failure($"unknown verb {verb}");
+                break;
         }
         if (f.Count > 0) throw new Failure($"unknown fields {string.Join(",", f.Keys)}");
     }
@@ -370,6 +385,7 @@ internal static class Program
     private static int Main(string[] argv)
     {
         string path = argv.Length > 0 ? argv[0] : "scenario.txt";
+        Directory.CreateDirectory(Placeholders.Tmp);
         var runner = new Runner();
         int cases = 0, failed = 0, lineNumber = 0;
         bool caseFailed = false;
@@ -412,6 +428,8 @@ internal static class Program
             }
         }
         Finish();
+        runner.Reset();
+        try { Directory.Delete(Placeholders.Tmp, recursive: true); } catch (IOException) { }
         Console.WriteLine($"{cases - failed} cases passed" + (failed > 0 ? $", {failed} FAILED" : ""));
         return failed > 0 || cases == 0 ? 1 : 0;
     }

@@ -175,6 +175,35 @@ pub const ETW_MOF_FIELD_SIZE: u32 = 16;
 pub const ETW_TIME_ZONE_INFORMATION_SIZE: u32 = 172;
 pub const ETW_TRACE_LOGFILE_HEADER64_SIZE: u32 = 280;
 pub const ETW_TRACE_LOGFILE_HEADER32_SIZE: u32 = 272;
+pub const ETW_SESSION_LOSSLESS: u32 = 1;
+pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
+pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
+pub const ETW_RECORD_KIND_SYSTEM: u32 = 1;
+pub const ETW_RECORD_KIND_COMPACT: u32 = 2;
+pub const ETW_RECORD_KIND_PERFINFO: u32 = 3;
+pub const ETW_RECORD_KIND_FULL: u32 = 4;
+pub const ETW_RECORD_KIND_INSTANCE: u32 = 5;
+pub const ETW_RECORD_KIND_EVENT: u32 = 6;
+pub const ETW_RECORD_KIND_MESSAGE: u32 = 7;
+pub const ETW_RECORD_KIND_ERROR: u32 = 8;
+pub const ETW_RECORD_HAS_THREAD_ID: u32 = 1;
+pub const ETW_RECORD_HAS_TIMESTAMP: u32 = 2;
+pub const ETW_RECORD_HAS_GUID: u32 = 4;
+pub const ETW_RECORD_HAS_HOOK_ID: u32 = 8;
+pub const ETW_RECORD_HAS_CLASS: u32 = 16;
+pub const ETW_RECORD_HAS_DESCRIPTOR: u32 = 32;
+pub const ETW_RECORD_HAS_CPU_TIME: u32 = 64;
+pub const ETW_RECORD_HAS_ACTIVITY_ID: u32 = 128;
+pub const ETW_RECORD_HAS_INSTANCE: u32 = 256;
+pub const ETW_RECORD_HAS_MESSAGE: u32 = 512;
+pub const ETW_RECORD_HAS_SEQUENCE: u32 = 1024;
+pub const ETW_RECORD_HAS_COMPONENT_ID: u32 = 2048;
+pub const ETW_RECORD_HAS_EVENT_FLAGS: u32 = 4096;
+pub const ETW_BUFFER_STATUS_CORRUPT: u32 = 1;
+pub const ETW_BUFFER_STATUS_DECOMPRESSED: u32 = 2;
+pub const ETW_CONSUMER_ORDER_TIME: u32 = 0;
+pub const ETW_CONSUMER_ORDER_FILE: u32 = 1;
+pub const ETW_CONSUMER_RAW_TIMESTAMP: u32 = 2;
 pub const OPENETW_VERSION_MAJOR: u32 = 0;
 pub const OPENETW_VERSION_MINOR: u32 = 1;
 pub const OPENETW_VERSION_PATCH: u32 = 0;
@@ -2487,6 +2516,2924 @@ extern "C" {
         block: *const core::ffi::c_void,
         block_size: usize,
     ) -> etw_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_session {
+    _unused: [u8; 0],
+}
+extern "C" {
+    #[doc = " Starts a session (StartTrace) from props and returns a handle in *out."]
+    #[doc = ""]
+    #[doc = " Before starting, the output members of props (statistics,"]
+    #[doc = " Wnode.HistoricalContext) are cleared, so a properties object can be reused"]
+    #[doc = " after a stop. The rules of etw_properties_validate apply, and:"]
+    #[doc = " - the session name must not be in use by a running session (compared"]
+    #[doc = "   case-insensitively): ETW_ERROR_ALREADY_EXISTS;"]
+    #[doc = " - Wnode.Guid is generated when it is all zero; two running sessions may"]
+    #[doc = "   not share one: ETW_ERROR_ALREADY_EXISTS;"]
+    #[doc = " - at most etw_session_max_sessions() sessions run at once:"]
+    #[doc = "   ETW_ERROR_NO_SYSTEM_RESOURCES;"]
+    #[doc = " - the log file's folder must exist: ETW_ERROR_PATH_NOT_FOUND;"]
+    #[doc = " - ETW_BUFFERING_MODE with ETW_REAL_TIME_MODE or a file mode:"]
+    #[doc = "   ETW_ERROR_INVALID_PARAMETER; a buffering session's log file (optional)"]
+    #[doc = "   is not created at start, but its folder must exist;"]
+    #[doc = " - ETW_FILE_MODE_APPEND to an existing file needs the same BufferSize,"]
+    #[doc = "   clock type and processor count as the file: ETW_ERROR_INVALID_PARAMETER."]
+    #[doc = " - ETW_PRIVATE_LOGGER_MODE: Wnode.Guid must be the control GUID of the"]
+    #[doc = "   provider to log (ETW_ERROR_INVALID_PARAMETER when zero); the session"]
+    #[doc = "   enables that provider (every level) in this process only; \"_<pid>\" is"]
+    #[doc = "   appended to the log file name (not twice when props is reused); events"]
+    #[doc = "   carry ProcessorTime (100 ns units) instead of KernelTime/UserTime."]
+    #[doc = ""]
+    #[doc = " On success props receives the adjusted values: MinimumBuffers raised to"]
+    #[doc = " at least 2 per processor (2 in all without per-processor buffering),"]
+    #[doc = " MaximumBuffers raised to at least that, both capped at ETW_MAX_BUFFERS and"]
+    #[doc = " at 4 GiB of buffers; Wnode.ClientContext (0 becomes 1; 3 becomes 2 where"]
+    #[doc = " there is no cycle counter); the GUID; the log file name; the statistics;"]
+    #[doc = " LoggerThreadId; and Wnode.HistoricalContext = etw_session_handle(*out)."]
+    #[doc = " On failure props is unchanged but for its cleared output members, and the"]
+    #[doc = " thread's last error message names the member at fault."]
+    #[doc = " Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),"]
+    #[doc = " ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...)."]
+    pub fn etw_session_start(out: *mut *mut etw_session, props: *mut etw_properties) -> etw_status;
+}
+#[doc = " Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to"]
+#[doc = " sizeof(etw_session_options); zero members take their defaults."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_session_options {
+    pub struct_size: u32,
+    pub flags: u32,
+    pub lossless_timeout_ms: u32,
+    pub realtime_backlog_buffers: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_session_options() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_session_options>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_session_options))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_session_options>(),
+        4usize,
+        concat!("Alignment of ", stringify!(etw_session_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_lossless_timeout_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).lossless_timeout_ms) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(lossless_timeout_ms)
+            )
+        );
+    }
+    test_field_lossless_timeout_ms();
+    fn test_field_realtime_backlog_buffers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).realtime_backlog_buffers) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(realtime_backlog_buffers)
+            )
+        );
+    }
+    test_field_realtime_backlog_buffers();
+}
+extern "C" {
+    #[doc = " etw_session_start with options (NULL: as etw_session_start)."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER when options->struct_size is smaller than the"]
+    #[doc = " first version of the struct or flags has unknown bits."]
+    pub fn etw_session_start_ex(
+        out: *mut *mut etw_session,
+        props: *mut etw_properties,
+        options: *const etw_session_options,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " The options the session runs with, defaults applied (realtime_backlog_buffers"]
+    #[doc = " is the effective limit). out->struct_size must be set; at most that many"]
+    #[doc = " bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
+    pub fn etw_session_get_options(
+        out: *mut etw_session_options,
+        session: *const etw_session,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Opens a running session by name (case-insensitive) to control it; the"]
+    #[doc = " handle is released with etw_session_close. ETW_ERROR_WMI_INSTANCE_NOT_FOUND"]
+    #[doc = " when no running session has that name; ETW_ERROR_INVALID_PARAMETER for NULL."]
+    pub fn etw_session_open(
+        out: *mut *mut etw_session,
+        session_name: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Releases a handle; the session keeps running. NULL is accepted."]
+    pub fn etw_session_close(session: *mut etw_session);
+}
+extern "C" {
+    #[doc = " The session handle value (Wnode.HistoricalContext); 0 for NULL."]
+    pub fn etw_session_handle(session: *const etw_session) -> u64;
+}
+extern "C" {
+    #[doc = " Stops the session (ControlTrace STOP): disables its providers (their"]
+    #[doc = " enable callbacks run on this thread), writes every buffer, finishes the log"]
+    #[doc = " file (the header buffer rewritten with the final BuffersWritten, EndTime,"]
+    #[doc = " EventsLost and BuffersLost) and joins the logger thread. If props is not"]
+    #[doc = " NULL it receives the final settings and statistics. The handle stays valid"]
+    #[doc = " until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file"]
+    #[doc = " error met while finishing is returned after the session has stopped."]
+    pub fn etw_session_stop(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
+}
+extern "C" {
+    #[doc = " Copies the current settings and statistics into props (ControlTrace QUERY)."]
+    pub fn etw_session_query(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
+}
+extern "C" {
+    #[doc = " Changes a running session (ControlTrace UPDATE) from props: FlushTimer"]
+    #[doc = " (seconds; 0 disables timed flushing, or means 1 s in real-time mode),"]
+    #[doc = " MaximumBuffers (0 keeps it; never below the buffers already allocated; at"]
+    #[doc = " most the session's region capacity; ignored in buffering mode),"]
+    #[doc = " EnableFlags (system loggers only, else ETW_ERROR_INVALID_PARAMETER), and"]
+    #[doc = " the log file name: a different name finishes the current file and"]
+    #[doc = " continues in the new one (not for NEWFILE sessions; a real-time session"]
+    #[doc = " without a file starts writing one; a buffering session flushes there"]
+    #[doc = " from then on). Other members are ignored. props then receives the current"]
+    #[doc = " settings and statistics."]
+    pub fn etw_session_update(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
+}
+extern "C" {
+    #[doc = " Flushes (ControlTrace FLUSH): every buffer holding events is handed to the"]
+    #[doc = " logger, and the call returns when the logger has written them to the log"]
+    #[doc = " file and queued them for real-time consumers. A buffering session writes"]
+    #[doc = " its buffers to its log file name instead (see the top of this header;"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER when it has none). props may be NULL;"]
+    #[doc = " otherwise it receives the statistics after the flush."]
+    pub fn etw_session_flush(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
+}
+extern "C" {
+    #[doc = " Buffering sessions: writes the buffers held, oldest first, as a complete"]
+    #[doc = " .etl file at path (UTF-8; created or truncated), and keeps them."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or a session not in buffering mode,"]
+    #[doc = " ETW_ERROR_PATH_NOT_FOUND when the folder is missing, file errors."]
+    #[doc = " props may be NULL; otherwise it receives the statistics."]
+    pub fn etw_session_flush_to_file(
+        session: *mut etw_session,
+        path: *const core::ffi::c_char,
+        props: *mut etw_properties,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Lists the running sessions (QueryAllTraces). *out_count receives the"]
+    #[doc = " number of running sessions; the first min(count, array_count) objects of"]
+    #[doc = " array (created by the caller with etw_properties_create) receive each"]
+    #[doc = " session's name, log file name, settings and statistics."]
+    #[doc = " ETW_ERROR_MORE_DATA when array_count is smaller than the count (the"]
+    #[doc = " objects that fit are filled). array may be NULL when array_count is 0."]
+    pub fn etw_session_list(
+        out_count: *mut u32,
+        array: *const *mut etw_properties,
+        array_count: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Enables or disables a provider for this session (EnableTraceEx2). The"]
+    #[doc = " provider need not be registered yet: it is enabled when it registers."]
+    #[doc = " control_code: ETW_CONTROL_CODE_ENABLE_PROVIDER (again to change level or"]
+    #[doc = " keywords) or ETW_CONTROL_CODE_DISABLE_PROVIDER. level: the highest event"]
+    #[doc = " level the session takes (ETW_LEVEL_*, 0 = every level); events of a higher"]
+    #[doc = " level are not written to this session (events of level 0 always are)."]
+    #[doc = " match_any_keyword: the flags handed to the provider (0 = all)."]
+    #[doc = " Registered providers of that GUID are notified on this thread."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a"]
+    #[doc = " private session and a GUID other than its own."]
+    pub fn etw_session_enable_provider(
+        session: *mut etw_session,
+        provider_guid: *const etw_guid,
+        control_code: u32,
+        level: u8,
+        match_any_keyword: u64,
+        match_all_keyword: u64,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Sets how many sessions may run at once (default ETW_DEFAULT_MAX_SESSIONS)."]
+    #[doc = " Running sessions are not affected. ETW_ERROR_INVALID_PARAMETER for 0."]
+    pub fn etw_session_set_max_sessions(max_sessions: u32) -> etw_status;
+}
+extern "C" {
+    #[doc = " The current maximum number of sessions."]
+    pub fn etw_session_max_sessions() -> u32;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_provider {
+    _unused: [u8; 0],
+}
+#[doc = " What an enable callback receives: the provider's state after the change."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_provider_enable_info {
+    pub struct_size: u32,
+    pub is_enabled: u32,
+    pub level: u32,
+    pub reserved: u32,
+    pub match_any_keyword: u64,
+    pub match_all_keyword: u64,
+    pub session_handle: u64,
+}
+#[test]
+fn bindgen_test_layout_etw_provider_enable_info() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_provider_enable_info>(),
+        40usize,
+        concat!("Size of: ", stringify!(etw_provider_enable_info))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_provider_enable_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_provider_enable_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_is_enabled() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).is_enabled) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(is_enabled)
+            )
+        );
+    }
+    test_field_is_enabled();
+    fn test_field_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(level)
+            )
+        );
+    }
+    test_field_level();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_match_any_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_any_keyword) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(match_any_keyword)
+            )
+        );
+    }
+    test_field_match_any_keyword();
+    fn test_field_match_all_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_all_keyword) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(match_all_keyword)
+            )
+        );
+    }
+    test_field_match_all_keyword();
+    fn test_field_session_handle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).session_handle) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(session_handle)
+            )
+        );
+    }
+    test_field_session_handle();
+}
+#[doc = " Enable notification. Called on the thread that enables or disables the"]
+#[doc = " provider (etw_session_enable_provider, etw_session_start of a private"]
+#[doc = " session, etw_session_stop), or on the registering thread when a session"]
+#[doc = " already enables it; never from a hidden thread, and with no library lock"]
+#[doc = " held, so it may call back into the library. info is valid during the call."]
+pub type etw_provider_enable_callback = ::core::option::Option<
+    unsafe extern "C" fn(info: *const etw_provider_enable_info, user_data: *mut core::ffi::c_void),
+>;
+#[doc = " Frees user_data; called exactly once, by etw_provider_unregister."]
+pub type etw_user_data_free =
+    ::core::option::Option<unsafe extern "C" fn(user_data: *mut core::ffi::c_void)>;
+extern "C" {
+    #[doc = " Registers a provider for guid (several registrations of one GUID are"]
+    #[doc = " allowed). callback and user_data_free may be NULL. If a session already"]
+    #[doc = " enables the GUID, the callback runs before this returns. On success the"]
+    #[doc = " library owns user_data (freed with user_data_free at unregister); on"]
+    #[doc = " failure it does not. ETW_ERROR_INVALID_PARAMETER for NULL out or guid."]
+    pub fn etw_provider_register(
+        out: *mut *mut etw_provider,
+        guid: *const etw_guid,
+        callback: etw_provider_enable_callback,
+        user_data: *mut core::ffi::c_void,
+        user_data_free: etw_user_data_free,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Unregisters and frees the provider. When it returns, no callback of this"]
+    #[doc = " provider is running or will run (a callback running on this very thread,"]
+    #[doc = " when unregister is called from inside it, finishes after it returns), and"]
+    #[doc = " user_data_free has run once. NULL is accepted."]
+    pub fn etw_provider_unregister(provider: *mut etw_provider);
+}
+extern "C" {
+    #[doc = " 1 if some session enables the provider for this level (0 = any level) and,"]
+    #[doc = " when flags is not 0, for one of these flags; else 0. 0 for NULL."]
+    pub fn etw_provider_is_enabled(
+        provider: *const etw_provider,
+        level: u8,
+        flags: u64,
+    ) -> core::ffi::c_int;
+}
+extern "C" {
+    #[doc = " Writes an event (TraceEvent) to every session that enables the provider."]
+    #[doc = " header->Size covers the header and the payload that follows it in memory,"]
+    #[doc = " or, with ETW_WNODE_FLAG_USE_MOF_PTR in Flags, the header and an array of"]
+    #[doc = " up to ETW_MAX_MOF_FIELDS etw_mof_field entries whose data is gathered"]
+    #[doc = " inline. Flags must contain ETW_WNODE_FLAG_TRACED_GUID; with"]
+    #[doc = " ETW_WNODE_FLAG_USE_GUID_PTR the class GUID is read through GuidPtr (the"]
+    #[doc = " real GUID is stored). In the logged record the engine fills ThreadId,"]
+    #[doc = " ProcessId, TimeStamp (raw session clock) and KernelTime/UserTime (ticks of"]
+    #[doc = " 15.625 ms, sampled at most once a tick), or ProcessorTime in private"]
+    #[doc = " sessions; in the caller's *header it overwrites only HeaderType and"]
+    #[doc = " MarkerFlags, as TraceEvent does. Class.Level filters per session."]
+    #[doc = " Returns ETW_OK (also when no session enables the provider: that costs one"]
+    #[doc = " load and a branch, and nothing else is checked);"]
+    #[doc = " ETW_ERROR_INVALID_FLAG_NUMBER (no TRACED_GUID); ETW_ERROR_INVALID_PARAMETER"]
+    #[doc = " (NULL, Size below 48, more than 16 MOF fields or a MOF array whose size is"]
+    #[doc = " not a multiple of 16, a NULL GuidPtr or DataPtr, a total above 0xFFFF);"]
+    #[doc = " ETW_ERROR_MORE_DATA (the event is not smaller than the session's buffer"]
+    #[doc = " size minus 72 bytes); ETW_ERROR_NOT_ENOUGH_MEMORY (no free buffer: the"]
+    #[doc = " event is dropped and counted in the session's EventsLost);"]
+    #[doc = " ETW_ERROR_LOG_FILE_FULL (a real-time session's backlog is full and no"]
+    #[doc = " consumer is attached: the event is refused and counted in EventsLost)."]
+    #[doc = " In a lossless session (ETW_SESSION_LOSSLESS) the last two happen only"]
+    #[doc = " after waiting up to the session's lossless timeout for space: the call"]
+    #[doc = " then blocks, and makes system calls. With several sessions the first"]
+    #[doc = " failure is returned; the others still got the event."]
+    pub fn etw_provider_trace_event(
+        provider: *mut etw_provider,
+        header: *mut etw_event_trace_header,
+    ) -> etw_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_consumer {
+    _unused: [u8; 0],
+}
+#[doc = " One EVENT_HEADER extended data item (EVENT_HEADER_EXTENDED_DATA_ITEM as stored)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_extended_item {
+    pub ext_type: u16,
+    pub linkage: u16,
+    pub item_size: u16,
+    pub data_size: u16,
+    pub data: *const u8,
+}
+#[test]
+fn bindgen_test_layout_etw_extended_item() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_extended_item>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_extended_item))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_extended_item>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_extended_item))
+    );
+    fn test_field_ext_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_extended_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).ext_type) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_extended_item),
+                "::",
+                stringify!(ext_type)
+            )
+        );
+    }
+    test_field_ext_type();
+    fn test_field_linkage() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_extended_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).linkage) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_extended_item),
+                "::",
+                stringify!(linkage)
+            )
+        );
+    }
+    test_field_linkage();
+    fn test_field_item_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_extended_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).item_size) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_extended_item),
+                "::",
+                stringify!(item_size)
+            )
+        );
+    }
+    test_field_item_size();
+    fn test_field_data_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_extended_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data_size) as usize - ptr as usize
+            },
+            6usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_extended_item),
+                "::",
+                stringify!(data_size)
+            )
+        );
+    }
+    test_field_data_size();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_extended_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_extended_item),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+}
+#[doc = " Every fact of one record, whatever its header kind. Members that the kind"]
+#[doc = " does not carry are 0; `present` says which optional members hold data."]
+#[doc = " Passed to the record callback; borrowed until the callback returns"]
+#[doc = " (copy what you keep)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_record {
+    pub struct_size: u32,
+    pub kind: u32,
+    pub present: u32,
+    pub header_type: u8,
+    pub marker_flags: u8,
+    pub size: u16,
+    pub header_size: u32,
+    pub pointer_size: u32,
+    pub file_index: u32,
+    pub buffer_index: u32,
+    pub buffer_offset: u32,
+    pub processor: u32,
+    pub thread_id: u32,
+    pub process_id: u32,
+    pub timestamp: i64,
+    pub timestamp_raw: i64,
+    pub guid: etw_guid,
+    pub activity_id: etw_guid,
+    pub parent_guid: etw_guid,
+    pub keyword: u64,
+    pub kernel_time: u32,
+    pub user_time: u32,
+    pub hook_id: u16,
+    pub version_word: u16,
+    pub event_id: u16,
+    pub task: u16,
+    pub version: u16,
+    pub event_flags: u16,
+    pub event_property: u16,
+    pub message_number: u16,
+    pub message_flags: u16,
+    pub opcode: u8,
+    pub level: u8,
+    pub channel: u8,
+    pub reserved0: u8,
+    pub reserved1: u16,
+    pub message_sequence: u32,
+    pub component_id: u32,
+    pub instance_id: u32,
+    pub parent_instance_id: u32,
+    pub payload_size: u32,
+    pub extended_count: u32,
+    pub bytes: *const u8,
+    pub payload: *const u8,
+    pub extended: *const etw_extended_item,
+}
+#[test]
+fn bindgen_test_layout_etw_record() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_record>(),
+        200usize,
+        concat!("Size of: ", stringify!(etw_record))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_record>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_record))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_present() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).present) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(present)
+            )
+        );
+    }
+    test_field_present();
+    fn test_field_header_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).header_type) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(header_type)
+            )
+        );
+    }
+    test_field_header_type();
+    fn test_field_marker_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).marker_flags) as usize - ptr as usize
+            },
+            13usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(marker_flags)
+            )
+        );
+    }
+    test_field_marker_flags();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            14usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_header_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).header_size) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(header_size)
+            )
+        );
+    }
+    test_field_header_size();
+    fn test_field_pointer_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).pointer_size) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(pointer_size)
+            )
+        );
+    }
+    test_field_pointer_size();
+    fn test_field_file_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_index) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(file_index)
+            )
+        );
+    }
+    test_field_file_index();
+    fn test_field_buffer_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_index) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(buffer_index)
+            )
+        );
+    }
+    test_field_buffer_index();
+    fn test_field_buffer_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_offset) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(buffer_offset)
+            )
+        );
+    }
+    test_field_buffer_offset();
+    fn test_field_processor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).processor) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(processor)
+            )
+        );
+    }
+    test_field_processor();
+    fn test_field_thread_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).thread_id) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(thread_id)
+            )
+        );
+    }
+    test_field_thread_id();
+    fn test_field_process_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).process_id) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(process_id)
+            )
+        );
+    }
+    test_field_process_id();
+    fn test_field_timestamp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).timestamp) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(timestamp)
+            )
+        );
+    }
+    test_field_timestamp();
+    fn test_field_timestamp_raw() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).timestamp_raw) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(timestamp_raw)
+            )
+        );
+    }
+    test_field_timestamp_raw();
+    fn test_field_guid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).guid) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(guid)
+            )
+        );
+    }
+    test_field_guid();
+    fn test_field_activity_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).activity_id) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(activity_id)
+            )
+        );
+    }
+    test_field_activity_id();
+    fn test_field_parent_guid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).parent_guid) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(parent_guid)
+            )
+        );
+    }
+    test_field_parent_guid();
+    fn test_field_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).keyword) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(keyword)
+            )
+        );
+    }
+    test_field_keyword();
+    fn test_field_kernel_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).kernel_time) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(kernel_time)
+            )
+        );
+    }
+    test_field_kernel_time();
+    fn test_field_user_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_time) as usize - ptr as usize
+            },
+            124usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(user_time)
+            )
+        );
+    }
+    test_field_user_time();
+    fn test_field_hook_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).hook_id) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(hook_id)
+            )
+        );
+    }
+    test_field_hook_id();
+    fn test_field_version_word() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).version_word) as usize - ptr as usize
+            },
+            130usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(version_word)
+            )
+        );
+    }
+    test_field_version_word();
+    fn test_field_event_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_id) as usize - ptr as usize
+            },
+            132usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(event_id)
+            )
+        );
+    }
+    test_field_event_id();
+    fn test_field_task() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).task) as usize - ptr as usize
+            },
+            134usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(task)
+            )
+        );
+    }
+    test_field_task();
+    fn test_field_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).version) as usize - ptr as usize
+            },
+            136usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(version)
+            )
+        );
+    }
+    test_field_version();
+    fn test_field_event_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_flags) as usize - ptr as usize
+            },
+            138usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(event_flags)
+            )
+        );
+    }
+    test_field_event_flags();
+    fn test_field_event_property() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_property) as usize - ptr as usize
+            },
+            140usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(event_property)
+            )
+        );
+    }
+    test_field_event_property();
+    fn test_field_message_number() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).message_number) as usize - ptr as usize
+            },
+            142usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(message_number)
+            )
+        );
+    }
+    test_field_message_number();
+    fn test_field_message_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).message_flags) as usize - ptr as usize
+            },
+            144usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(message_flags)
+            )
+        );
+    }
+    test_field_message_flags();
+    fn test_field_opcode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).opcode) as usize - ptr as usize
+            },
+            146usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(opcode)
+            )
+        );
+    }
+    test_field_opcode();
+    fn test_field_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level) as usize - ptr as usize
+            },
+            147usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(level)
+            )
+        );
+    }
+    test_field_level();
+    fn test_field_channel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).channel) as usize - ptr as usize
+            },
+            148usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(channel)
+            )
+        );
+    }
+    test_field_channel();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            149usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_reserved1() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved1) as usize - ptr as usize
+            },
+            150usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(reserved1)
+            )
+        );
+    }
+    test_field_reserved1();
+    fn test_field_message_sequence() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).message_sequence) as usize - ptr as usize
+            },
+            152usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(message_sequence)
+            )
+        );
+    }
+    test_field_message_sequence();
+    fn test_field_component_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).component_id) as usize - ptr as usize
+            },
+            156usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(component_id)
+            )
+        );
+    }
+    test_field_component_id();
+    fn test_field_instance_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).instance_id) as usize - ptr as usize
+            },
+            160usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(instance_id)
+            )
+        );
+    }
+    test_field_instance_id();
+    fn test_field_parent_instance_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).parent_instance_id) as usize - ptr as usize
+            },
+            164usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(parent_instance_id)
+            )
+        );
+    }
+    test_field_parent_instance_id();
+    fn test_field_payload_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).payload_size) as usize - ptr as usize
+            },
+            168usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(payload_size)
+            )
+        );
+    }
+    test_field_payload_size();
+    fn test_field_extended_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).extended_count) as usize - ptr as usize
+            },
+            172usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(extended_count)
+            )
+        );
+    }
+    test_field_extended_count();
+    fn test_field_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).bytes) as usize - ptr as usize
+            },
+            176usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(bytes)
+            )
+        );
+    }
+    test_field_bytes();
+    fn test_field_payload() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).payload) as usize - ptr as usize
+            },
+            184usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(payload)
+            )
+        );
+    }
+    test_field_payload();
+    fn test_field_extended() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).extended) as usize - ptr as usize
+            },
+            192usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_record),
+                "::",
+                stringify!(extended)
+            )
+        );
+    }
+    test_field_extended();
+}
+#[doc = " A classic event (EVENT_TRACE_HEADER or EVENT_INSTANCE_GUID_HEADER record)"]
+#[doc = " as ProcessTrace's EventCallback sees it. Borrowed until the callback"]
+#[doc = " returns."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_classic_event {
+    pub struct_size: u32,
+    pub payload_size: u32,
+    pub header: etw_event_trace_header,
+    pub instance_id: u32,
+    pub parent_instance_id: u32,
+    pub parent_guid: etw_guid,
+    pub payload: *const u8,
+    pub record: *const etw_record,
+}
+#[test]
+fn bindgen_test_layout_etw_classic_event() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_classic_event>(),
+        96usize,
+        concat!("Size of: ", stringify!(etw_classic_event))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_classic_event>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_classic_event))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_payload_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).payload_size) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(payload_size)
+            )
+        );
+    }
+    test_field_payload_size();
+    fn test_field_header() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).header) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(header)
+            )
+        );
+    }
+    test_field_header();
+    fn test_field_instance_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).instance_id) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(instance_id)
+            )
+        );
+    }
+    test_field_instance_id();
+    fn test_field_parent_instance_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).parent_instance_id) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(parent_instance_id)
+            )
+        );
+    }
+    test_field_parent_instance_id();
+    fn test_field_parent_guid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).parent_guid) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(parent_guid)
+            )
+        );
+    }
+    test_field_parent_guid();
+    fn test_field_payload() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).payload) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(payload)
+            )
+        );
+    }
+    test_field_payload();
+    fn test_field_record() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).record) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event),
+                "::",
+                stringify!(record)
+            )
+        );
+    }
+    test_field_record();
+}
+#[doc = " One buffer, passed to the buffer callback after the buffer's last record"]
+#[doc = " was delivered (also for buffers with no readable record). Borrowed until"]
+#[doc = " the callback returns."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_buffer_info {
+    pub struct_size: u32,
+    pub file_index: u32,
+    pub buffer_index: u32,
+    pub processor: u32,
+    pub file_offset: u64,
+    pub sequence_number: u64,
+    pub timestamp: i64,
+    pub timestamp_raw: i64,
+    pub buffer_size: u32,
+    pub stored_size: u32,
+    pub filled_size: u32,
+    pub saved_offset: u32,
+    pub offset: u32,
+    pub state: u32,
+    pub buffer_flag: u16,
+    pub buffer_type: u16,
+    pub logger_id: u16,
+    pub reserved0: u16,
+    pub record_count: u32,
+    pub corrupt_records: u32,
+    pub status_flags: u32,
+    pub status: etw_status,
+    pub image_size: u32,
+    pub reserved1: u32,
+    pub data: *const u8,
+    pub image: *const u8,
+    pub message: *const core::ffi::c_char,
+}
+#[test]
+fn bindgen_test_layout_etw_buffer_info() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_buffer_info>(),
+        128usize,
+        concat!("Size of: ", stringify!(etw_buffer_info))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_buffer_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_buffer_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_file_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_index) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(file_index)
+            )
+        );
+    }
+    test_field_file_index();
+    fn test_field_buffer_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_index) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(buffer_index)
+            )
+        );
+    }
+    test_field_buffer_index();
+    fn test_field_processor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).processor) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(processor)
+            )
+        );
+    }
+    test_field_processor();
+    fn test_field_file_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_offset) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(file_offset)
+            )
+        );
+    }
+    test_field_file_offset();
+    fn test_field_sequence_number() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).sequence_number) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(sequence_number)
+            )
+        );
+    }
+    test_field_sequence_number();
+    fn test_field_timestamp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).timestamp) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(timestamp)
+            )
+        );
+    }
+    test_field_timestamp();
+    fn test_field_timestamp_raw() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).timestamp_raw) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(timestamp_raw)
+            )
+        );
+    }
+    test_field_timestamp_raw();
+    fn test_field_buffer_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_size) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(buffer_size)
+            )
+        );
+    }
+    test_field_buffer_size();
+    fn test_field_stored_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).stored_size) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(stored_size)
+            )
+        );
+    }
+    test_field_stored_size();
+    fn test_field_filled_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filled_size) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(filled_size)
+            )
+        );
+    }
+    test_field_filled_size();
+    fn test_field_saved_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).saved_offset) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(saved_offset)
+            )
+        );
+    }
+    test_field_saved_offset();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+    fn test_field_state() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).state) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(state)
+            )
+        );
+    }
+    test_field_state();
+    fn test_field_buffer_flag() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_flag) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(buffer_flag)
+            )
+        );
+    }
+    test_field_buffer_flag();
+    fn test_field_buffer_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer_type) as usize - ptr as usize
+            },
+            74usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(buffer_type)
+            )
+        );
+    }
+    test_field_buffer_type();
+    fn test_field_logger_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).logger_id) as usize - ptr as usize
+            },
+            76usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(logger_id)
+            )
+        );
+    }
+    test_field_logger_id();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            78usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_record_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).record_count) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(record_count)
+            )
+        );
+    }
+    test_field_record_count();
+    fn test_field_corrupt_records() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).corrupt_records) as usize - ptr as usize
+            },
+            84usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(corrupt_records)
+            )
+        );
+    }
+    test_field_corrupt_records();
+    fn test_field_status_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).status_flags) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(status_flags)
+            )
+        );
+    }
+    test_field_status_flags();
+    fn test_field_status() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).status) as usize - ptr as usize
+            },
+            92usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(status)
+            )
+        );
+    }
+    test_field_status();
+    fn test_field_image_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).image_size) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(image_size)
+            )
+        );
+    }
+    test_field_image_size();
+    fn test_field_reserved1() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved1) as usize - ptr as usize
+            },
+            100usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(reserved1)
+            )
+        );
+    }
+    test_field_reserved1();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_image() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).image) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(image)
+            )
+        );
+    }
+    test_field_image();
+    fn test_field_message() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_buffer_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).message) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_buffer_info),
+                "::",
+                stringify!(message)
+            )
+        );
+    }
+    test_field_message();
+}
+pub type etw_buffer_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, buffer: *const etw_buffer_info) -> i32,
+>;
+pub type etw_record_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, record: *const etw_record) -> i32,
+>;
+pub type etw_event_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, event: *const etw_classic_event) -> i32,
+>;
+#[doc = " How to read and whom to call. Set struct_size to sizeof(etw_consumer_options)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_consumer_options {
+    pub struct_size: u32,
+    pub flags: u32,
+    pub buffer: etw_buffer_callback,
+    pub record: etw_record_callback,
+    pub event: etw_event_callback,
+    pub user_data: *mut core::ffi::c_void,
+    pub user_data_free:
+        ::core::option::Option<unsafe extern "C" fn(user_data: *mut core::ffi::c_void)>,
+}
+#[test]
+fn bindgen_test_layout_etw_consumer_options() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_consumer_options>(),
+        48usize,
+        concat!("Size of: ", stringify!(etw_consumer_options))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_consumer_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_consumer_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_buffer() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffer) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(buffer)
+            )
+        );
+    }
+    test_field_buffer();
+    fn test_field_record() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).record) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(record)
+            )
+        );
+    }
+    test_field_record();
+    fn test_field_event() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(event)
+            )
+        );
+    }
+    test_field_event();
+    fn test_field_user_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(user_data)
+            )
+        );
+    }
+    test_field_user_data();
+    fn test_field_user_data_free() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_data_free) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(user_data_free)
+            )
+        );
+    }
+    test_field_user_data_free();
+}
+#[doc = " The TRACE_LOGFILE_HEADER facts of one opened file. Set struct_size to"]
+#[doc = " sizeof(etw_logfile_info) before the call. The strings belong to the"]
+#[doc = " consumer and stay valid until etw_consumer_close."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_logfile_info {
+    pub struct_size: u32,
+    pub file_index: u32,
+    pub header: etw_trace_logfile_header64,
+    pub reference_timestamp: i64,
+    pub file_size: u64,
+    pub header_type: u32,
+    pub thread_id: u32,
+    pub process_id: u32,
+    pub compression_format: u32,
+    pub logger_name: *const core::ffi::c_char,
+    pub log_file_name: *const core::ffi::c_char,
+    pub path: *const core::ffi::c_char,
+}
+#[test]
+fn bindgen_test_layout_etw_logfile_info() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_logfile_info>(),
+        344usize,
+        concat!("Size of: ", stringify!(etw_logfile_info))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_logfile_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_logfile_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_file_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_index) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(file_index)
+            )
+        );
+    }
+    test_field_file_index();
+    fn test_field_header() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).header) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(header)
+            )
+        );
+    }
+    test_field_header();
+    fn test_field_reference_timestamp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reference_timestamp) as usize - ptr as usize
+            },
+            288usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(reference_timestamp)
+            )
+        );
+    }
+    test_field_reference_timestamp();
+    fn test_field_file_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_size) as usize - ptr as usize
+            },
+            296usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(file_size)
+            )
+        );
+    }
+    test_field_file_size();
+    fn test_field_header_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).header_type) as usize - ptr as usize
+            },
+            304usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(header_type)
+            )
+        );
+    }
+    test_field_header_type();
+    fn test_field_thread_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).thread_id) as usize - ptr as usize
+            },
+            308usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(thread_id)
+            )
+        );
+    }
+    test_field_thread_id();
+    fn test_field_process_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).process_id) as usize - ptr as usize
+            },
+            312usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(process_id)
+            )
+        );
+    }
+    test_field_process_id();
+    fn test_field_compression_format() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).compression_format) as usize - ptr as usize
+            },
+            316usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(compression_format)
+            )
+        );
+    }
+    test_field_compression_format();
+    fn test_field_logger_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).logger_name) as usize - ptr as usize
+            },
+            320usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(logger_name)
+            )
+        );
+    }
+    test_field_logger_name();
+    fn test_field_log_file_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).log_file_name) as usize - ptr as usize
+            },
+            328usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(log_file_name)
+            )
+        );
+    }
+    test_field_log_file_name();
+    fn test_field_path() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_logfile_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).path) as usize - ptr as usize
+            },
+            336usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_logfile_info),
+                "::",
+                stringify!(path)
+            )
+        );
+    }
+    test_field_path();
+}
+#[doc = " Counters of the last (or running) etw_consumer_process. Set struct_size first."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_consumer_stats {
+    pub struct_size: u32,
+    pub file_count: u32,
+    pub buffers: u64,
+    pub corrupt_buffers: u64,
+    pub records: u64,
+    pub corrupt_records: u64,
+    pub bytes_read: u64,
+    pub events_lost: u64,
+    pub first_problem: etw_status,
+    pub reserved0: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_consumer_stats() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_consumer_stats>(),
+        64usize,
+        concat!("Size of: ", stringify!(etw_consumer_stats))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_consumer_stats>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_consumer_stats))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_file_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).file_count) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(file_count)
+            )
+        );
+    }
+    test_field_file_count();
+    fn test_field_buffers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffers) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(buffers)
+            )
+        );
+    }
+    test_field_buffers();
+    fn test_field_corrupt_buffers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).corrupt_buffers) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(corrupt_buffers)
+            )
+        );
+    }
+    test_field_corrupt_buffers();
+    fn test_field_records() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).records) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(records)
+            )
+        );
+    }
+    test_field_records();
+    fn test_field_corrupt_records() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).corrupt_records) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(corrupt_records)
+            )
+        );
+    }
+    test_field_corrupt_records();
+    fn test_field_bytes_read() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).bytes_read) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(bytes_read)
+            )
+        );
+    }
+    test_field_bytes_read();
+    fn test_field_events_lost() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).events_lost) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(events_lost)
+            )
+        );
+    }
+    test_field_events_lost();
+    fn test_field_first_problem() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).first_problem) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(first_problem)
+            )
+        );
+    }
+    test_field_first_problem();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_stats),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+}
+extern "C" {
+    #[doc = " Opens path_count .etl files (UTF-8 paths) into one consumer. Each file's"]
+    #[doc = " first buffer and logfile header are read and checked now; the other"]
+    #[doc = " buffers are read by etw_consumer_process. options may be NULL (time"]
+    #[doc = " order, FILETIME timestamps, no callbacks); its struct_size must be at"]
+    #[doc = " least the size of the first version of etw_consumer_options."]
+    #[doc = " On success *out receives a consumer the caller closes with"]
+    #[doc = " etw_consumer_close. On failure *out is NULL and user_data_free (if any)"]
+    #[doc = " has already run."]
+    #[doc = " Returns ETW_ERROR_INVALID_PARAMETER (out, paths or a path NULL,"]
+    #[doc = " path_count 0, bad struct_size, unknown flags), ETW_ERROR_FILE_NOT_FOUND,"]
+    #[doc = " ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT, ETW_ERROR_HANDLE_EOF (a"]
+    #[doc = " file too short for its first buffer), ETW_ERROR_BAD_LENGTH or"]
+    #[doc = " ETW_ERROR_INVALID_DATA (a first buffer or logfile header that cannot be"]
+    #[doc = " read: the message names the file and offset), ETW_ERROR_OUTOFMEMORY."]
+    pub fn etw_consumer_open(
+        out: *mut *mut etw_consumer,
+        paths: *const *const core::ffi::c_char,
+        path_count: u32,
+        options: *const etw_consumer_options,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Reads every buffer of every file and runs the callbacks on the calling"]
+    #[doc = " thread. Each call starts from the beginning of the files again."]
+    #[doc = " Returns ETW_OK when everything was read cleanly; ETW_ERROR_CANCELLED when"]
+    #[doc = " a callback returned non-zero or etw_consumer_cancel was called;"]
+    #[doc = " ETW_ERROR_READ_FAULT on an I/O error; otherwise, after reading all that"]
+    #[doc = " could be read, the status of the first problem found"]
+    #[doc = " (ETW_ERROR_HANDLE_EOF truncated file, ETW_ERROR_BAD_LENGTH size fields,"]
+    #[doc = " ETW_ERROR_INVALID_DATA unknown marker or corrupt compressed data,"]
+    #[doc = " ETW_ERROR_NOT_SUPPORTED unknown compression) with a message naming the"]
+    #[doc = " file and offset; ETW_ERROR_BUSY when the consumer is already processing"]
+    #[doc = " (another thread, or a call from inside a callback); ETW_ERROR_INVALID_PARAMETER"]
+    #[doc = " for NULL."]
+    pub fn etw_consumer_process(consumer: *mut etw_consumer) -> etw_status;
+}
+extern "C" {
+    #[doc = " Stops processing from any thread: the running etw_consumer_process"]
+    #[doc = " returns ETW_ERROR_CANCELLED after the callback in progress (if any)"]
+    #[doc = " returns, and later calls return it at once. Cancelling is permanent."]
+    #[doc = " Returns ETW_ERROR_INVALID_PARAMETER for NULL."]
+    pub fn etw_consumer_cancel(consumer: *mut etw_consumer) -> etw_status;
+}
+extern "C" {
+    #[doc = " Closes the consumer and frees it; user_data_free runs. NULL is accepted."]
+    #[doc = " When another thread is inside etw_consumer_process, close cancels it and"]
+    #[doc = " waits until it returns, so no callback runs after close returns. Called"]
+    #[doc = " from inside a callback, close cancels processing and returns"]
+    #[doc = " ETW_ERROR_CTX_CLOSE_PENDING: the consumer is freed when"]
+    #[doc = " etw_consumer_process returns (with ETW_ERROR_CANCELLED), and must not be"]
+    #[doc = " used after that. Otherwise returns ETW_OK."]
+    pub fn etw_consumer_close(consumer: *mut etw_consumer) -> etw_status;
+}
+extern "C" {
+    #[doc = " *out = number of files opened. ETW_ERROR_INVALID_PARAMETER for NULL."]
+    pub fn etw_consumer_file_count(out: *mut u32, consumer: *const etw_consumer) -> etw_status;
+}
+extern "C" {
+    #[doc = " Fills *out with the logfile header facts of file file_index."]
+    #[doc = " out->struct_size must be set; the library fills at most that many bytes."]
+    #[doc = " Returns ETW_ERROR_INVALID_PARAMETER (NULL, struct_size too small, or"]
+    #[doc = " file_index out of range)."]
+    pub fn etw_consumer_logfile_header(
+        out: *mut etw_logfile_info,
+        consumer: *const etw_consumer,
+        file_index: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Fills *out with the counters of the last or running etw_consumer_process"]
+    #[doc = " (call it from a callback, or after processing returned)."]
+    #[doc = " out->struct_size must be set. ETW_ERROR_INVALID_PARAMETER for NULL or a"]
+    #[doc = " struct_size too small."]
+    pub fn etw_consumer_get_stats(
+        out: *mut etw_consumer_stats,
+        consumer: *const etw_consumer,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Opens a live consumer of the running real-time session session_name"]
+    #[doc = " (UTF-8, compared case-insensitively; see session.h, \"Real-time mode\"): the"]
+    #[doc = " OpenTrace/ProcessTrace model of a real-time session. The consumer attaches"]
+    #[doc = " now: the session's backlog (buffers kept while no consumer was attached)"]
+    #[doc = " is delivered first, oldest first, then every buffer as the session flushes"]
+    #[doc = " it (when full, at each FlushTimer tick, on etw_session_flush, at stop)."]
+    #[doc = " Several consumers of one session each get every buffer."]
+    #[doc = ""]
+    #[doc = " etw_consumer_process then blocks, delivering on the calling thread, for"]
+    #[doc = " each buffer in arrival order: the loss callback (if losses were counted"]
+    #[doc = " since the previous notification), the raw buffer callback, the record and"]
+    #[doc = " event callbacks of its records, then the buffer callback. It returns"]
+    #[doc = " ETW_OK once the session has stopped and everything it flushed was"]
+    #[doc = " delivered; ETW_ERROR_CANCELLED after etw_consumer_cancel (from any thread:"]
+    #[doc = " a process blocked waiting for data wakes at once) or a callback returning"]
+    #[doc = " non-zero. A second process continues where the first stopped. Closing the"]
+    #[doc = " consumer detaches it; the session keeps running. A consumer that does not"]
+    #[doc = " keep up holds its buffers, so the session's pool fills and its writers"]
+    #[doc = " drop events (EventsLost), or wait if the session is lossless."]
+    #[doc = " The logfile header (etw_consumer_logfile_header, file 0) describes the"]
+    #[doc = " session: its name, clock, start time; log_file_name is the session's log"]
+    #[doc = " file, if any; path is session_name. ETW_CONSUMER_ORDER_* have no effect."]
+    #[doc = " Returns ETW_ERROR_INVALID_PARAMETER (NULL out or name, bad options, a"]
+    #[doc = " session not in real-time mode), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (no"]
+    #[doc = " running session of that name), ETW_ERROR_NO_UNICODE_TRANSLATION. On"]
+    #[doc = " failure user_data_free (if any) has run."]
+    pub fn etw_consumer_open_session(
+        out: *mut *mut etw_consumer,
+        session_name: *const core::ffi::c_char,
+        options: *const etw_consumer_options,
+    ) -> etw_status;
+}
+#[doc = " What a loss callback receives. Borrowed until the callback returns."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_loss_info {
+    pub struct_size: u32,
+    pub events_lost: u32,
+    pub buffers_lost: u32,
+    pub reserved: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_loss_info() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_loss_info>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_loss_info))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_loss_info>(),
+        4usize,
+        concat!("Alignment of ", stringify!(etw_loss_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_loss_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_loss_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_events_lost() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_loss_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).events_lost) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_loss_info),
+                "::",
+                stringify!(events_lost)
+            )
+        );
+    }
+    test_field_events_lost();
+    fn test_field_buffers_lost() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_loss_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).buffers_lost) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_loss_info),
+                "::",
+                stringify!(buffers_lost)
+            )
+        );
+    }
+    test_field_buffers_lost();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_loss_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_loss_info),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+#[doc = " Loss notification; return 0 to continue (see etw_consumer_open_session)."]
+pub type etw_loss_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, info: *const etw_loss_info) -> i32,
+>;
+#[doc = " Raw buffer: the BufferSize bytes of a live buffer before its records are delivered."]
+pub type etw_raw_buffer_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, data: *const u8, size: u32) -> i32,
+>;
+extern "C" {
+    #[doc = " Sets (or clears, with NULL) the loss callback of a live consumer: on the"]
+    #[doc = " processing thread, before the next buffer (or before process returns at"]
+    #[doc = " the end), it is told how many events and real-time buffers the session"]
+    #[doc = " lost since the previous notification, so a tool can report loss as it"]
+    #[doc = " happens rather than by querying. Losses also add to"]
+    #[doc = " etw_consumer_stats.events_lost. It receives options->user_data."]
+    #[doc = " ETW_ERROR_BUSY while processing; ETW_ERROR_INVALID_PARAMETER for NULL"]
+    #[doc = " consumer. File consumers never call it."]
+    pub fn etw_consumer_set_loss_callback(
+        consumer: *mut etw_consumer,
+        callback: etw_loss_callback,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Sets (or clears) the raw buffer callback of a live consumer: each buffer's"]
+    #[doc = " bytes, header included, before its records. ETW_ERROR_BUSY while"]
+    #[doc = " processing. File consumers never call it."]
+    pub fn etw_consumer_set_raw_buffer_callback(
+        consumer: *mut etw_consumer,
+        callback: etw_raw_buffer_callback,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Canonical name of a record kind (\"system\", \"event\", ...); \"unknown\" otherwise. Static text."]
+    pub fn etw_record_kind_name(kind: u32) -> *const core::ffi::c_char;
 }
 extern "C" {
     #[doc = " \"MAJOR.MINOR.PATCH\" of the library actually loaded. Static text."]

@@ -139,6 +139,16 @@ pub(crate) fn check(status: sys::etw_status) -> Result<()> {
     Err(Error { status, message })
 }
 
+/// As [`check`], for the event-writing hot path, which leaves the thread's
+/// message alone (it may belong to an older call): the status's description.
+pub(crate) fn check_quiet(status: sys::etw_status) -> Result<()> {
+    if status == sys::ETW_OK {
+        return Ok(());
+    }
+    let status = Status(status);
+    Err(Error { status, message: status.description().to_owned() })
+}
+
 // The last-error text is valid only until the next call: copy it at once.
 fn static_str_now(text: *const core::ffi::c_char) -> String {
     if text.is_null() {

@@ -14,16 +14,56 @@
 //! assert_eq!(Properties::from_block(&block)?.session_name(), "My Session");
 //! # Ok::<(), openetw::Error>(())
 //! ```
+//!
+//! Sessions, providers and consumers (examples/quickstart.rs):
+//!
+//! ```no_run
+//! use openetw::{ControlFlow, Consumer, EventClass, Guid, LogFileMode, Properties, Provider, Session};
+//! let guid: Guid = "6f2c1a3e-9b4d-4e21-8c7a-0123456789ab".parse()?;
+//! let mut props = Properties::new("Quickstart")?;
+//! props.set_log_file_name(Some("/tmp/quickstart.etl"))?;
+//! props.set_log_file_mode(LogFileMode::SEQUENTIAL)?;
+//! let provider = Provider::register(guid)?;
+//! let session = Session::start(&mut props)?;
+//! session.enable_provider(&guid, 4, 0, 0)?;
+//! provider.write(&EventClass { guid, event_type: 10, level: 4, version: 1 }, b"hello")?;
+//! session.stop(None)?;
+//! let mut payloads = Vec::new();
+//! Consumer::builder()
+//!     .on_event(|e| { payloads.push(e.payload().to_vec()); ControlFlow::Continue(()) })
+//!     .open_file("/tmp/quickstart.etl")?
+//!     .process()?;
+//! assert_eq!(payloads, [b"hello".to_vec()]);
+//! # Ok::<(), openetw::Error>(())
+//! ```
+//!
+//! Callbacks are closures owned by the native object (freed exactly once, by
+//! the library's `user_data_free`). Each runs under `catch_unwind`: a panic
+//! never crosses into C. A consumer closure's panic stops processing and is
+//! resumed from [`Consumer::process`]; an enable closure's panic is resumed
+//! from the call that ran it (see [`Provider`]).
 #![warn(missing_docs)]
 
+mod callbacks;
+mod consumer;
 mod error;
+mod logfile;
 mod properties;
+mod provider;
+mod records;
+mod session;
 mod types;
 
+pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
 pub use error::{Error, Result, Status};
+pub use logfile::{ConsumerStats, LogfileInfo};
 pub use openetw_sys as sys;
 pub use properties::{EventTraceProperties, Properties};
-pub use types::{ClockType, Guid, KernelFlags, LogFileMode};
+pub use provider::{EnableInfo, EventClass, Provider};
+pub use records::{BufferInfo, ClassicEvent, LossInfo, Record, RecordKind};
+pub use session::{Session, SessionOptions, Statistics};
+pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode};
+pub use core::ops::ControlFlow;
 
 /// "MAJOR.MINOR.PATCH" of the loaded library.
 pub fn version() -> &'static str {

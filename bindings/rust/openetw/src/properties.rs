@@ -46,6 +46,11 @@ impl Properties {
         Ok(Self::from_raw(raw))
     }
 
+    /// The raw object, for the C calls that write into it (start, query, stop...).
+    pub(crate) fn as_raw(&mut self) -> *mut sys::etw_properties {
+        self.raw.as_ptr()
+    }
+
     fn from_raw(raw: *mut sys::etw_properties) -> Self {
         Properties { raw: NonNull::new(raw).expect("libopenetw returned success and NULL") }
     }

@@ -213,3 +213,20 @@ impl ClockType {
     /// CPU cycle counter.
     pub const CPU_CYCLE: ClockType = ClockType(sys::ETW_CLOCK_CPU_CYCLE);
 }
+
+/// Trace levels (EVENT_TRACE_HEADER.Class.Level, TRACE_LEVEL_*).
+pub mod level {
+    use openetw_sys as sys;
+    /// 0: every level (as a session's filter), or an unleveled event.
+    pub const NONE: u8 = sys::ETW_LEVEL_NONE as u8;
+    #[allow(missing_docs)]
+    pub const CRITICAL: u8 = sys::ETW_LEVEL_CRITICAL as u8;
+    #[allow(missing_docs)]
+    pub const ERROR: u8 = sys::ETW_LEVEL_ERROR as u8;
+    #[allow(missing_docs)]
+    pub const WARNING: u8 = sys::ETW_LEVEL_WARNING as u8;
+    #[allow(missing_docs)]
+    pub const INFORMATION: u8 = sys::ETW_LEVEL_INFORMATION as u8;
+    #[allow(missing_docs)]
+    pub const VERBOSE: u8 = sys::ETW_LEVEL_VERBOSE as u8;
+}

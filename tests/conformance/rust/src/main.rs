@@ -1,19 +1,23 @@
 //! Rust conformance runner: executes tests/conformance/scenario.txt through the
 //! openetw crate (format and verbs: tests/conformance/README.md).
+mod trace;
+
 use std::collections::HashMap;
 use std::mem::{offset_of, size_of, size_of_val};
 use std::process::ExitCode;
 
 use openetw::{ClockType, EventTraceProperties, Guid, KernelFlags, LogFileMode, Properties, Status};
 
+use trace::Trace;
+
 static CONSTANTS: &[(&str, u64)] = include!(concat!(env!("OUT_DIR"), "/constants.rs"));
 
-type Failure = String;
+pub(crate) type Failure = String;
 type Step = Result<(), Failure>;
 
 #[derive(Clone, Debug)]
-struct Value {
-    text: String,
+pub(crate) struct Value {
+    pub(crate) text: String,
     quoted: bool,
 }
 
@@ -74,7 +78,7 @@ fn tokenize(line: &str) -> Result<Vec<(String, Value)>, Failure> {
 }
 
 /// An integer, or ETW_* constants joined with '|', resolved through the binding.
-fn number(v: &Value) -> Result<u64, Failure> {
+pub(crate) fn number(v: &Value) -> Result<u64, Failure> {
     if v.quoted {
         return Err(format!("expected a number, got {:?}", v.text));
     }
@@ -93,7 +97,7 @@ fn number(v: &Value) -> Result<u64, Failure> {
     Ok(total)
 }
 
-fn guid(v: &Value) -> Result<Guid, Failure> {
+pub(crate) fn guid(v: &Value) -> Result<Guid, Failure> {
     v.text.parse().map_err(|e: openetw::Error| e.message().to_owned())
 }
 
@@ -122,16 +126,18 @@ struct Runner {
     original: Option<Properties>,
     block: Vec<u8>,
     case: String,
+    /// Sessions, providers, events and records (trace.rs).
+    trace: Trace,
 }
 
-type Fields = HashMap<String, Value>;
+pub(crate) type Fields = HashMap<String, Value>;
 
-fn take(f: &mut Fields, key: &str) -> Result<Value, Failure> {
+pub(crate) fn take(f: &mut Fields, key: &str) -> Result<Value, Failure> {
     f.remove(key).ok_or(format!("missing field {key}"))
 }
 
 /// Checks the status and message a step expects against a call's outcome.
-fn expect<T>(f: &mut Fields, outcome: openetw::Result<T>) -> Result<Option<T>, Failure> {
+pub(crate) fn expect<T>(f: &mut Fields, outcome: openetw::Result<T>) -> Result<Option<T>, Failure> {
     let want = f.remove("status").map_or("ETW_OK".to_owned(), |v| v.text);
     let want_message = f.remove("message").map(|v| v.text);
     let (got, message, value) = match outcome {
@@ -206,6 +212,7 @@ impl Runner {
                 self.fields.insert(name, declared);
             }
             "case" => {
+                self.trace.reset();
                 self.props = None;
                 self.original = None;
                 self.block.clear();
@@ -369,7 +376,12 @@ impl Runner {
                 let r = self.range(at, data.len())?;
                 self.block[r].copy_from_slice(&data);
             }
-            _ => return Err(format!("unknown verb {verb}")),
+            _ => {
+                let props = self.props.as_mut();
+                if !self.trace.step(verb, f, props)? {
+                    return Err(format!("unknown verb {verb}"));
+                }
+            }
         }
         if !f.is_empty() {
             return Err(format!("unknown fields {:?}", f.keys().collect::<Vec<_>>()));
@@ -402,7 +414,11 @@ fn main() -> ExitCode {
     for (index, line) in text.lines().enumerate() {
         let outcome = tokenize(line).and_then(|tokens| {
             let Some(((_, verb), rest)) = tokens.split_first() else { return Ok(()) };
-            let mut fields: Fields = rest.iter().filter(|(k, _)| !k.is_empty()).cloned().collect();
+            let mut fields: Fields = rest
+                .iter()
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, v)| (k.clone(), Value { text: runner.trace.expand(&v.text), quoted: v.quoted }))
+                .collect();
             if verb.text == "case" {
                 finish(&runner, case_failed, &mut cases, &mut failed);
                 runner.case = rest.iter().find(|(k, _)| k.is_empty()).map(|(_, v)| v.text.clone()).ok_or("case needs a name")?;
@@ -424,6 +440,8 @@ fn main() -> ExitCode {
         }
     }
     finish(&runner, case_failed, &mut cases, &mut failed);
+    runner.trace.reset();
+    runner.trace.remove_tmp();
     println!("{} cases passed{}", cases - failed, if failed > 0 { format!(", {failed} FAILED") } else { String::new() });
     if failed > 0 || cases == 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

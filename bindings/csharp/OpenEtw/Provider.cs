@@ -1,0 +1,124 @@
+using System;
+using OpenEtw.Interop;
+using N = OpenEtw.Interop.NativeMethods;
+
+namespace OpenEtw
+{
+    /// <summary>
+    /// A classic event provider (RegisterTraceGuids / TraceEvent): registers a control GUID,
+    /// learns when sessions enable it, and writes events to every session that does.
+    /// </summary>
+    /// <remarks>
+    /// <para>The enable callback runs on the thread of the call that changed the provider's
+    /// state (<see cref="Session.EnableProvider"/>, <see cref="Session.DisableProvider"/>,
+    /// <see cref="Session.Stop"/>, a private session's start), or inside this constructor when
+    /// a session already enables the GUID; never on a hidden thread. An exception it throws
+    /// is caught before it reaches native code and rethrown, with its stack, by that call
+    /// once the library has returned (the state change itself has happened). From the
+    /// constructor, the provider is unregistered first.</para>
+    /// <para><see cref="Write(Guid, byte, TraceLevel, ushort, ReadOnlySpan{byte})"/>,
+    /// <see cref="TryWrite"/> and <see cref="IsEnabled()"/> may be called from any number of
+    /// threads; <see cref="Dispose"/> (unregister) waits for no write, so do not race it.</para>
+    /// </remarks>
+    public sealed class Provider : IDisposable
+    {
+        /// <summary>The largest payload an event can carry: EVENT_TRACE_HEADER.Size is 16-bit.</summary>
+        public const int MaxPayloadSize = 0xFFFF - (int)N.ETW_EVENT_TRACE_HEADER_SIZE;
+
+        private readonly ProviderHandle _handle;
+        private readonly ProviderState _state;
+
+        /// <summary>Registers a provider for <paramref name="guid"/> (several registrations of one GUID are allowed).</summary>
+        public Provider(Guid guid, Action<ProviderEnableInfo>? enableCallback = null)
+        {
+            Guid = guid;
+            _state = new ProviderState(enableCallback);
+            IntPtr userData = UserData.Alloc(_state);
+            ProviderHandle? handle = null;
+            try
+            {
+                EnableCallbackErrors.Run(() =>
+                    N.etw_provider_register(out handle, guid, ProviderCallbacks.Enable, userData, UserData.FreeFunction));
+            }
+            catch (Exception)
+            {
+                if (handle is { IsInvalid: false })
+                    handle.Dispose(); // registered, but the callback threw: unregister frees userData
+                else
+                    UserData.Free(userData); // on failure the library did not take it
+                throw;
+            }
+            _handle = handle!;
+        }
+
+        /// <summary>The control GUID, and the default class GUID of written events.</summary>
+        public Guid Guid { get; }
+
+        /// <summary>The last enable notification (all zero before the first).</summary>
+        public ProviderEnableInfo EnableInfo => _state.Last is ProviderEnableInfo info ? info : default;
+
+        /// <summary>Whether some session enables the provider.</summary>
+        public bool IsEnabled() => N.etw_provider_is_enabled(_handle, 0, 0) != 0;
+
+        /// <summary>Whether some session enables the provider for this level and, when <paramref name="keywords"/> is not 0, one of these keywords.</summary>
+        public bool IsEnabled(TraceLevel level, ulong keywords = 0) => N.etw_provider_is_enabled(_handle, (byte)level, keywords) != 0;
+
+        /// <summary>Writes an event of the provider's own class GUID (version 0).</summary>
+        public void Write(byte type, TraceLevel level, ReadOnlySpan<byte> payload) =>
+            Write(Guid, type, level, 0, payload);
+
+        /// <summary>
+        /// Writes a classic event (TraceEvent) to every session that enables the provider and
+        /// whose level admits <paramref name="level"/>; a disabled provider costs a load and
+        /// a branch. Throws <see cref="OpenEtwException"/> for a failing status, e.g.
+        /// <see cref="Status.MoreData"/> (larger than a buffer), <see cref="Status.NotEnoughMemory"/>
+        /// or <see cref="Status.LogFileFull"/> (the event was dropped and counted in EventsLost).
+        /// </summary>
+        /// <param name="eventClass">The class GUID stored in the event.</param>
+        /// <param name="type">Class.Type, the opcode (<c>ETW_TYPE_*</c> or a user type from 10).</param>
+        /// <param name="level">Class.Level.</param>
+        /// <param name="version">Class.Version.</param>
+        /// <param name="payload">The event data, copied into the session's buffer before this returns.</param>
+        public void Write(Guid eventClass, byte type, TraceLevel level, ushort version, ReadOnlySpan<byte> payload)
+        {
+            if (payload.Length > MaxPayloadSize)
+                throw new OpenEtwException(Status.InvalidParameter,
+                    $"payload: {payload.Length} bytes; an event's header and payload may not pass 0xFFFF bytes");
+            Status status = TryWrite(eventClass, type, level, version, payload);
+            if (status != Status.Ok)
+                throw new OpenEtwException(status, ""); // the write path leaves no message: the status text is used
+        }
+
+        /// <summary>
+        /// As <see cref="Write(Guid, byte, TraceLevel, ushort, ReadOnlySpan{byte})"/>, returning
+        /// the status instead of throwing: for hot paths where a dropped event is expected.
+        /// </summary>
+        public unsafe Status TryWrite(Guid eventClass, byte type, TraceLevel level, ushort version, ReadOnlySpan<byte> payload)
+        {
+            if (payload.Length > MaxPayloadSize)
+                return Status.InvalidParameter;
+            fixed (byte* data = payload)
+            {
+                // The payload is gathered from its span (one MOF_FIELD), not copied here first.
+                var ev = new MofEventNative();
+                ev.Header.Guid = eventClass;
+                ev.Header.Class = new EventClass { Type = type, Level = (byte)level, Version = version };
+                ev.Header.Flags = N.ETW_WNODE_FLAG_TRACED_GUID;
+                ev.Header.Size = (ushort)N.ETW_EVENT_TRACE_HEADER_SIZE;
+                if (!payload.IsEmpty)
+                {
+                    ev.Header.Flags |= N.ETW_WNODE_FLAG_USE_MOF_PTR;
+                    ev.Header.Size += (ushort)N.ETW_MOF_FIELD_SIZE;
+                    ev.Field = new MofField { DataPtr = (ulong)data, Length = (uint)payload.Length };
+                }
+                return (Status)N.etw_provider_trace_event(_handle, ref ev.Header);
+            }
+        }
+
+        /// <summary>Unregisters: when this returns no enable callback runs any more.</summary>
+        public void Dispose() => _handle.Dispose();
+
+        /// <inheritdoc/>
+        public override string ToString() => $"Provider({Guid})";
+    }
+}

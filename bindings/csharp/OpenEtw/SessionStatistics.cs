@@ -1,0 +1,50 @@
+using System;
+using System.Runtime.CompilerServices;
+using OpenEtw.Interop;
+
+namespace OpenEtw
+{
+    /// <summary>
+    /// The statistics of a session (the output members of EVENT_TRACE_PROPERTIES) at the
+    /// moment a query, update, flush or stop returned.
+    /// </summary>
+    public readonly record struct SessionStatistics(
+        uint NumberOfBuffers, uint FreeBuffers, uint EventsLost, uint BuffersWritten,
+        uint LogBuffersLost, uint RealTimeBuffersLost, ulong LoggerThreadId)
+    {
+        internal static SessionStatistics From(Properties props)
+        {
+            EventTraceProperties r = props.GetRecord();
+            return new SessionStatistics(r.NumberOfBuffers, r.FreeBuffers, r.EventsLost, r.BuffersWritten,
+                                         r.LogBuffersLost, r.RealTimeBuffersLost, r.LoggerThreadId);
+        }
+    }
+
+    /// <summary>Session settings beyond EVENT_TRACE_PROPERTIES (etw_session_options).</summary>
+    public sealed record SessionOptions
+    {
+        /// <summary>Writers wait (bounded) for space instead of dropping events.</summary>
+        public bool Lossless { get; init; }
+
+        /// <summary>The longest wait of a lossless writer in milliseconds; 0 = 1000.</summary>
+        public uint LosslessTimeoutMs { get; init; }
+
+        /// <summary>Real-time buffers kept while no consumer is attached; 0 = the maximum.</summary>
+        public uint RealtimeBacklogBuffers { get; init; }
+
+        internal SessionOptionsNative ToNative() => new SessionOptionsNative
+        {
+            StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
+            Flags = Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0,
+            LosslessTimeoutMs = LosslessTimeoutMs,
+            RealtimeBacklogBuffers = RealtimeBacklogBuffers,
+        };
+
+        internal static SessionOptions FromNative(in SessionOptionsNative n) => new SessionOptions
+        {
+            Lossless = (n.Flags & NativeMethods.ETW_SESSION_LOSSLESS) != 0,
+            LosslessTimeoutMs = n.LosslessTimeoutMs,
+            RealtimeBacklogBuffers = n.RealtimeBacklogBuffers,
+        };
+    }
+}

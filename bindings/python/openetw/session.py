@@ -1,0 +1,190 @@
+"""openetw.Session: a trace session (StartTrace, ControlTrace, EnableTraceEx2).
+
+The calls that block (stop, flush, flush_to_file, update, start) release the
+GIL; a Properties object passed to one must not be used by another thread
+until it returns (properties objects are not synchronized).
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Optional, Union
+
+from . import _native
+from .errors import NotFoundError
+from .properties import Properties, _guid_bytes
+from .provider import reraise_enable_errors
+from .records import snapshot
+
+ENABLE, DISABLE = _native.ETW_CONTROL_CODE_ENABLE_PROVIDER, _native.ETW_CONTROL_CODE_DISABLE_PROVIDER
+
+
+class Session:
+    """A running session. Start one from Properties, or open one by name.
+
+    >>> props = Properties("My Session", log_file_name="/tmp/my.etl",
+    ...                    log_file_mode=LogFileMode.FILE_MODE_SEQUENTIAL)
+    >>> with Session(props) as session:        # stopped and closed at the end
+    ...     session.enable_provider(provider_guid, level=Level.VERBOSE)
+    ...     ...
+    ...     stats = session.stop()             # the Properties, with statistics
+
+    A session this object started is stopped when the with block ends (if
+    still running); one opened by name is only closed: closing a handle never
+    stops a session. query/update/flush/flush_to_file/stop write the settings
+    and statistics into the given Properties (default: self.properties, the
+    object the session started from) and return it.
+    """
+
+    def __init__(self, properties: Properties, *, lossless: bool = False,
+                 lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0) -> None:
+        """Starts a session (etw_session_start_ex); properties receives the
+        adjusted settings. lossless: writers wait up to lossless_timeout_ms for
+        space instead of dropping events (ETW_SESSION_LOSSLESS)."""
+        options = None
+        if lossless or lossless_timeout_ms or realtime_backlog_buffers:
+            options = _native.etw_session_options()
+            options.flags = _native.ETW_SESSION_LOSSLESS if lossless else 0
+            options.lossless_timeout_ms = lossless_timeout_ms
+            options.realtime_backlog_buffers = realtime_backlog_buffers
+        self._handle = None
+        self.properties = properties
+        self._owner = True
+        self._stopped = False
+        handle = None
+        try:
+            # A private session enables its provider now: its callback may raise.
+            with reraise_enable_errors():
+                handle = _native.etw_session_start_ex(properties._handle, options)
+        except BaseException:
+            if handle is not None:  # started, but a callback raised: do not leave it running
+                try:
+                    _native.etw_session_stop(handle, None)
+                except Exception:
+                    pass
+            raise
+        self._handle = handle
+
+    @classmethod
+    def open(cls, name: str) -> "Session":
+        """Opens a running session by name (case-insensitive) to control it.
+        NotFoundError when no running session has that name."""
+        self = cls.__new__(cls)
+        self._handle = _native.etw_session_open(name)
+        self.properties = Properties(name)
+        self._owner = False
+        self._stopped = False
+        return self
+
+    @staticmethod
+    def list() -> list[Properties]:
+        """The running sessions' names, settings and statistics (QueryAllTraces)."""
+        props: list[Properties] = []
+        while True:
+            count = _native.etw_session_list([p._handle for p in props])
+            if count <= len(props):
+                return props[:count]
+            props = [Properties("list") for _ in range(count)]
+
+    # ---- the handle ----
+    def _live(self):
+        if self._handle is None:
+            raise ValueError("the session handle is closed")
+        return self._handle
+
+    @property
+    def handle(self) -> int:
+        """The session handle value (Wnode.HistoricalContext); 0 once closed."""
+        return 0 if self._handle is None else _native.etw_session_handle(self._handle)
+
+    @property
+    def name(self) -> str:
+        return self.properties.session_name
+
+    def options(self):
+        """The options the session runs with (a frozen SessionOptions snapshot)."""
+        return snapshot(_native.etw_session_get_options(self._live()))
+
+    def close(self) -> None:
+        """Releases the handle; the session keeps running. Idempotent."""
+        self._handle = None
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        try:
+            if self._owner and not self._stopped and self._handle is not None:
+                try:
+                    self.stop()
+                except NotFoundError:
+                    pass  # stopped through another handle
+        finally:
+            self.close()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.name!r} handle={self.handle:#x}>"
+
+    # ---- control ----
+    def _props(self, properties: Optional[Properties]) -> Properties:
+        return self.properties if properties is None else properties
+
+    def query(self, properties: Optional[Properties] = None) -> Properties:
+        """The current settings and statistics (ControlTrace QUERY)."""
+        props = self._props(properties)
+        _native.etw_session_query(self._live(), props._handle)
+        return props
+
+    def update(self, properties: Properties) -> Properties:
+        """Applies FlushTimer, MaximumBuffers, EnableFlags and the log file name
+        (ControlTrace UPDATE); properties then holds the current values."""
+        _native.etw_session_update(self._live(), properties._handle)
+        return properties
+
+    def flush(self, properties: Optional[Properties] = None) -> Properties:
+        """Writes every buffer holding events (ControlTrace FLUSH); a buffering
+        session writes its buffers to its log file name."""
+        props = self._props(properties)
+        _native.etw_session_flush(self._live(), props._handle)
+        return props
+
+    def flush_to_file(self, path: Union[str, os.PathLike],
+                      properties: Optional[Properties] = None) -> Properties:
+        """Buffering sessions: writes the buffers held as a complete .etl at path."""
+        props = self._props(properties)
+        _native.etw_session_flush_to_file(self._live(), os.fsdecode(path), props._handle)
+        return props
+
+    def stop(self, properties: Optional[Properties] = None) -> Properties:
+        """Stops the session (ControlTrace STOP): providers are disabled (their
+        callbacks run on this thread), every buffer is written. The handle
+        stays open. NotFoundError when already stopped."""
+        props = self._props(properties)
+        try:
+            with reraise_enable_errors():
+                _native.etw_session_stop(self._live(), props._handle)
+        finally:
+            self._stopped = True  # also after a file error: the session has stopped
+        return props
+
+    def enable_provider(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
+                        match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:
+        """Enables a provider (EnableTraceEx2), registered or not yet; again to
+        change level or keywords. Registered providers are notified on this thread."""
+        with reraise_enable_errors():
+            _native.etw_session_enable_provider(self._live(), _guid_bytes(guid), ENABLE, level,
+                                                match_any_keyword, match_all_keyword)
+
+    def disable_provider(self, guid: Union[uuid.UUID, str, bytes]) -> None:
+        with reraise_enable_errors():
+            _native.etw_session_enable_provider(self._live(), _guid_bytes(guid), DISABLE, 0, 0, 0)
+
+
+def max_sessions() -> int:
+    """How many sessions may run at once."""
+    return _native.etw_session_max_sessions()
+
+
+def set_max_sessions(count: int) -> None:
+    """Sets how many sessions may run at once (running ones are not affected)."""
+    _native.etw_session_set_max_sessions(count)

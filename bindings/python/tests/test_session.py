@@ -1,0 +1,174 @@
+"""Sessions and providers: file, real-time and buffering modes, enable callbacks, statuses."""
+import threading
+import uuid
+import weakref
+
+import pytest
+
+import openetw
+from openetw import Consumer, Level, LogFileMode, Properties, Provider, Session
+from conftest import file_props, write_trace
+
+
+def test_file_session_round_trip(tmp_path, name, guid):
+    calls = []
+    path = tmp_path / "a.etl"
+    with Provider(guid, calls.append) as provider:
+        assert not provider.is_enabled()
+        with Session(file_props(name, path)) as session:
+            assert session.properties.historical_context == session.handle != 0
+            session.enable_provider(guid, level=Level.INFORMATION, match_any_keyword=0xF0)
+            assert calls[-1] == openetw.EnableInfo(True, 4, 0xF0, 0, session.handle)
+            assert provider.is_enabled(4, 0x10) and not provider.is_enabled(4, 0x01)
+            assert not provider.is_enabled(5)
+            for i in range(100):
+                provider.write(b"hello %d" % i, type=1, level=Level.INFORMATION, version=3)
+            provider.write(b"filtered", level=Level.VERBOSE)  # above the session's level
+            assert session.query().events_lost == 0
+            assert any(p.session_name == name for p in Session.list())
+            stats = session.stop()
+            assert stats is session.properties and stats.buffers_written >= 1
+        assert calls[-1].is_enabled is False and len(calls) == 2
+    records = [r for r in Consumer(path) if r.kind == openetw.ETW_RECORD_KIND_FULL]
+    assert [r.payload for r in records] == [b"hello %d" % i for i in range(100)]
+    assert {(r.guid, r.opcode, r.level, r.version) for r in records} == {(guid, 1, 4, 3)}
+
+
+def test_context_manager_stops_only_sessions_it_started(tmp_path, name):
+    props = file_props(name, tmp_path / "b.etl")
+    with Session(props):
+        with Session.open(name.upper()) as opened:  # case-insensitive
+            assert opened.query().session_name == name
+        assert Session.open(name).query().session_name == name  # still running
+    with pytest.raises(openetw.NotFoundError):
+        Session.open(name)
+
+
+def test_realtime_session_with_live_consumer_on_a_thread(name, guid):
+    props = Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE, flush_timer=1,
+                       buffer_size=8, maximum_buffers=64)
+    with Provider(guid) as provider, Session(props) as session:
+        session.enable_provider(guid)
+        consumer = Consumer.realtime(name)
+        received = []
+        reader = threading.Thread(target=lambda: received.extend(
+            r.payload for r in consumer if r.kind == openetw.ETW_RECORD_KIND_FULL))
+        reader.start()
+        for i in range(2000):
+            provider.write(b"live %d" % i, type=7, level=3)
+        stats = session.stop()
+        reader.join(30)
+        assert not reader.is_alive()
+        assert stats.events_lost == 0 and stats.real_time_buffers_lost == 0
+        assert received == [b"live %d" % i for i in range(2000)]
+        assert consumer.logfile_header().logger_name == name
+        consumer.close()
+
+
+def test_buffering_session_flushes_on_demand(tmp_path, name, guid):
+    props = Properties(name, log_file_mode=LogFileMode.BUFFERING_MODE, buffer_size=8, minimum_buffers=8)
+    with Provider(guid) as provider, Session(props) as session:
+        session.enable_provider(guid)
+        for _ in range(50):
+            provider.write(b"kept", type=1)
+        session.flush_to_file(tmp_path / "snap.etl")
+        with pytest.raises(openetw.InvalidParameterError):
+            session.flush()  # no log file name to flush to
+    assert sum(r.payload == b"kept" for r in Consumer(tmp_path / "snap.etl")) == 50
+
+
+def test_update_changes_the_log_file(tmp_path, name, guid):
+    with Session(file_props(name, tmp_path / "one.etl")) as session:
+        new = file_props(name, tmp_path / "two.etl")
+        assert session.update(new).log_file_name == str(tmp_path / "two.etl")
+    assert (tmp_path / "two.etl").exists()
+
+
+def test_statuses_become_exceptions(tmp_path, name, guid):
+    props = file_props(name, tmp_path / "no" / "such" / "x.etl")
+    with pytest.raises(openetw.NotFoundError) as info:
+        Session(props)
+    assert info.value.status == openetw.Status.PATH_NOT_FOUND and info.value.message
+    with Session(Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE)) as session:
+        with pytest.raises(openetw.AlreadyExistsError):
+            Session(Properties(name.upper(), log_file_mode=LogFileMode.REAL_TIME_MODE))
+        with pytest.raises(ValueError, match="16 bytes"):
+            session.enable_provider(b"short")
+        session.stop()
+        with pytest.raises(openetw.NotFoundError):
+            session.stop()
+    with pytest.raises(openetw.NotFoundError):
+        Session.open(name)
+    with pytest.raises(TypeError):
+        Provider(guid, callback=42)
+
+
+def test_write_errors_say_what_happened(tmp_path, name, guid):
+    with Provider(guid) as provider, Session(file_props(name, tmp_path / "w.etl", buffer_size=8)) as s:
+        s.enable_provider(guid)
+        with pytest.raises(openetw.MoreDataError, match="buffer size minus 72"):
+            provider.write(b"y" * 8100)
+        with pytest.raises(openetw.InvalidParameterError, match="0xFFFF"):
+            provider.write(b"z" * 65500)
+        provider.write(bytearray(b"fine"), guid=uuid.UUID(int=7))
+        provider.write(memoryview(b"xfinex")[1:5])
+    provider.close()
+    with pytest.raises(ValueError, match="unregistered"):
+        provider.write(b"late")
+    full = [r for r in Consumer(tmp_path / "w.etl") if r.kind == openetw.ETW_RECORD_KIND_FULL]
+    assert [(r.payload, r.guid) for r in full] == [(b"fine", uuid.UUID(int=7)), (b"fine", guid)]
+
+
+def test_enable_callback_runs_at_register_when_already_enabled(tmp_path, name, guid):
+    with Session(file_props(name, tmp_path / "e.etl")) as session:
+        session.enable_provider(guid, level=2, match_any_keyword=3, match_all_keyword=1)
+        calls = []
+        with Provider(guid, calls.append):
+            assert calls == [openetw.EnableInfo(True, 2, 3, 1, 0)]
+            session.disable_provider(guid)
+            assert calls[-1].is_enabled is False
+
+
+def test_enable_callback_exception_is_reraised_from_the_call(tmp_path, name, guid):
+    class Boom(Exception):
+        pass
+
+    def callback(info):
+        if info.is_enabled:
+            raise Boom("enable")
+    with Provider(guid, callback) as provider, Session(file_props(name, tmp_path / "x.etl")) as s:
+        with pytest.raises(Boom) as info:
+            s.enable_provider(guid)
+        assert "callback" in "".join(str(f.name) for f in info.traceback)
+        assert provider.is_enabled()  # the call's effect is kept
+        # Registering while enabled: the constructor raises and unregisters.
+        with pytest.raises(Boom):
+            Provider(guid, callback)
+
+
+def test_enable_callback_exception_on_a_native_thread_goes_to_unraisablehook(
+        tmp_path, name, guid, monkeypatch):
+    seen = []
+    monkeypatch.setattr("sys.unraisablehook", seen.append)
+
+    def callback(info):
+        if info.is_enabled:
+            raise KeyError("from enable")
+    with Provider(guid, callback), Session(file_props(name, tmp_path / "u.etl")) as session:
+        # The raw layer is not inside a re-raising call: nothing to raise from.
+        openetw._native.etw_session_enable_provider(session._handle, guid.bytes_le, 1, 0, 0, 0)
+    assert seen and isinstance(seen[0].exc_value, KeyError)
+
+
+def test_callbacks_are_released_exactly_once(tmp_path, name, guid):
+    class Callback:
+        def __call__(self, info):
+            pass
+    callback = Callback()
+    ref = weakref.ref(callback)
+    provider = Provider(guid, callback)
+    del callback
+    assert ref() is not None  # kept alive by the registration
+    provider.close()
+    provider.close()
+    assert ref() is None

@@ -1,0 +1,287 @@
+//! Trace sessions (session.h): StartTrace, ControlTrace, QueryAllTraces,
+//! EnableTraceEx2.
+use core::ptr::{self, NonNull};
+use std::ffi::CString;
+use std::path::Path;
+
+use openetw_sys as sys;
+
+use crate::callbacks::resume_enable_panic;
+use crate::error::{check, Error, Result, Status};
+use crate::properties::Properties;
+use crate::types::Guid;
+
+/// The statistics a session reports on query, flush and stop (the output
+/// members of EVENT_TRACE_PROPERTIES).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Statistics {
+    /// Buffers allocated.
+    pub number_of_buffers: u32,
+    /// Buffers free.
+    pub free_buffers: u32,
+    /// Events dropped (no free buffer, or a full real-time backlog).
+    pub events_lost: u32,
+    /// Buffers written to the log file.
+    pub buffers_written: u32,
+    /// Buffers that could not be written to the log file.
+    pub log_buffers_lost: u32,
+    /// Buffers no real-time consumer got.
+    pub real_time_buffers_lost: u32,
+    /// The logger thread.
+    pub logger_thread_id: u64,
+}
+
+impl Statistics {
+    /// The output members of `props`.
+    pub fn of(props: &Properties) -> Self {
+        Statistics {
+            number_of_buffers: props.number_of_buffers(),
+            free_buffers: props.free_buffers(),
+            events_lost: props.events_lost(),
+            buffers_written: props.buffers_written(),
+            log_buffers_lost: props.log_buffers_lost(),
+            real_time_buffers_lost: props.real_time_buffers_lost(),
+            logger_thread_id: props.logger_thread_id(),
+        }
+    }
+}
+
+/// Options beyond EVENT_TRACE_PROPERTIES (`etw_session_options`); zero
+/// members take their defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Writers wait (bounded) for space instead of dropping events.
+    pub lossless: bool,
+    /// Longest wait of a lossless writer in ms; 0 = 1000.
+    pub lossless_timeout_ms: u32,
+    /// Buffers kept while no real-time consumer is attached; 0 = the maximum.
+    pub realtime_backlog_buffers: u32,
+}
+
+impl SessionOptions {
+    fn to_sys(self) -> sys::etw_session_options {
+        sys::etw_session_options {
+            struct_size: core::mem::size_of::<sys::etw_session_options>() as u32,
+            flags: if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 },
+            lossless_timeout_ms: self.lossless_timeout_ms,
+            realtime_backlog_buffers: self.realtime_backlog_buffers,
+        }
+    }
+}
+
+/// A handle to a running (or stopped) trace session.
+///
+/// Dropping the handle closes it and does **not** stop the session, as on
+/// Windows: a session runs until [`stop`](Self::stop) (or until the process
+/// ends). Calls through a handle whose session has stopped fail with
+/// [`Status::WMI_INSTANCE_NOT_FOUND`].
+///
+/// Calls that enable or disable providers (`start` of a private session,
+/// `enable_provider`, `disable_provider`, `stop`) run the providers' enable
+/// callbacks on the calling thread; a panic in one of them is resumed from
+/// that call after the C call has returned.
+pub struct Session {
+    raw: NonNull<sys::etw_session>,
+}
+
+// session.h: "every function here may be called from any thread,
+// concurrently with each other and with event writing". Properties objects
+// are passed by &mut, so they are never shared.
+unsafe impl Send for Session {}
+unsafe impl Sync for Session {}
+
+pub(crate) fn c_string(text: &str, what: &str) -> Result<CString> {
+    CString::new(text).map_err(|_| Error::new(Status::INVALID_PARAMETER, format!("{what} contains a NUL character")))
+}
+
+pub(crate) fn c_path(path: &Path) -> Result<CString> {
+    let text = path.to_str().ok_or_else(|| {
+        Error::new(Status::NO_UNICODE_TRANSLATION, format!("path {path:?} is not UTF-8"))
+    })?;
+    c_string(text, "path")
+}
+
+// A scratch object for calls whose caller wants only the statistics.
+fn scratch() -> Result<Properties> {
+    Properties::new("openetw-rs statistics")
+}
+
+impl Session {
+    /// Starts a session from `props` (StartTrace). On success `props` holds the
+    /// settings the session runs with (adjusted buffer counts, GUID, handle).
+    pub fn start(props: &mut Properties) -> Result<Session> {
+        Self::start_inner(props, None)
+    }
+
+    /// Starts a session with options beyond EVENT_TRACE_PROPERTIES.
+    pub fn start_with_options(props: &mut Properties, options: &SessionOptions) -> Result<Session> {
+        Self::start_inner(props, Some(options.to_sys()))
+    }
+
+    fn start_inner(props: &mut Properties, options: Option<sys::etw_session_options>) -> Result<Session> {
+        let mut raw = ptr::null_mut();
+        let opts = options.as_ref().map_or(ptr::null(), |o| o as *const _);
+        let status = unsafe { sys::etw_session_start_ex(&mut raw, props.as_raw(), opts) };
+        let result = check(status).map(|()| Session::from_raw(raw));
+        // A private session enables its provider here: its callback may have panicked.
+        resume_enable_panic();
+        result
+    }
+
+    /// Opens a running session by name (case-insensitive) to control it.
+    pub fn open(name: &str) -> Result<Session> {
+        let name = c_string(name, "session name")?;
+        let mut raw = ptr::null_mut();
+        check(unsafe { sys::etw_session_open(&mut raw, name.as_ptr()) })?;
+        Ok(Session::from_raw(raw))
+    }
+
+    fn from_raw(raw: *mut sys::etw_session) -> Session {
+        Session { raw: NonNull::new(raw).expect("libopenetw returned success and NULL") }
+    }
+
+    /// The raw handle, for calls this crate does not wrap. Valid while `self` lives.
+    pub fn as_raw(&self) -> *mut sys::etw_session {
+        self.raw.as_ptr()
+    }
+
+    /// The session handle value (Wnode.HistoricalContext).
+    pub fn handle(&self) -> u64 {
+        unsafe { sys::etw_session_handle(self.raw.as_ptr()) }
+    }
+
+    /// The options the session runs with, defaults applied.
+    pub fn options(&self) -> Result<SessionOptions> {
+        let mut out = SessionOptions::default().to_sys();
+        check(unsafe { sys::etw_session_get_options(&mut out, self.raw.as_ptr()) })?;
+        Ok(SessionOptions {
+            lossless: out.flags & sys::ETW_SESSION_LOSSLESS != 0,
+            lossless_timeout_ms: out.lossless_timeout_ms,
+            realtime_backlog_buffers: out.realtime_backlog_buffers,
+        })
+    }
+
+    /// The current settings and statistics (ControlTrace QUERY), names included.
+    pub fn query(&self) -> Result<Properties> {
+        let mut props = scratch()?;
+        self.query_into(&mut props)?;
+        Ok(props)
+    }
+
+    /// Copies the current settings and statistics into `props`.
+    pub fn query_into(&self, props: &mut Properties) -> Result<()> {
+        check(unsafe { sys::etw_session_query(self.raw.as_ptr(), props.as_raw()) })
+    }
+
+    /// Changes a running session (ControlTrace UPDATE): FlushTimer,
+    /// MaximumBuffers, EnableFlags and the log file name of `props`; `props`
+    /// then receives the current settings.
+    pub fn update(&self, props: &mut Properties) -> Result<Statistics> {
+        check(unsafe { sys::etw_session_update(self.raw.as_ptr(), props.as_raw()) })?;
+        Ok(Statistics::of(props))
+    }
+
+    // Runs a control call that fills a properties object, the caller's or a scratch one.
+    fn control(
+        &self,
+        props: Option<&mut Properties>,
+        call: impl FnOnce(*mut sys::etw_properties) -> sys::etw_status,
+    ) -> Result<Statistics> {
+        let mut own;
+        let props = match props {
+            Some(p) => p,
+            None => {
+                own = scratch()?;
+                &mut own
+            }
+        };
+        let result = check(call(props.as_raw()));
+        resume_enable_panic();
+        result.map(|()| Statistics::of(props))
+    }
+
+    /// Flushes every buffer holding events (ControlTrace FLUSH); a buffering
+    /// session writes its buffers to its log file. `props`, if given,
+    /// receives the settings and statistics after the flush.
+    pub fn flush(&self, props: Option<&mut Properties>) -> Result<Statistics> {
+        self.control(props, |p| unsafe { sys::etw_session_flush(self.raw.as_ptr(), p) })
+    }
+
+    /// Buffering sessions: writes the buffers held as a complete .etl at `path`.
+    pub fn flush_to_file(&self, path: impl AsRef<Path>, props: Option<&mut Properties>) -> Result<Statistics> {
+        let path = c_path(path.as_ref())?;
+        self.control(props, |p| unsafe { sys::etw_session_flush_to_file(self.raw.as_ptr(), path.as_ptr(), p) })
+    }
+
+    /// Stops the session (ControlTrace STOP): disables its providers, writes
+    /// every buffer and finishes the log file. The handle stays valid.
+    pub fn stop(&self, props: Option<&mut Properties>) -> Result<Statistics> {
+        self.control(props, |p| unsafe { sys::etw_session_stop(self.raw.as_ptr(), p) })
+    }
+
+    /// Enables (or re-enables with another level or keywords) a provider for
+    /// this session (EnableTraceEx2). `level` 0 takes every level;
+    /// `match_any_keyword` 0 means all flags.
+    pub fn enable_provider(&self, guid: &Guid, level: u8, match_any_keyword: u64, match_all_keyword: u64) -> Result<()> {
+        self.enable_raw(guid, sys::ETW_CONTROL_CODE_ENABLE_PROVIDER, level, match_any_keyword, match_all_keyword)
+    }
+
+    /// Disables a provider for this session.
+    pub fn disable_provider(&self, guid: &Guid) -> Result<()> {
+        self.enable_raw(guid, sys::ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0)
+    }
+
+    fn enable_raw(&self, guid: &Guid, code: u32, level: u8, any: u64, all: u64) -> Result<()> {
+        let guid: sys::etw_guid = (*guid).into();
+        let status = unsafe { sys::etw_session_enable_provider(self.raw.as_ptr(), &guid, code, level, any, all) };
+        let result = check(status);
+        resume_enable_panic();
+        result
+    }
+
+    /// The running sessions (QueryAllTraces): names, settings and statistics.
+    pub fn list() -> Result<Vec<Properties>> {
+        loop {
+            let mut count = 0u32;
+            match check(unsafe { sys::etw_session_list(&mut count, ptr::null(), 0) }) {
+                Ok(()) => return Ok(Vec::new()),
+                Err(e) if e.status() == Status::MORE_DATA => {}
+                Err(e) => return Err(e),
+            }
+            let mut array = (0..count).map(|_| scratch()).collect::<Result<Vec<_>>>()?;
+            let raws: Vec<*mut sys::etw_properties> = array.iter_mut().map(|p| p.as_raw()).collect();
+            let mut now = 0u32;
+            match check(unsafe { sys::etw_session_list(&mut now, raws.as_ptr(), count) }) {
+                Ok(()) => {
+                    array.truncate(now as usize);
+                    return Ok(array);
+                }
+                // A session started between the two calls: ask again.
+                Err(e) if e.status() == Status::MORE_DATA => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Sets how many sessions may run at once.
+    pub fn set_max_sessions(max_sessions: u32) -> Result<()> {
+        check(unsafe { sys::etw_session_set_max_sessions(max_sessions) })
+    }
+
+    /// How many sessions may run at once.
+    pub fn max_sessions() -> u32 {
+        unsafe { sys::etw_session_max_sessions() }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        unsafe { sys::etw_session_close(self.raw.as_ptr()) }
+    }
+}
+
+impl core::fmt::Debug for Session {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Session").field("handle", &self.handle()).finish()
+    }
+}
