@@ -132,6 +132,20 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void HostInfoNamesThisProcessUntilStopped()
+        {
+            string name = Scratch.SessionName("Host");
+            using var props = new Properties(name) { LogFileMode = LogFileMode.RealTime };
+            using var session = Session.Start(props);
+            SessionHostInfo host = session.HostInfo;
+            Assert.Equal((uint)Environment.ProcessId, host.ProcessId);
+            Assert.Equal(SessionHostState.Running, host.State);
+            Assert.True(host.IsLocal);
+            session.Stop();
+            Assert.Equal(Status.WmiInstanceNotFound, Assert.Throws<OpenEtwException>(() => session.HostInfo).Status);
+        }
+
+        [Fact]
         public void BadInputThrowsWithStatusAndMessage()
         {
             using var scratch = new Scratch();

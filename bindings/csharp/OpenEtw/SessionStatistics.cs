@@ -47,4 +47,20 @@ namespace OpenEtw
             RealtimeBacklogBuffers = n.RealtimeBacklogBuffers,
         };
     }
+
+    /// <summary>The state of a session's host process (ETW_SESSION_HOST_*).</summary>
+    public enum SessionHostState : uint
+    {
+        /// <summary>The host process is alive.</summary>
+        Running = NativeMethods.ETW_SESSION_HOST_RUNNING,
+        /// <summary>The host process died: stop the session to free its name.</summary>
+        Orphaned = NativeMethods.ETW_SESSION_HOST_ORPHANED,
+    }
+
+    /// <summary>Where a session runs (etw_session_host_info).</summary>
+    public readonly record struct SessionHostInfo(uint ProcessId, SessionHostState State, bool IsLocal)
+    {
+        internal static SessionHostInfo FromNative(in SessionHostInfoNative n) =>
+            new SessionHostInfo(n.ProcessId, (SessionHostState)n.State, n.IsLocal != 0);
+    }
 }

@@ -105,6 +105,12 @@ class Session:
         """The options the session runs with (a frozen SessionOptions snapshot)."""
         return snapshot(_native.etw_session_get_options(self._live()))
 
+    def host_info(self):
+        """The host process and its state (a frozen SessionHostInfo: process_id,
+        state ETW_SESSION_HOST_RUNNING or ETW_SESSION_HOST_ORPHANED, is_local).
+        NotFoundError once the session has stopped."""
+        return snapshot(_native.etw_session_get_host_info(self._live()))
+
     def close(self) -> None:
         """Releases the handle; the session keeps running. Idempotent."""
         self._handle = None

@@ -1,4 +1,5 @@
 """Sessions and providers: file, real-time and buffering modes, enable callbacks, statuses."""
+import os
 import threading
 import uuid
 import weakref
@@ -42,6 +43,16 @@ def test_context_manager_stops_only_sessions_it_started(tmp_path, name):
         assert Session.open(name).query().session_name == name  # still running
     with pytest.raises(openetw.NotFoundError):
         Session.open(name)
+
+
+def test_host_info_names_this_process_until_stopped(tmp_path, name):
+    with Session(file_props(name, tmp_path / "h.etl")) as session:
+        host = session.host_info()
+        assert (host.process_id, host.state, host.is_local) == (
+            os.getpid(), openetw.ETW_SESSION_HOST_RUNNING, 1)
+        session.stop()
+        with pytest.raises(openetw.NotFoundError):
+            session.host_info()
 
 
 def test_realtime_session_with_live_consumer_on_a_thread(name, guid):

@@ -69,6 +69,28 @@ impl SessionOptions {
     }
 }
 
+/// Whether a session's host process is alive (`ETW_SESSION_HOST_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostState {
+    /// The host process is alive.
+    Running,
+    /// The host process died: stop the session to free its name.
+    Orphaned,
+    /// A value this crate does not know (a newer library).
+    Other(u32),
+}
+
+/// Where a session runs (`etw_session_host_info`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostInfo {
+    /// The process that started the session.
+    pub process_id: u32,
+    /// Whether that process is alive.
+    pub state: HostState,
+    /// True when the calling process is the host.
+    pub is_local: bool,
+}
+
 /// A handle to a running (or stopped) trace session.
 ///
 /// Dropping the handle closes it and does **not** stop the session, as on
@@ -159,6 +181,24 @@ impl Session {
             lossless_timeout_ms: out.lossless_timeout_ms,
             realtime_backlog_buffers: out.realtime_backlog_buffers,
         })
+    }
+
+    /// The host process and its state; an orphaned session still answers
+    /// query and stop.
+    pub fn host_info(&self) -> Result<HostInfo> {
+        let mut out = sys::etw_session_host_info {
+            struct_size: core::mem::size_of::<sys::etw_session_host_info>() as u32,
+            process_id: 0,
+            state: 0,
+            is_local: 0,
+        };
+        check(unsafe { sys::etw_session_get_host_info(&mut out, self.raw.as_ptr()) })?;
+        let state = match out.state {
+            sys::ETW_SESSION_HOST_RUNNING => HostState::Running,
+            sys::ETW_SESSION_HOST_ORPHANED => HostState::Orphaned,
+            other => HostState::Other(other),
+        };
+        Ok(HostInfo { process_id: out.process_id, state, is_local: out.is_local != 0 })
     }
 
     /// The current settings and statistics (ControlTrace QUERY), names included.
