@@ -72,21 +72,49 @@ void init_registry(void *base, void *)
     h->magic = kMagic; // last: a header with the magic is complete
 }
 
-// Copies a length-prefixed name out of shared memory, trusting nothing.
-bool copy_name(std::uint32_t len, const char16_t *src, std::u16string *out)
+// Byte copies to and from the published parts of a slot. Readers copy while
+// a host may rewrite them (a sequence word tells torn copies apart and they
+// are retried), so every access is atomic: acquire loads and release stores
+// keep the sequence checks ordered around them without fences.
+void load_bytes(void *dst, const void *src, std::size_t n)
 {
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = const_cast<unsigned char *>(static_cast<const unsigned char *>(src));
+    for (std::size_t i = 0; i < n; ++i)
+        d[i] = std::atomic_ref<unsigned char>(s[i]).load(std::memory_order_acquire);
+}
+
+void store_bytes(void *dst, const void *src, std::size_t n)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = static_cast<const unsigned char *>(src);
+    for (std::size_t i = 0; i < n; ++i)
+        std::atomic_ref<unsigned char>(d[i]).store(s[i], std::memory_order_release);
+}
+
+std::uint32_t load_u32(const std::uint32_t &v)
+{
+    return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(v)).load(std::memory_order_acquire);
+}
+
+// Copies a length-prefixed name out of shared memory, trusting nothing.
+bool copy_name(const std::uint32_t &len_word, const char16_t *src, std::u16string *out)
+{
+    const std::uint32_t len = load_u32(len_word);
     if (len > kRegistryNameMax)
         return false;
-    out->assign(src, len);
+    out->resize(len);
+    load_bytes(out->data(), src, len * sizeof(char16_t));
     return true;
 }
 
 void store_name(const std::u16string &s, std::uint32_t *len, char16_t *dst)
 {
     const std::size_t n = std::min<std::size_t>(s.size(), kRegistryNameMax);
-    std::memcpy(dst, s.data(), n * sizeof(char16_t));
-    dst[n] = 0;
-    *len = std::uint32_t(n);
+    const char16_t nul = 0;
+    store_bytes(dst, s.data(), n * sizeof(char16_t));
+    store_bytes(dst + n, &nul, sizeof nul);
+    std::atomic_ref<std::uint32_t>(*len).store(std::uint32_t(n), std::memory_order_release);
 }
 
 } // namespace
@@ -196,8 +224,9 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
         s.guid = guid;
         store_name(name, &s.name_len, s.name);
         s.pub_seq.store(0, std::memory_order_relaxed);
-        std::memset(&s.record, 0, sizeof s.record);
-        s.file_len = 0;
+        const etw_event_trace_properties none{};
+        store_bytes(&s.record, &none, sizeof none);
+        std::atomic_ref<std::uint32_t>(s.file_len).store(0, std::memory_order_release);
         // No request of an earlier session may look pending to the new host.
         s.done_seq.store(s.req_seq.load(std::memory_order_acquire), std::memory_order_release);
         s.state.store(Claimed, std::memory_order_release);
@@ -211,9 +240,8 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
 void SystemRegistry::publish(std::uint32_t i, const Properties &props)
 {
     RegistrySlot &s = slot(i);
-    s.pub_seq.fetch_add(1, std::memory_order_acq_rel); // odd: being rewritten
-    std::atomic_thread_fence(std::memory_order_release);
-    s.record = props.record();
+    s.pub_seq.fetch_add(1, std::memory_order_acq_rel); // odd: being rewritten (the stores below stay after it)
+    store_bytes(&s.record, &props.record(), sizeof s.record);
     store_name(props.log_file_name(), &s.file_len, s.file);
     s.pub_seq.fetch_add(1, std::memory_order_release);
     s.state.store(Running, std::memory_order_release);
@@ -290,11 +318,10 @@ bool SystemRegistry::published(const RegistryEntry &e, Properties &props)
             continue;
         }
         etw_event_trace_properties rec;
-        std::memcpy(&rec, &s.record, sizeof rec);
-        const std::uint32_t len = s.file_len;
+        load_bytes(&rec, &s.record, sizeof rec);
         std::u16string file;
-        const bool ok = copy_name(len, s.file, &file);
-        std::atomic_thread_fence(std::memory_order_acquire);
+        const bool ok = copy_name(s.file_len, s.file, &file);
+        // The acquire loads above keep this check after them.
         if (s.pub_seq.load(std::memory_order_relaxed) != seq)
             continue;
         if (!ok || s.generation.load(std::memory_order_acquire) != e.generation)
