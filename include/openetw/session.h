@@ -178,6 +178,10 @@ ETW_API uint64_t etw_session_handle(const etw_session *session);
  * NULL it receives the final settings and statistics. The handle stays valid
  * until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file
  * error met while finishing is returned after the session has stopped.
+ * An orphaned session (ETW_SESSION_HOST_ORPHANED) stops here too: its name
+ * is freed and its log file finished with every whole buffer its host wrote
+ * (BuffersWritten in props); ETW_ERROR_INVALID_DATA, the name freed all the
+ * same, when that file does not start with an .etl header buffer.
  */
 ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props);
 

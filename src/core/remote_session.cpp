@@ -1,5 +1,9 @@
 #include "core/remote_session.hpp"
 
+#include "core/log_file.hpp"
+
+#include <openetw/constants.h>
+
 namespace openetw::core {
 
 Status RemoteSession::gone() const
@@ -50,11 +54,25 @@ Status RemoteSession::stop(Properties *props)
     if (!registry_.refresh(entry_))
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)");
     if (entry_.orphaned) {
-        // Its log file keeps what the host wrote; the name becomes free.
-        if (props)
-            registry_.published(entry_, *props);
+        // The name becomes free whatever the file holds; the file keeps the
+        // buffers the host wrote, finished so that readers take them all.
+        Properties published;
+        Properties &out = props ? *props : published;
+        Status st;
+        if (registry_.published(entry_, out)) {
+            etw_event_trace_properties &r = out.record();
+            // NEWFILE: which numbered file was open is not published (not recovered).
+            if (!out.log_file_name_utf8().empty() && !(r.LogFileMode & ETW_FILE_MODE_NEWFILE)) {
+                std::uint32_t written = 0;
+                st = recover_log_file(out.log_file_name_utf8(), platform::filetime_now(), r.EventsLost, &written);
+                r.BuffersWritten = written;
+            }
+        }
         registry_.release(entry_.slot, entry_.generation);
-        return Status::ok();
+        if (!st)
+            return Fail(st.code, "the orphaned session stopped (its name is free), but its log file was not finished: " +
+                                     st.message);
+        return st;
     }
     return registry_.request(entry_, Request::Stop, props);
 }

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <signal.h>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +91,49 @@ std::string run(const std::string &cmd, int *code)
     const int st = pclose(f);
     *code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return out;
+}
+
+// Reads a file through the consumer: the helper's event numbers in order,
+// and the status of etw_consumer_process.
+struct Read {
+    etw_status open = ETW_OK, process = ETW_OK;
+    std::vector<std::uint64_t> events;
+    std::uint32_t buffers_written = 0; // the header's BuffersWritten
+};
+
+Read read_file(const std::string &path)
+{
+    Read r;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_CONSUMER_ORDER_FILE;
+    o.user_data = &r.events;
+    o.event = [](void *ud, const etw_classic_event *e) -> std::int32_t {
+        std::uint64_t n = 0;
+        if (e->payload_size == sizeof n)
+            std::memcpy(&n, e->payload, sizeof n);
+        static_cast<std::vector<std::uint64_t> *>(ud)->push_back(n);
+        return 0;
+    };
+    const char *paths[] = {path.c_str()};
+    etw_consumer *c = nullptr;
+    if ((r.open = etw_consumer_open(&c, paths, 1, &o)) != ETW_OK)
+        return r;
+    etw_logfile_info info{};
+    info.struct_size = sizeof info;
+    if (etw_consumer_logfile_header(&info, c, 0) == ETW_OK)
+        r.buffers_written = info.header.BuffersWritten;
+    r.process = etw_consumer_process(c);
+    etw_consumer_close(c);
+    return r;
+}
+
+std::vector<std::uint64_t> iota(std::uint64_t n)
+{
+    std::vector<std::uint64_t> v(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+        v[i] = i;
+    return v;
 }
 
 TEST(System, AnotherProcessQueriesUpdatesFlushesListsAndStopsASession)
@@ -201,18 +246,59 @@ TEST(System, AKilledHostLeavesAnOrphanThatQueriesAndStopsFreeingItsName)
     EXPECT_EQ(etw_session_start(&fresh, mine.p), ETW_ERROR_ALREADY_EXISTS);
     EXPECT_NE(std::string(etw_last_error_message()).find("orphaned"), std::string::npos);
 
-    ASSERT_EQ(etw_session_stop(s, nullptr), ETW_OK) << etw_last_error_message();
+    // The host wrote (flushed) every event before it died; its header still
+    // says no buffer was written.
+    ASSERT_EQ(read_file(file).buffers_written, 1u);
+    const auto on_disk = std::filesystem::file_size(file);
+    {
+        // A torn last write: half a buffer of garbage is cut off.
+        std::FILE *f = std::fopen(file.c_str(), "ab");
+        ASSERT_NE(f, nullptr);
+        const std::vector<char> junk(2048, 0x5A);
+        std::fwrite(junk.data(), 1, junk.size(), f);
+        std::fclose(f);
+    }
+
+    Props fin;
+    ASSERT_EQ(etw_session_stop(s, fin.p), ETW_OK) << etw_last_error_message();
     EXPECT_EQ(etw_session_get_host_info(&info, s), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
     etw_session_close(s);
-    // The file keeps the buffers the host wrote: whole buffers only.
-    EXPECT_GT(std::filesystem::file_size(file), 4096u);
-    EXPECT_EQ(std::filesystem::file_size(file) % 4096u, 0u);
+    // Stopping finished the file: every buffer the host wrote is read.
+    EXPECT_EQ(std::filesystem::file_size(file), on_disk);
+    const std::uint32_t written = etw_properties_buffers_written(fin.p);
+    EXPECT_EQ((1u + written) * 4096u, on_disk);
+    const Read r = read_file(file);
+    EXPECT_EQ(r.open, ETW_OK);
+    EXPECT_EQ(r.process, ETW_OK);
+    EXPECT_EQ(r.buffers_written, 1u + written);
+    EXPECT_EQ(r.events, iota(1000));
 
     Props mine2("SysOrphan");
     etw_properties_set_log_file_mode(mine2.p, ETW_REAL_TIME_MODE);
     ASSERT_EQ(etw_session_start(&fresh, mine2.p), ETW_OK) << etw_last_error_message();
     EXPECT_EQ(etw_session_stop(fresh, nullptr), ETW_OK);
     etw_session_close(fresh);
+    std::filesystem::remove(file);
+}
+
+TEST(System, StoppingAnOrphanWithAnUnreadableFileFreesItsNameAndSaysWhy)
+{
+    const std::string file = temp_file("sys-orphan-bad");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysOrphanBad", file, 100));
+    host.kill9();
+    std::filesystem::resize_file(file, 100); // not even a whole buffer header
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "SysOrphanBad"), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_stop(s, nullptr), ETW_ERROR_INVALID_DATA);
+    const std::string message = etw_last_error_message();
+    EXPECT_NE(message.find("stopped"), std::string::npos) << message;
+    EXPECT_NE(message.find(std::filesystem::absolute(file).string()), std::string::npos) << message;
+    EXPECT_EQ(std::filesystem::file_size(file), 100u); // left as it was
+    EXPECT_EQ(etw_session_stop(s, nullptr), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+    etw_session_close(s);
+    etw_session *again = nullptr;
+    EXPECT_EQ(etw_session_open(&again, "SysOrphanBad"), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
     std::filesystem::remove(file);
 }
 

@@ -2796,6 +2796,10 @@ extern "C" {
     #[doc = " NULL it receives the final settings and statistics. The handle stays valid"]
     #[doc = " until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file"]
     #[doc = " error met while finishing is returned after the session has stopped."]
+    #[doc = " An orphaned session (ETW_SESSION_HOST_ORPHANED) stops here too: its name"]
+    #[doc = " is freed and its log file finished with every whole buffer its host wrote"]
+    #[doc = " (BuffersWritten in props); ETW_ERROR_INVALID_DATA, the name freed all the"]
+    #[doc = " same, when that file does not start with an .etl header buffer."]
     pub fn etw_session_stop(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
 }
 extern "C" {
