@@ -1,6 +1,9 @@
 /* A process that hosts a session for tests/system: starts NAME logging to
  * FILE, writes EVENTS events into it, flushes, prints "ready", then waits
- * until another process stops the session (exit 0) or it is killed. */
+ * until another process stops the session (exit 0) or it is killed.
+ * "stream" instead of "host": prints "ready" right after the start, then
+ * writes numbered events (flushing every 5000) until it is killed or the
+ * session stops (exit 0). */
 #define _POSIX_C_SOURCE 200809L
 #include <openetw/openetw.h>
 
@@ -19,8 +22,9 @@ static int fail(const char *what, etw_status st)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5 || strcmp(argv[1], "host") != 0) {
-        fprintf(stderr, "usage: system_helper host NAME FILE EVENTS\n");
+    const int stream = argc == 4 && strcmp(argv[1], "stream") == 0;
+    if (!stream && (argc != 5 || strcmp(argv[1], "host") != 0)) {
+        fprintf(stderr, "usage: system_helper host NAME FILE EVENTS | stream NAME FILE\n");
         return 2;
     }
     etw_properties *props = NULL;
@@ -43,6 +47,26 @@ int main(int argc, char **argv)
         return fail("register", st);
     if ((st = etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0)) != ETW_OK)
         return fail("enable", st);
+    if (stream) {
+        printf("ready\n");
+        fflush(stdout);
+        for (uint64_t i = 0;; ++i) {
+            struct {
+                etw_event_trace_header h;
+                uint64_t n;
+            } ev;
+            memset(&ev, 0, sizeof ev);
+            ev.h.Size = sizeof ev;
+            ev.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+            ev.h.Guid = kProvider;
+            ev.n = i;
+            st = etw_provider_trace_event(provider, &ev.h);
+            if (st == ETW_OK && i % 5000 == 4999)
+                st = etw_session_flush(session, NULL);
+            if (i % 1000 == 0 && etw_session_query(session, props) == ETW_ERROR_WMI_INSTANCE_NOT_FOUND)
+                return 0; /* stopped by another process */
+        }
+    }
     const long events = atol(argv[4]);
     for (long i = 0; i < events; ++i) {
         struct {
