@@ -109,6 +109,11 @@ ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
 
 /* ---- etw_session_options.flags ---- */
 #define ETW_SESSION_LOSSLESS 0x1u /* writers wait (bounded) for space instead of dropping */
+/* Start only (not reported by etw_session_get_options): when an orphaned
+ * session (ETW_SESSION_HOST_ORPHANED) holds the name, stop it first (as
+ * etw_session_stop does: its log file finished) and start in its place. A
+ * session whose host is alive still gives ETW_ERROR_ALREADY_EXISTS. */
+#define ETW_SESSION_REPLACE_ORPHAN 0x2u
 
 /**
  * Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to

@@ -58,9 +58,10 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
                                                              "; set it to sizeof(etw_session_options) = " +
                                                              std::to_string(sizeof(etw_session_options)));
-            if (options->flags & ~ETW_SESSION_LOSSLESS)
+            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
             o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
+            o.replace_orphan = (options->flags & ETW_SESSION_REPLACE_ORPHAN) != 0;
             o.lossless_timeout_ms = options->lossless_timeout_ms;
             o.realtime_backlog = options->realtime_backlog_buffers;
         }

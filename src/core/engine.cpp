@@ -1,5 +1,7 @@
 #include "core/engine.hpp"
 
+#include "core/remote_session.hpp"
+
 #include "base/guid.hpp"
 #include "platform/platform.hpp"
 
@@ -194,7 +196,15 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
         SystemRegistry *reg = shared_private(r.LogFileMode) ? nullptr : SystemRegistry::get();
         std::uint32_t slot = 0, generation = 0;
         if (reg) {
-            if (Status st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation); !st) {
+            Status st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation);
+            RegistryEntry orphan;
+            if (!st && st.code == ETW_ERROR_ALREADY_EXISTS && options.replace_orphan &&
+                reg->find(props.session_name(), &orphan) && orphan.orphaned) {
+                // Its file is finished as a stop would; a file it could not finish does not keep the name.
+                RemoteSession(*reg, orphan).stop(nullptr);
+                st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation);
+            }
+            if (!st) {
                 r.Wnode.Guid = original;
                 return Fail(st.code, st.message.empty() ? "" : "\"" + props.session_name_utf8() + "\": " + st.message);
             }

@@ -204,7 +204,7 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
         if (copy_name(s.name_len, s.name, &other) && session_names_equal(other, name))
             result = Fail(ETW_ERROR_ALREADY_EXISTS,
                           orphan ? "an orphaned session (its host process " + std::to_string(s.host_pid) +
-                                       " died) holds that name: stop it first"
+                                       " died) holds that name: stop it first, or start with ETW_SESSION_REPLACE_ORPHAN"
                                  : "a session of process " + std::to_string(s.host_pid) + " already has that name");
         else if (std::memcmp(&s.guid, &guid, sizeof guid) == 0)
             result = Fail(ETW_ERROR_ALREADY_EXISTS,

@@ -353,6 +353,45 @@ TEST(System, HostsKilledAtRandomMomentsAlwaysLeaveAReadableFile)
     std::filesystem::remove(file);
 }
 
+TEST(System, StartReplacesAnOrphanOfTheSameNameInOneCall)
+{
+    const std::string file = temp_file("sys-replace");
+    Host live, dead;
+    ASSERT_TRUE(live.spawn("SysReplaceLive", file + ".live", 10));
+    ASSERT_TRUE(dead.spawn("SysReplace", file, 1000));
+    dead.kill9();
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_SESSION_REPLACE_ORPHAN;
+    etw_session *s = nullptr;
+
+    Props plain("SysReplace");
+    etw_properties_set_log_file_mode(plain.p, ETW_REAL_TIME_MODE);
+    EXPECT_EQ(etw_session_start(&s, plain.p), ETW_ERROR_ALREADY_EXISTS); // without the flag
+    EXPECT_NE(std::string(etw_last_error_message()).find("ETW_SESSION_REPLACE_ORPHAN"), std::string::npos)
+        << etw_last_error_message();
+    Props other("SysReplaceLive"); // a live host keeps its name
+    etw_properties_set_log_file_mode(other.p, ETW_REAL_TIME_MODE);
+    EXPECT_EQ(etw_session_start_ex(&s, other.p, &o), ETW_ERROR_ALREADY_EXISTS);
+
+    ASSERT_EQ(etw_session_start_ex(&s, plain.p, &o), ETW_OK) << etw_last_error_message();
+    etw_session_host_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(etw_session_get_host_info(&info, s), ETW_OK);
+    EXPECT_EQ(info.is_local, 1u);
+    EXPECT_EQ(read_file(file).events, iota(1000)); // the orphan's file was finished
+    EXPECT_EQ(etw_session_stop(s, nullptr), ETW_OK);
+    etw_session_close(s);
+
+    etw_session *l = nullptr;
+    ASSERT_EQ(etw_session_open(&l, "SysReplaceLive"), ETW_OK);
+    EXPECT_EQ(etw_session_stop(l, nullptr), ETW_OK);
+    etw_session_close(l);
+    EXPECT_EQ(live.wait(), 0);
+    std::filesystem::remove(file);
+    std::filesystem::remove(file + ".live");
+}
+
 TEST(System, EtwctlListsQueriesAndStopsAnotherProcessSession)
 {
     const std::string file = temp_file("sys-ctl");

@@ -132,6 +132,19 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void OptionFlagsReachTheNativeStruct()
+        {
+            Assert.Equal(NativeFlags.Lossless | NativeFlags.ReplaceOrphan,
+                         new SessionOptions { Lossless = true, ReplaceOrphan = true }.ToNative().Flags);
+            Assert.Equal(NativeFlags.ReplaceOrphan, new SessionOptions { ReplaceOrphan = true }.ToNative().Flags);
+        }
+
+        private static class NativeFlags
+        {
+            public const uint Lossless = 0x1, ReplaceOrphan = 0x2; // ETW_SESSION_* of session.h
+        }
+
+        [Fact]
         public void HostInfoNamesThisProcessUntilStopped()
         {
             string name = Scratch.SessionName("Host");

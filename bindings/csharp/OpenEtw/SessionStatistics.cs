@@ -32,10 +32,17 @@ namespace OpenEtw
         /// <summary>Real-time buffers kept while no consumer is attached; 0 = the maximum.</summary>
         public uint RealtimeBacklogBuffers { get; init; }
 
+        /// <summary>
+        /// At start: an orphaned session holding the name (its host process died) is stopped
+        /// first, its log file finished. Not reported by <see cref="Session.Options"/>.
+        /// </summary>
+        public bool ReplaceOrphan { get; init; }
+
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {
             StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
-            Flags = Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0,
+            Flags = (Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0)
+                    | (ReplaceOrphan ? NativeMethods.ETW_SESSION_REPLACE_ORPHAN : 0),
             LosslessTimeoutMs = LosslessTimeoutMs,
             RealtimeBacklogBuffers = RealtimeBacklogBuffers,
         };

@@ -1,5 +1,8 @@
 """Sessions and providers: file, real-time and buffering modes, enable callbacks, statuses."""
 import os
+import signal
+import subprocess
+import sys
 import threading
 import uuid
 import weakref
@@ -53,6 +56,35 @@ def test_host_info_names_this_process_until_stopped(tmp_path, name):
         session.stop()
         with pytest.raises(openetw.NotFoundError):
             session.host_info()
+
+
+_ORPHAN_SCRIPT = """
+import os, signal, sys
+import openetw
+from openetw import LogFileMode, Properties, Session
+props = lambda: Properties(sys.argv[2], log_file_mode=LogFileMode.REAL_TIME_MODE)
+if sys.argv[1] == "host":
+    Session(props())
+    os.kill(os.getpid(), signal.SIGKILL)  # leaves the session orphaned
+try:
+    Session(props(), replace_orphan=sys.argv[1] == "replace").stop()
+    print("started")
+except openetw.AlreadyExistsError:
+    print("exists")
+"""
+
+
+def test_replace_orphan_starts_in_place_of_a_dead_hosts_session(tmp_path, name):
+    # Sessions are process-local in this process (OPENETW_REGISTRY=none):
+    # the host and the starters are child processes sharing a registry file.
+    env = dict(os.environ, OPENETW_REGISTRY=str(tmp_path / "registry"),
+               PYTHONPATH=os.pathsep.join(sys.path))
+    run = lambda mode: subprocess.run([sys.executable, "-c", _ORPHAN_SCRIPT, mode, name], env=env,
+                                      capture_output=True, text=True, timeout=60)
+    assert run("host").returncode == -signal.SIGKILL
+    assert run("plain").stdout.strip() == "exists"
+    assert run("replace").stdout.strip() == "started"
+    assert run("plain").stdout.strip() == "started"  # the name is free again
 
 
 def test_realtime_session_with_live_consumer_on_a_thread(name, guid):

@@ -56,13 +56,18 @@ pub struct SessionOptions {
     pub lossless_timeout_ms: u32,
     /// Buffers kept while no real-time consumer is attached; 0 = the maximum.
     pub realtime_backlog_buffers: u32,
+    /// At start: an orphaned session holding the name (its host process
+    /// died) is stopped first, its log file finished. Not reported by
+    /// [`Session::options`].
+    pub replace_orphan: bool,
 }
 
 impl SessionOptions {
     fn to_sys(self) -> sys::etw_session_options {
         sys::etw_session_options {
             struct_size: core::mem::size_of::<sys::etw_session_options>() as u32,
-            flags: if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 },
+            flags: (if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 })
+                | (if self.replace_orphan { sys::ETW_SESSION_REPLACE_ORPHAN } else { 0 }),
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
         }
@@ -180,6 +185,7 @@ impl Session {
             lossless: out.flags & sys::ETW_SESSION_LOSSLESS != 0,
             lossless_timeout_ms: out.lossless_timeout_ms,
             realtime_backlog_buffers: out.realtime_backlog_buffers,
+            replace_orphan: false,
         })
     }
 
@@ -323,5 +329,18 @@ impl Drop for Session {
 impl core::fmt::Debug for Session {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Session").field("handle", &self.handle()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_flags_reach_the_c_struct() {
+        let both = SessionOptions { lossless: true, replace_orphan: true, ..Default::default() };
+        assert_eq!(both.to_sys().flags, 0x1 | 0x2); // ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN
+        let one = SessionOptions { replace_orphan: true, ..Default::default() };
+        assert_eq!(one.to_sys().flags, 0x2);
     }
 }
