@@ -14,6 +14,7 @@ constexpr std::uint32_t kMagic = 0x47455245; // "EREG"
 constexpr std::uint32_t kLayoutVersion = 1;
 constexpr std::size_t kHeaderBytes = 4096;
 constexpr std::size_t kMessageMax = 512;
+constexpr int kLockTimeoutMs = 5000; // longest wait for a registry or request lock
 
 enum SlotState : std::uint32_t { Free = 0, Claimed = 1, Running = 2 };
 
@@ -184,7 +185,11 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
                              std::uint32_t *out_slot, std::uint32_t *out_generation)
 {
     auto *h = static_cast<RegistryHeader *>(region_.base);
-    platform::shared_mutex_lock(&h->claim_lock); // a dead holder's claim is re-checked below
+    // A dead holder's claim is re-checked below; a lock held for seconds is scribbled or stuck.
+    if (platform::shared_mutex_lock(&h->claim_lock, kLockTimeoutMs) == platform::SharedLock::Failed)
+        return Fail(ETW_ERROR_TIMEOUT, "the system-wide session registry stayed locked for " +
+                                           std::to_string(kLockTimeoutMs / 1000) +
+                                           " s (another process holds it, or damaged it)");
     std::uint32_t free_slot = kRegistrySlots;
     Status result;
     for (std::uint32_t i = 0; i < kRegistrySlots && result; ++i) {
@@ -341,13 +346,17 @@ Status SystemRegistry::request(const RegistryEntry &entry, Request code, Propert
     RegistrySlot &s = slot(entry.slot);
     RegistryEntry e = entry;
     auto gone = [&] { return !refresh(e) || e.orphaned; };
-    platform::shared_mutex_lock(&s.req_mutex); // a requester that died holding it is harmless
+    // A requester that died holding it is harmless; one that holds it for long is still being served.
+    if (platform::shared_mutex_lock(&s.req_mutex, kLockTimeoutMs) == platform::SharedLock::Failed)
+        return Fail(ETW_ERROR_BUSY, "another request to this session was still being served after " +
+                                        std::to_string(kLockTimeoutMs / 1000) + " s (or its request channel is damaged)");
     struct Unlock {
         RegistrySlot &s;
         ~Unlock() { platform::shared_mutex_unlock(&s.req_mutex); }
     } unlock{s};
-    // A previous requester may have died before its answer came: let the host finish it.
-    for (;;) {
+    // A previous requester may have died before its answer came: let the host finish it
+    // (for a while: counters another process scribbled over may never match).
+    for (int waits = 0; waits < kLockTimeoutMs / 100; ++waits) {
         const std::uint32_t done = s.done_seq.load(std::memory_order_acquire);
         if (done == s.req_seq.load(std::memory_order_acquire))
             break;

@@ -122,9 +122,12 @@ struct alignas(16) SharedMutex {
     unsigned char storage[64];
 };
 void shared_mutex_init(SharedMutex *m) noexcept;
-// Locks m. Returns true when the previous holder died holding it: the lock
-// is then held and usable again, and the data it guards may be half-updated.
-bool shared_mutex_lock(SharedMutex *m) noexcept;
+// Locks m within timeout_ms. OwnerDied: the previous holder died holding
+// it; the lock is held and usable again, the data it guards may be
+// half-updated. Failed: not held (the timeout passed, or another process
+// scribbled over the mutex and it is no lock any more).
+enum class SharedLock { Locked, OwnerDied, Failed };
+SharedLock shared_mutex_lock(SharedMutex *m, std::int64_t timeout_ms) noexcept;
 void shared_mutex_unlock(SharedMutex *m) noexcept;
 
 // ---- Waiting on a word (futex / WaitOnAddress) ----

@@ -20,8 +20,51 @@ static int fail(const char *what, etw_status st)
     return 3;
 }
 
+/* "poke": every control call on whatever the registry lists (it may be
+ * scribbled over): list, open, host info, query, stop, and a start that
+ * replaces an orphan. Statuses do not matter; returning does (exit 0). */
+static int poke(void)
+{
+    etw_properties *list[8] = {0};
+    uint32_t count = 0, i;
+    for (i = 0; i < 8; ++i)
+        etw_properties_create(&list[i], "list");
+    etw_session_list(&count, list, 8);
+    for (i = 0; i < count && i < 8; ++i) {
+        etw_session *s = NULL;
+        etw_session_host_info info;
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        if (etw_session_open(&s, etw_properties_session_name(list[i])) != ETW_OK)
+            continue;
+        etw_session_get_host_info(&info, s);
+        etw_session_query(s, list[i]);
+        etw_session_stop(s, NULL);
+        etw_session_close(s);
+    }
+    for (i = 0; i < 8; ++i)
+        etw_properties_destroy(list[i]);
+    etw_properties *props = NULL;
+    etw_session *fresh = NULL;
+    etw_session_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.flags = ETW_SESSION_REPLACE_ORPHAN;
+    etw_properties_create(&props, "ScribDead");
+    etw_properties_set_log_file_mode(props, ETW_REAL_TIME_MODE);
+    if (etw_session_start_ex(&fresh, props, &o) == ETW_OK) {
+        etw_session_stop(fresh, NULL);
+        etw_session_close(fresh);
+    }
+    etw_properties_destroy(props);
+    printf("poked %u\n", count);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "poke") == 0)
+        return poke();
     const int stream = argc == 4 && strcmp(argv[1], "stream") == 0;
     if (!stream && (argc != 5 || strcmp(argv[1], "host") != 0)) {
         fprintf(stderr, "usage: system_helper host NAME FILE EVENTS | stream NAME FILE\n");

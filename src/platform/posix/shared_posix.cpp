@@ -112,15 +112,23 @@ void shared_mutex_init(SharedMutex *m) noexcept
     pthread_mutexattr_destroy(&a);
 }
 
-bool shared_mutex_lock(SharedMutex *m) noexcept
+SharedLock shared_mutex_lock(SharedMutex *m, std::int64_t timeout_ms) noexcept
 {
     auto *mx = reinterpret_cast<pthread_mutex_t *>(m->storage);
-    const int r = pthread_mutex_lock(mx);
-    if (r == EOWNERDEAD) {
-        pthread_mutex_consistent(mx);
-        return true;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); // pthread_mutex_timedlock's clock
+    until.tv_sec += time_t(timeout_ms / 1000);
+    until.tv_nsec += long(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec += 1;
+        until.tv_nsec -= 1000000000L;
     }
-    return false;
+    const int r = pthread_mutex_timedlock(mx, &until);
+    if (r == 0)
+        return SharedLock::Locked;
+    if (r == EOWNERDEAD)
+        return pthread_mutex_consistent(mx) == 0 ? SharedLock::OwnerDied : SharedLock::Failed;
+    return SharedLock::Failed; // ETIMEDOUT, or EINVAL/ENOTRECOVERABLE/EDEADLK from scribbled memory
 }
 
 void shared_mutex_unlock(SharedMutex *m) noexcept { pthread_mutex_unlock(reinterpret_cast<pthread_mutex_t *>(m->storage)); }

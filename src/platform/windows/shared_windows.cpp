@@ -19,7 +19,7 @@ std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
 std::uint32_t user_id() noexcept { return 0; }
 
 void shared_mutex_init(SharedMutex *) noexcept {}
-bool shared_mutex_lock(SharedMutex *) noexcept { return false; }
+SharedLock shared_mutex_lock(SharedMutex *, std::int64_t) noexcept { return SharedLock::Failed; }
 void shared_mutex_unlock(SharedMutex *) noexcept {}
 
 } // namespace openetw::platform
