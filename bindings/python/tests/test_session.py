@@ -103,7 +103,9 @@ def test_realtime_session_with_live_consumer_on_a_thread(name, guid):
         reader.join(30)
         assert not reader.is_alive()
         assert stats.events_lost == 0 and stats.real_time_buffers_lost == 0
-        assert received == [b"live %d" % i for i in range(2000)]
+        # Every event once; the writer may move between CPUs, whose buffers
+        # reach a live consumer in the order they fill, not event by event.
+        assert sorted(received) == sorted(b"live %d" % i for i in range(2000))
         assert consumer.logfile_header().logger_name == name
         consumer.close()
 
