@@ -15,6 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OPENETW_BINDINGS_DIR:-$root/build-bindings}
 feed=${OPENETW_NUGET_SOURCE:-/opt/nuget/packages}
 python=/usr/bin/python3 # Debian's interpreter: it sees python3-pytest
+# Binding tests keep their sessions process-local (as meson test does), so runs
+# never meet each other or sessions left by a killed run.
+export OPENETW_REGISTRY=none
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 mkdir -p "$out"
 

@@ -140,6 +140,7 @@
  * The option and view structs are blittable C# structs (OpenEtw/Interop/NativeStructs.cs):
  * callbacks read the views through pointers, so SWIG's proxy classes are not wanted. */
 %ignore etw_session_options;
+%ignore etw_session_host_info;
 %ignore etw_provider_enable_info;
 %ignore etw_extended_item;
 %ignore etw_record;
@@ -160,6 +161,7 @@
 %enddef
 OPENETW_STRUCT_REF(const etw_session_options *options, SessionOptionsNative)
 OPENETW_STRUCT_REF(etw_session_options *out, SessionOptionsNative)
+OPENETW_STRUCT_REF(etw_session_host_info *out, SessionHostInfoNative)
 OPENETW_STRUCT_REF(const etw_consumer_options *options, ConsumerOptionsNative)
 OPENETW_STRUCT_REF(etw_logfile_info *out, LogfileInfoNative)
 OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)

@@ -207,6 +207,7 @@ struct TYPE {};
 %typemap(freearg) TYPE *out "free($1);";
 %enddef
 OPENETW_SIZED_OUT(etw_session_options)
+OPENETW_SIZED_OUT(etw_session_host_info)
 OPENETW_SIZED_OUT(etw_logfile_info)
 OPENETW_SIZED_OUT(etw_consumer_stats)
 /* Options built in Python start with the right struct_size. */

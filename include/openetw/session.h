@@ -109,6 +109,11 @@ ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
 
 /* ---- etw_session_options.flags ---- */
 #define ETW_SESSION_LOSSLESS 0x1u /* writers wait (bounded) for space instead of dropping */
+/* Start only (not reported by etw_session_get_options): when an orphaned
+ * session (ETW_SESSION_HOST_ORPHANED) holds the name, stop it first (as
+ * etw_session_stop does: its log file finished) and start in its place. A
+ * session whose host is alive still gives ETW_ERROR_ALREADY_EXISTS. */
+#define ETW_SESSION_REPLACE_ORPHAN 0x2u
 
 /**
  * Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to
@@ -144,6 +149,26 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  */
 ETW_API etw_status etw_session_open(etw_session **out, const char *session_name);
 
+#define ETW_SESSION_HOST_RUNNING  1u /* the host process is alive */
+#define ETW_SESSION_HOST_ORPHANED 2u /* the host process died: stop the session to free its name */
+
+/** Where a session runs. Set struct_size to sizeof(etw_session_host_info). */
+typedef struct etw_session_host_info {
+    uint32_t struct_size;
+    uint32_t process_id; /* the host process (the one that started the session) */
+    uint32_t state;      /* ETW_SESSION_HOST_* */
+    uint32_t is_local;   /* 1 when the calling process is the host */
+} etw_session_host_info;
+
+/**
+ * Fills out with the session's host process and state.
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;
+ * ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
+ * Enabling providers, options and flush_to_file need a session hosted by
+ * the calling process (ETW_ERROR_NOT_SUPPORTED otherwise, for now).
+ */
+ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session);
+
 /** Releases a handle; the session keeps running. NULL is accepted. */
 ETW_API void etw_session_close(etw_session *session);
 
@@ -158,6 +183,10 @@ ETW_API uint64_t etw_session_handle(const etw_session *session);
  * NULL it receives the final settings and statistics. The handle stays valid
  * until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file
  * error met while finishing is returned after the session has stopped.
+ * An orphaned session (ETW_SESSION_HOST_ORPHANED) stops here too: its name
+ * is freed and its log file finished with every whole buffer its host wrote
+ * (BuffersWritten in props); ETW_ERROR_INVALID_DATA, the name freed all the
+ * same, when that file does not start with an .etl header buffer.
  */
 ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props);
 

@@ -6,6 +6,7 @@
 #include "api/properties_handle.hpp"
 #include "base/utf.hpp"
 #include "core/engine.hpp"
+#include "platform/platform.hpp"
 
 #include <memory>
 
@@ -15,6 +16,19 @@ using openetw::Status;
 using openetw::api::guarded;
 using openetw::api::props_of;
 using openetw::core::Engine;
+
+namespace {
+
+// Operations that need the session in this process (for now).
+Status require_local(const etw_session *session, const char *what)
+{
+    if (session->session)
+        return Status::ok();
+    return Fail(ETW_ERROR_NOT_SUPPORTED, std::string(what) + " needs a session hosted by this process; this one runs in process " +
+                                             std::to_string(session->remote->host_pid()));
+}
+
+} // namespace
 
 extern "C" {
 
@@ -44,9 +58,10 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
                                                              "; set it to sizeof(etw_session_options) = " +
                                                              std::to_string(sizeof(etw_session_options)));
-            if (options->flags & ~ETW_SESSION_LOSSLESS)
+            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
             o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
+            o.replace_orphan = (options->flags & ETW_SESSION_REPLACE_ORPHAN) != 0;
             o.lossless_timeout_ms = options->lossless_timeout_ms;
             o.realtime_backlog = options->realtime_backlog_buffers;
         }
@@ -65,6 +80,8 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
         ETW_REQUIRE_ARG(session);
         if (out->struct_size < sizeof(etw_session_options))
             return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_options)");
+        if (Status st = require_local(session, "etw_session_get_options"); !st)
+            return st;
         const openetw::core::Session &s = *session->session;
         out->struct_size = sizeof(etw_session_options);
         out->flags = s.is_lossless() ? ETW_SESSION_LOSSLESS : 0u;
@@ -79,6 +96,8 @@ ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *p
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(path);
+        if (Status st = require_local(session, "etw_session_flush_to_file"); !st)
+            return st;
         if (!session->session->is_buffering())
             return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
         if (!*path)
@@ -97,8 +116,12 @@ ETW_API etw_status etw_session_open(etw_session **out, const char *session_name)
         if (!name)
             return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
         auto handle = std::make_unique<etw_session>();
-        if (Status st = Engine::instance().open(*name, &handle->session); !st)
-            return Fail(st.code, "no running session is named \"" + std::string(session_name) + "\"");
+        if (!Engine::instance().open(*name, &handle->session)) {
+            openetw::core::RegistryEntry e;
+            if (!Engine::instance().find_foreign(*name, &e))
+                return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session is named \"" + std::string(session_name) + "\"");
+            handle->remote = std::make_unique<openetw::core::RemoteSession>(*openetw::core::SystemRegistry::get(), e);
+        }
         *out = handle.release();
         return Status::ok();
     });
@@ -106,12 +129,45 @@ ETW_API etw_status etw_session_open(etw_session **out, const char *session_name)
 
 ETW_API void etw_session_close(etw_session *session) { delete session; }
 
-ETW_API uint64_t etw_session_handle(const etw_session *session) { return session ? session->session->handle() : 0; }
+ETW_API uint64_t etw_session_handle(const etw_session *session)
+{
+    if (!session)
+        return 0;
+    return session->session ? session->session->handle() : session->remote->handle();
+}
+
+ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(session);
+        if (out->struct_size < sizeof(etw_session_host_info))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_host_info)");
+        out->struct_size = sizeof(etw_session_host_info);
+        if (session->session) {
+            if (session->session->state.load() != openetw::core::Session::Running)
+                return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+            out->process_id = openetw::platform::process_id();
+            out->state = ETW_SESSION_HOST_RUNNING;
+            out->is_local = 1;
+            return Status::ok();
+        }
+        bool orphaned = false;
+        if (!session->remote->refresh(&orphaned))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+        out->process_id = session->remote->host_pid();
+        out->state = orphaned ? ETW_SESSION_HOST_ORPHANED : ETW_SESSION_HOST_RUNNING;
+        out->is_local = 0;
+        return Status::ok();
+    });
+}
 
 ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props)
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
+        if (session->remote)
+            return session->remote->stop(props_of(props));
         return Engine::instance().stop(session->session, props_of(props));
     });
 }
@@ -121,6 +177,8 @@ ETW_API etw_status etw_session_query(etw_session *session, etw_properties *props
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(props);
+        if (session->remote)
+            return session->remote->query(*props_of(props));
         return Engine::instance().query(session->session, *props_of(props));
     });
 }
@@ -130,6 +188,8 @@ ETW_API etw_status etw_session_update(etw_session *session, etw_properties *prop
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(props);
+        if (session->remote)
+            return session->remote->update(*props_of(props));
         return Engine::instance().update(session->session, *props_of(props));
     });
 }
@@ -138,6 +198,8 @@ ETW_API etw_status etw_session_flush(etw_session *session, etw_properties *props
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
+        if (session->remote)
+            return session->remote->flush(props_of(props));
         return Engine::instance().flush(session->session, props_of(props));
     });
 }
@@ -153,13 +215,20 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
             if (array[i] == nullptr)
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "array[" + std::to_string(i) + "] is NULL");
         auto sessions = Engine::instance().running();
-        *out_count = uint32_t(sessions.size());
-        for (uint32_t i = 0; i < array_count && i < sessions.size(); ++i) {
+        auto foreign = Engine::instance().foreign_sessions(); // other processes' (live or orphaned)
+        const std::size_t total = sessions.size() + foreign.size();
+        *out_count = uint32_t(total);
+        for (uint32_t i = 0; i < array_count && i < total; ++i) {
             props_of(array[i])->clear_outputs();
-            sessions[i]->fill(*props_of(array[i]));
+            if (i < sessions.size()) {
+                sessions[i]->fill(*props_of(array[i]));
+            } else {
+                openetw::core::RemoteSession r(*openetw::core::SystemRegistry::get(), foreign[i - sessions.size()]);
+                r.query(*props_of(array[i])); // one that stops meanwhile keeps its name only
+            }
         }
-        if (sessions.size() > array_count)
-            return Fail(ETW_ERROR_MORE_DATA, std::to_string(sessions.size()) + " sessions are running but array_count is " +
+        if (total > array_count)
+            return Fail(ETW_ERROR_MORE_DATA, std::to_string(total) + " sessions are running but array_count is " +
                                                  std::to_string(array_count));
         return Status::ok();
     });
@@ -172,6 +241,8 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(provider_guid);
+        if (Status st = require_local(session, "enabling a provider"); !st)
+            return st;
         if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
         return Engine::instance().enable_provider(session->session, *provider_guid,

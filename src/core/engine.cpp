@@ -1,5 +1,7 @@
 #include "core/engine.hpp"
 
+#include "core/remote_session.hpp"
+
 #include "base/guid.hpp"
 #include "platform/platform.hpp"
 
@@ -7,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cstdlib>
 #include <random>
 
 namespace openetw::core {
@@ -41,6 +44,20 @@ etw_guid random_guid()
     return g;
 }
 
+} // namespace
+
+namespace {
+bool shared_private(std::uint32_t mode) { return (mode & ETW_PRIVATE_LOGGER_MODE) != 0; }
+
+// Requests being served. A host that exits right after another process
+// stopped its session (it sees the stop at once) must still answer: exit
+// waits for the answers in flight, at most a few seconds.
+std::atomic<int> g_serving{0};
+void finish_answers()
+{
+    for (int i = 0; i < 5000 && g_serving.load(std::memory_order_acquire) > 0; ++i)
+        platform::sleep_ms(1);
+}
 } // namespace
 
 bool session_names_equal(const std::u16string &a, const std::u16string &b)
@@ -176,14 +193,43 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
                 break;
         }
         const std::uint64_t handle = (next_serial_++ << 16) | id;
+        // Private sessions belong to their process: not in the system registry.
+        SystemRegistry *reg = shared_private(r.LogFileMode) ? nullptr : SystemRegistry::get();
+        std::uint32_t slot = 0, generation = 0;
+        if (reg) {
+            Status st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation);
+            RegistryEntry orphan;
+            if (!st && st.code == ETW_ERROR_ALREADY_EXISTS && options.replace_orphan &&
+                reg->find(props.session_name(), &orphan) && orphan.orphaned) {
+                // Its file is finished as a stop would; a file it could not finish does not keep the name.
+                RemoteSession(*reg, orphan).stop(nullptr);
+                st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation);
+            }
+            if (!st) {
+                r.Wnode.Guid = original;
+                return Fail(st.code, st.message.empty() ? "" : "\"" + props.session_name_utf8() + "\": " + st.message);
+            }
+        }
         std::unique_ptr<Session> s;
         if (Status st = Session::create(props, options, id, handle, &s); !st) {
+            if (reg)
+                reg->release(slot, generation);
             r.Wnode.Guid = original;
             props.clear_outputs();
             return st;
         }
         std::shared_ptr<Session> shared(std::move(s));
         sessions_.push_back(shared);
+        if (reg) {
+            reg->publish(slot, props);
+            auto h = std::make_shared<Hosted>();
+            h->slot = slot;
+            h->generation = generation;
+            hosted_[shared.get()] = h;
+            static const bool registered = (std::atexit(finish_answers), true);
+            (void)registered;
+            h->servant = std::thread([this, h, shared] { serve(h, shared); });
+        }
         if (shared->is_private()) {
             // A private session logs its provider (Wnode.Guid) from this process.
             entry(shared->guid()).enablements.push_back({shared, 0, 0, 0});
@@ -238,11 +284,64 @@ Status Engine::stop(const std::shared_ptr<Session> &session, Properties *props)
     Status st = session->stop();
     if (props)
         session->fill(*props);
+    std::shared_ptr<Hosted> hosted;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+        if (auto it = hosted_.find(session.get()); it != hosted_.end()) {
+            hosted = it->second;
+            hosted_.erase(it);
+        }
+    }
+    if (hosted) {
+        hosted->quit.store(true, std::memory_order_release);
+        if (hosted->servant.get_id() == std::this_thread::get_id()) {
+            // A stop requested by another process: the servant answers, then frees the slot.
+            hosted->servant.detach();
+        } else {
+            SystemRegistry::get()->release(hosted->slot, hosted->generation);
+            SystemRegistry::get()->poke(hosted->slot);
+            hosted->servant.join();
+        }
     }
     return st;
+}
+
+void Engine::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
+{
+    SystemRegistry &reg = *SystemRegistry::get();
+    std::uint32_t served = reg.answered(h->slot); // claim marked earlier requests answered
+    while (!h->quit.load(std::memory_order_acquire)) {
+        Properties in(s->name());
+        std::uint32_t seq = 0;
+        Request code = Request::None;
+        if (!reg.next_request(h->slot, served, &seq, &code, in, 1000))
+            continue;
+        served = seq;
+        g_serving.fetch_add(1, std::memory_order_acq_rel);
+        struct Done {
+            ~Done() { g_serving.fetch_sub(1, std::memory_order_acq_rel); }
+        } done;
+        Properties out(s->name());
+        Status st;
+        switch (code) {
+        case Request::Query: st = query(s, out); break;
+        case Request::Update:
+            st = update(s, in);
+            out = in;
+            break;
+        case Request::Flush: st = flush(s, &out); break;
+        case Request::Stop: st = stop(s, &out); break;
+        default: st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request code"); break;
+        }
+        if (st && code != Request::Stop)
+            reg.publish(h->slot, out); // what an orphan will report
+        reg.respond(h->slot, seq, st, &out);
+        if (code == Request::Stop && s->state.load() != Session::Running) {
+            reg.release(h->slot, h->generation);
+            return;
+        }
+    }
 }
 
 Status Engine::query(const std::shared_ptr<Session> &session, Properties &props)
@@ -279,6 +378,22 @@ std::vector<std::shared_ptr<Session>> Engine::running()
         if (s->state.load() == Session::Running)
             out.push_back(s);
     return out;
+}
+
+std::vector<RegistryEntry> Engine::foreign_sessions()
+{
+    std::vector<RegistryEntry> out;
+    if (SystemRegistry *reg = SystemRegistry::get())
+        for (RegistryEntry &e : reg->list())
+            if (!e.own)
+                out.push_back(std::move(e));
+    return out;
+}
+
+bool Engine::find_foreign(const std::u16string &name, RegistryEntry *out)
+{
+    SystemRegistry *reg = SystemRegistry::get();
+    return reg && reg->find(name, out) && !out->own;
 }
 
 Status Engine::set_max_sessions(std::uint32_t n)

@@ -14,6 +14,7 @@
 #include "core/grace.hpp"
 #include "core/properties.hpp"
 #include "core/session.hpp"
+#include "core/system_registry.hpp"
 
 #include <openetw/records.h>
 
@@ -24,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace openetw::core {
@@ -83,6 +85,11 @@ public:
     // path: buffering mode only, where the snapshot goes (empty: the log file name).
     Status flush(const std::shared_ptr<Session> &session, Properties *props, const std::string &path = {});
     std::vector<std::shared_ptr<Session>> running();
+    // Running sessions hosted by other processes (live or orphaned), from
+    // the system registry; empty without one.
+    std::vector<RegistryEntry> foreign_sessions();
+    // A session of another process by name (case-insensitive).
+    bool find_foreign(const std::u16string &name, RegistryEntry *out);
     Status set_max_sessions(std::uint32_t n);
     std::uint32_t max_sessions();
 
@@ -118,6 +125,16 @@ private:
         EnableInfo info;
     };
 
+    // A session this process hosts in the system registry, and the thread
+    // serving other processes' requests for it.
+    struct Hosted {
+        std::uint32_t slot = 0;
+        std::uint32_t generation = 0;
+        std::thread servant;
+        std::atomic<bool> quit{false};
+    };
+    void serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s);
+
     GuidEntry &entry(const etw_guid &g);
     // Rebuilds the published state of every provider of g; appends the
     // notifications to deliver. Caller holds mutex_.
@@ -130,6 +147,7 @@ private:
     std::condition_variable callbacks_cv_;
     std::vector<std::shared_ptr<Session>> sessions_; // running (and stopping)
     std::map<std::string, GuidEntry> guids_;         // key: 16 raw bytes
+    std::map<const Session *, std::shared_ptr<Hosted>> hosted_;
     std::uint32_t max_sessions_ = 64;
     std::uint64_t next_serial_ = 1;
 };

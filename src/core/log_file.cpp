@@ -6,6 +6,7 @@
 #include "base/utf.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace openetw::core {
 
@@ -226,6 +227,67 @@ Status LogFile::switch_to(const std::string &path, std::int64_t end_time, std::u
     config_.path = path;
     Status o = open_file(1);
     return o ? st : o;
+}
+
+Status recover_log_file(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
+                        std::uint32_t *data_buffers)
+{
+    *data_buffers = 0;
+    const std::string quoted = "\"" + path + "\"";
+    if (!platform::file_exists(path))
+        return Fail(ETW_ERROR_FILE_NOT_FOUND, "the log file " + quoted + " is gone");
+    platform::File file;
+    if (etw_status st = file.open(path, platform::OpenMode::OpenOrCreate); st != ETW_OK)
+        return Fail(st, "cannot open the log file " + quoted);
+    std::uint8_t head[etl::kBufferHeaderSize];
+    if (file.read_at(0, head, sizeof head) != ETW_OK)
+        return Fail(ETW_ERROR_INVALID_DATA, "the log file " + quoted + " is too short to hold its header buffer");
+    // BufferSize is 4..16384 KB (DESIGN.md); anything else is not our header.
+    const std::uint32_t bs = rd32(head + etl::buf::BufferSize);
+    if (bs < 4 * 1024 || bs > 16384 * 1024 || bs % 1024 != 0 || rd16(head + etl::buf::BufferType) != etl::kTypeHeader)
+        return Fail(ETW_ERROR_INVALID_DATA, "the log file " + quoted + " does not start with an .etl header buffer");
+    std::vector<std::uint8_t> header(bs);
+    if (file.read_at(0, header.data(), bs) != ETW_OK || header[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+        return Fail(ETW_ERROR_INVALID_DATA, "the header buffer of " + quoted + " is incomplete");
+    const std::uint32_t psize = rd32(header.data() + kTlh + 0x2C);
+    if (psize != 4 && psize != 8)
+        return Fail(ETW_ERROR_INVALID_DATA, "the header buffer of " + quoted + " has PointerSize " + std::to_string(psize));
+    std::uint64_t size = 0;
+    if (file.size(&size) != ETW_OK)
+        return Fail(ETW_ERROR_INVALID_DATA, "cannot read the size of " + quoted);
+    const std::uint64_t whole = std::min<std::uint64_t>(size / bs, 0xFFFFFFFFu);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> buffers; // (SequenceNumber, slot)
+    for (std::uint32_t i = 1; i < whole; ++i) {
+        std::uint8_t h[etl::kBufferHeaderSize];
+        if (file.read_at(std::uint64_t(i) * bs, h, sizeof h) != ETW_OK)
+            break;
+        const std::uint32_t filled = rd32(h + etl::buf::Offset);
+        if (rd32(h + etl::buf::BufferSize) != bs || filled < etl::kBufferHeaderSize || filled > bs ||
+            rd16(h + etl::buf::BufferType) == etl::kTypeHeader)
+            break; // never written (a preallocated or ring slot not reached yet)
+        buffers.emplace_back(rd64(h + etl::buf::SequenceNumber), i);
+    }
+    // Readers order by SequenceNumber and expect 1..N (a wrapped ring holds session-wide counts).
+    std::stable_sort(buffers.begin(), buffers.end());
+    for (std::uint32_t k = 0; k < buffers.size(); ++k) {
+        if (buffers[k].first == k + 1u)
+            continue;
+        std::uint8_t seq[8];
+        wr64(seq, k + 1u);
+        if (etw_status st = file.write_at(std::uint64_t(buffers[k].second) * bs + etl::buf::SequenceNumber, seq, 8);
+            st != ETW_OK)
+            return Fail(st, "cannot renumber the buffers of " + quoted);
+    }
+    const std::uint32_t n = std::uint32_t(buffers.size());
+    if (size > std::uint64_t(1 + n) * bs)
+        file.truncate(std::uint64_t(1 + n) * bs);
+    wr64(header.data() + kTlhEndTime, std::uint64_t(end_time));
+    wr32(header.data() + kTlhBuffersWritten, 1 + n);
+    wr32(header.data() + kTlhEventsLost, rd32(header.data() + kTlhEventsLost) + events_lost);
+    if (etw_status st = file.write_at(0, header.data(), bs); st != ETW_OK)
+        return Fail(st, "cannot rewrite the header buffer of " + quoted);
+    *data_buffers = n;
+    return Status::ok();
 }
 
 } // namespace openetw::core

@@ -78,6 +78,18 @@ private:
     std::uint32_t appended_base_ = 0;   // buffers already in an appended file
 };
 
+// Finishes the file of a session whose host process died (an orphan being
+// stopped, docs/SYSTEM_SESSIONS.md): keeps the header buffer and the whole
+// data buffers after it (up to the first one that is not a data buffer of the
+// file's size: a torn last write or a preallocated tail is cut off),
+// renumbers them 1..N by SequenceNumber (a wrapped circular file), and
+// rewrites the header with BuffersWritten = 1 + N, end_time and events_lost
+// added to the file's EventsLost. Nothing in the file is trusted;
+// ETW_ERROR_INVALID_DATA (with what was wrong) leaves it untouched.
+// *data_buffers receives N.
+Status recover_log_file(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
+                        std::uint32_t *data_buffers);
+
 // Expands the first "%d" of a NEWFILE name with n.
 std::string expand_newfile_name(const std::string &pattern, std::uint32_t n);
 

@@ -47,6 +47,7 @@ struct SessionOptions {
     bool lossless = false;                 // writers wait for space instead of dropping
     std::uint32_t lossless_timeout_ms = 1000; // how long at most (then the event is dropped)
     std::uint32_t realtime_backlog = 0;    // buffers kept without a consumer; 0 = default
+    bool replace_orphan = false;           // start: stop an orphan holding the name first
 };
 
 // What a real-time reader learns about losses since its last report.

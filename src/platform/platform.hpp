@@ -94,6 +94,42 @@ etw_status region_map_private(Region *out, std::size_t size) noexcept;
 etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept;
 void region_unmap(Region *region) noexcept;
 
+// ---- Shared state between processes (system-wide sessions) ----
+// See docs/SYSTEM_SESSIONS.md. Where shared_registry_supported() is false
+// (Windows, for now) the functions below fail with ETW_ERROR_NOT_SUPPORTED
+// and sessions stay in the process that starts them.
+bool shared_registry_supported() noexcept;
+// The registry file: $OPENETW_REGISTRY, or the system default; empty when
+// the variable is "none" (process-local sessions).
+std::string registry_path();
+// Maps the file at path (created owner-only when absent) with size bytes,
+// shared between processes. When this call finds the file empty it sizes it
+// and runs init(base, ctx) before any other process can map it (they wait
+// on a file lock). ETW_ERROR_BAD_LENGTH when an existing file has another
+// size; file errors otherwise.
+etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
+                           void *ctx) noexcept;
+// The start time of process pid (an opaque, boot-relative value that differs
+// between two processes that had the same pid); 0 when there is no such
+// process. pid + start time identify a process for orphan detection.
+std::uint64_t process_start_time(std::uint32_t pid) noexcept;
+// The user id of the calling process (0 where there is none).
+std::uint32_t user_id() noexcept;
+
+// A lock between processes that survives its holder's death (a robust
+// process-shared mutex). Lives in shared memory; initialised once.
+struct alignas(16) SharedMutex {
+    unsigned char storage[64];
+};
+void shared_mutex_init(SharedMutex *m) noexcept;
+// Locks m within timeout_ms. OwnerDied: the previous holder died holding
+// it; the lock is held and usable again, the data it guards may be
+// half-updated. Failed: not held (the timeout passed, or another process
+// scribbled over the mutex and it is no lock any more).
+enum class SharedLock { Locked, OwnerDied, Failed };
+SharedLock shared_mutex_lock(SharedMutex *m, std::int64_t timeout_ms) noexcept;
+void shared_mutex_unlock(SharedMutex *m) noexcept;
+
 // ---- Waiting on a word (futex / WaitOnAddress) ----
 
 // Blocks while *word == expected, at most timeout_ms (negative: no limit).

@@ -66,6 +66,27 @@ static int fail(const char *what, etw_status st)
     return 1;
 }
 
+/* Stops the session called name if its host process died (sessions are
+ * system-wide, so a demo killed mid-run leaves one); 1 when it did. */
+static int stop_orphan(const char *name)
+{
+    etw_session *old = NULL;
+    etw_session_host_info host;
+    int stopped = 0;
+    memset(&host, 0, sizeof host);
+    host.struct_size = sizeof host;
+    if (etw_session_open(&old, name) != ETW_OK)
+        return 0;
+    if (etw_session_get_host_info(&host, old) == ETW_OK && host.state == ETW_SESSION_HOST_ORPHANED) {
+        etw_session_stop(old, NULL); /* frees the name even when its file cannot be finished */
+        fprintf(stderr, "openetw-demo: stopped the orphaned session of process %u (a killed earlier run)\n",
+                host.process_id);
+        stopped = 1;
+    }
+    etw_session_close(old);
+    return stopped;
+}
+
 int main(int argc, char **argv)
 {
     const char *output = "openetw-demo.etl";
@@ -132,7 +153,10 @@ int main(int argc, char **argv)
         return fail("setting the properties", st);
 
     etw_session *session = NULL;
-    if ((st = etw_session_start(&session, props)) != ETW_OK)
+    st = etw_session_start(&session, props);
+    if (st == ETW_ERROR_ALREADY_EXISTS && stop_orphan("openetw-demo"))
+        st = etw_session_start(&session, props); /* a killed earlier run held the name */
+    if (st != ETW_OK)
         return fail("etw_session_start", st);
     etw_provider *provider = NULL;
     if ((st = etw_provider_register(&provider, &kProvider, NULL, NULL, NULL)) != ETW_OK)

@@ -268,6 +268,12 @@ Fields describe(etw_properties *p, etw_session *session)
     f.num("real_time_buffers_lost", r.RealTimeBuffersLost);
     f.num("logger_thread_id", r.LoggerThreadId);
     if (session) {
+        etw_session_host_info h{};
+        h.struct_size = sizeof h;
+        if (etw_session_get_host_info(&h, session) == ETW_OK) {
+            f.num("host_pid", h.process_id);
+            f.str("host_state", h.state == ETW_SESSION_HOST_ORPHANED ? "orphaned" : "running");
+        }
         etw_session_options o{};
         o.struct_size = sizeof o;
         if (etw_session_get_options(&o, session) == ETW_OK) {
@@ -547,13 +553,21 @@ int cmd_list(Ctx &c, const Args &a)
         }
         std::fprintf(c.out, "%s]}\n", o.c_str());
     } else {
-        std::fprintf(c.out, "%u session%s running in this process\n", count, count == 1 ? "" : "s");
+        std::fprintf(c.out, "%u session%s running\n", count, count == 1 ? "" : "s");
         for (std::uint32_t i = 0; i < count; ++i) {
             etw_event_trace_properties r{};
             etw_properties_get_record(&r, array[i]);
-            std::fprintf(c.out, "  %-32s %-22s events lost %u, buffers written %u, real-time buffers lost %u  %s\n",
+            // Sessions of every process: say which one hosts it, and whether it died.
+            Session s;
+            etw_session_host_info h{};
+            h.struct_size = sizeof h;
+            std::string host = "stopped";
+            if (etw_session_open(&s.s, etw_properties_session_name(array[i])) == ETW_OK &&
+                etw_session_get_host_info(&h, s.s) == ETW_OK)
+                host = "host " + std::to_string(h.process_id) + (h.state == ETW_SESSION_HOST_ORPHANED ? " orphaned" : "");
+            std::fprintf(c.out, "  %-32s %-22s events lost %u, buffers written %u, real-time buffers lost %u  %s  (%s)\n",
                          etw_properties_session_name(array[i]), mode_text(r.LogFileMode).c_str(), r.EventsLost,
-                         r.BuffersWritten, r.RealTimeBuffersLost, etw_properties_log_file_name(array[i]));
+                         r.BuffersWritten, r.RealTimeBuffersLost, etw_properties_log_file_name(array[i]), host.c_str());
         }
     }
     for (etw_properties *p : array)

@@ -13,6 +13,7 @@ namespace OpenEtw.Tests
             if (!System.Environment.Is64BitProcess)
                 return;
             Assert.Equal(16, Unsafe.SizeOf<SessionOptionsNative>());
+            Assert.Equal(16, Unsafe.SizeOf<SessionHostInfoNative>());
             Assert.Equal(40, Unsafe.SizeOf<ProviderEnableInfoNative>());
             Assert.Equal(16, Unsafe.SizeOf<ExtendedItemNative>());
             Assert.Equal(200, Unsafe.SizeOf<RecordNative>());

@@ -130,6 +130,33 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void OptionFlagsReachTheNativeStruct()
+        {
+            Assert.Equal(NativeFlags.Lossless | NativeFlags.ReplaceOrphan,
+                         new SessionOptions { Lossless = true, ReplaceOrphan = true }.ToNative().Flags);
+            Assert.Equal(NativeFlags.ReplaceOrphan, new SessionOptions { ReplaceOrphan = true }.ToNative().Flags);
+        }
+
+        private static class NativeFlags
+        {
+            public const uint Lossless = 0x1, ReplaceOrphan = 0x2; // ETW_SESSION_* of session.h
+        }
+
+        [Fact]
+        public void HostInfoNamesThisProcessUntilStopped()
+        {
+            string name = Scratch.SessionName("Host");
+            using var props = new Properties(name) { LogFileMode = LogFileMode.RealTime };
+            using var session = Session.Start(props);
+            SessionHostInfo host = session.HostInfo;
+            Assert.Equal((uint)Environment.ProcessId, host.ProcessId);
+            Assert.Equal(SessionHostState.Running, host.State);
+            Assert.True(host.IsLocal);
+            session.Stop();
+            Assert.Equal(Status.WmiInstanceNotFound, Assert.Throws<OpenEtwException>(() => session.HostInfo).Status);
+        }
+
+        [Fact]
         public void BadInputThrowsWithStatusAndMessage()
         {
             using var scratch = new Scratch();

@@ -87,6 +87,20 @@ namespace OpenEtw
             }
         }
 
+        /// <summary>
+        /// The process hosting the session and whether it is alive: an orphaned session
+        /// (its host died) still answers Query and Stop.
+        /// </summary>
+        public SessionHostInfo HostInfo
+        {
+            get
+            {
+                var native = new SessionHostInfoNative { StructSize = (uint)Unsafe.SizeOf<SessionHostInfoNative>() };
+                N.etw_session_get_host_info(ref native, _handle);
+                return SessionHostInfo.FromNative(native);
+            }
+        }
+
         /// <summary>The current settings and statistics; <paramref name="into"/>, if given, receives the settings.</summary>
         public SessionStatistics Query(Properties? into = null) =>
             WithProperties(into, p => N.etw_session_query(_handle, p.Handle));

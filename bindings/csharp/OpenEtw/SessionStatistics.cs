@@ -32,10 +32,17 @@ namespace OpenEtw
         /// <summary>Real-time buffers kept while no consumer is attached; 0 = the maximum.</summary>
         public uint RealtimeBacklogBuffers { get; init; }
 
+        /// <summary>
+        /// At start: an orphaned session holding the name (its host process died) is stopped
+        /// first, its log file finished. Not reported by <see cref="Session.Options"/>.
+        /// </summary>
+        public bool ReplaceOrphan { get; init; }
+
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {
             StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
-            Flags = Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0,
+            Flags = (Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0)
+                    | (ReplaceOrphan ? NativeMethods.ETW_SESSION_REPLACE_ORPHAN : 0),
             LosslessTimeoutMs = LosslessTimeoutMs,
             RealtimeBacklogBuffers = RealtimeBacklogBuffers,
         };
@@ -46,5 +53,21 @@ namespace OpenEtw
             LosslessTimeoutMs = n.LosslessTimeoutMs,
             RealtimeBacklogBuffers = n.RealtimeBacklogBuffers,
         };
+    }
+
+    /// <summary>The state of a session's host process (ETW_SESSION_HOST_*).</summary>
+    public enum SessionHostState : uint
+    {
+        /// <summary>The host process is alive.</summary>
+        Running = NativeMethods.ETW_SESSION_HOST_RUNNING,
+        /// <summary>The host process died: stop the session to free its name.</summary>
+        Orphaned = NativeMethods.ETW_SESSION_HOST_ORPHANED,
+    }
+
+    /// <summary>Where a session runs (etw_session_host_info).</summary>
+    public readonly record struct SessionHostInfo(uint ProcessId, SessionHostState State, bool IsLocal)
+    {
+        internal static SessionHostInfo FromNative(in SessionHostInfoNative n) =>
+            new SessionHostInfo(n.ProcessId, (SessionHostState)n.State, n.IsLocal != 0);
     }
 }

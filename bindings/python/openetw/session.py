@@ -37,14 +37,18 @@ class Session:
     """
 
     def __init__(self, properties: Properties, *, lossless: bool = False,
-                 lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0) -> None:
+                 lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0,
+                 replace_orphan: bool = False) -> None:
         """Starts a session (etw_session_start_ex); properties receives the
         adjusted settings. lossless: writers wait up to lossless_timeout_ms for
-        space instead of dropping events (ETW_SESSION_LOSSLESS)."""
+        space instead of dropping events (ETW_SESSION_LOSSLESS).
+        replace_orphan: an orphaned session holding the name (its host
+        process died) is stopped first (ETW_SESSION_REPLACE_ORPHAN)."""
         options = None
-        if lossless or lossless_timeout_ms or realtime_backlog_buffers:
+        if lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan:
             options = _native.etw_session_options()
-            options.flags = _native.ETW_SESSION_LOSSLESS if lossless else 0
+            options.flags = ((_native.ETW_SESSION_LOSSLESS if lossless else 0) |
+                             (_native.ETW_SESSION_REPLACE_ORPHAN if replace_orphan else 0))
             options.lossless_timeout_ms = lossless_timeout_ms
             options.realtime_backlog_buffers = realtime_backlog_buffers
         self._handle = None
@@ -104,6 +108,12 @@ class Session:
     def options(self):
         """The options the session runs with (a frozen SessionOptions snapshot)."""
         return snapshot(_native.etw_session_get_options(self._live()))
+
+    def host_info(self):
+        """The host process and its state (a frozen SessionHostInfo: process_id,
+        state ETW_SESSION_HOST_RUNNING or ETW_SESSION_HOST_ORPHANED, is_local).
+        NotFoundError once the session has stopped."""
+        return snapshot(_native.etw_session_get_host_info(self._live()))
 
     def close(self) -> None:
         """Releases the handle; the session keeps running. Idempotent."""

@@ -17,6 +17,15 @@ namespace OpenEtw.Interop
     }
 
     [StructLayout(LayoutKind.Sequential)]
+    internal struct SessionHostInfoNative
+    {
+        public uint StructSize;
+        public uint ProcessId;
+        public uint State;
+        public uint IsLocal;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
     internal struct ProviderEnableInfoNative
     {
         public uint StructSize;

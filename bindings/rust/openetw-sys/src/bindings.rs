@@ -176,6 +176,9 @@ pub const ETW_TIME_ZONE_INFORMATION_SIZE: u32 = 172;
 pub const ETW_TRACE_LOGFILE_HEADER64_SIZE: u32 = 280;
 pub const ETW_TRACE_LOGFILE_HEADER32_SIZE: u32 = 272;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
+pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
+pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
+pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
 pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
 pub const ETW_RECORD_KIND_SYSTEM: u32 = 1;
@@ -2677,6 +2680,107 @@ extern "C" {
         session_name: *const core::ffi::c_char,
     ) -> etw_status;
 }
+#[doc = " Where a session runs. Set struct_size to sizeof(etw_session_host_info)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_session_host_info {
+    pub struct_size: u32,
+    pub process_id: u32,
+    pub state: u32,
+    pub is_local: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_session_host_info() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_session_host_info>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_session_host_info))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_session_host_info>(),
+        4usize,
+        concat!("Alignment of ", stringify!(etw_session_host_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_host_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_host_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_process_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_host_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).process_id) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_host_info),
+                "::",
+                stringify!(process_id)
+            )
+        );
+    }
+    test_field_process_id();
+    fn test_field_state() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_host_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).state) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_host_info),
+                "::",
+                stringify!(state)
+            )
+        );
+    }
+    test_field_state();
+    fn test_field_is_local() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_host_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).is_local) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_host_info),
+                "::",
+                stringify!(is_local)
+            )
+        );
+    }
+    test_field_is_local();
+}
+extern "C" {
+    #[doc = " Fills out with the session's host process and state."]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
+    #[doc = " Enabling providers, options and flush_to_file need a session hosted by"]
+    #[doc = " the calling process (ETW_ERROR_NOT_SUPPORTED otherwise, for now)."]
+    pub fn etw_session_get_host_info(
+        out: *mut etw_session_host_info,
+        session: *mut etw_session,
+    ) -> etw_status;
+}
 extern "C" {
     #[doc = " Releases a handle; the session keeps running. NULL is accepted."]
     pub fn etw_session_close(session: *mut etw_session);
@@ -2693,6 +2797,10 @@ extern "C" {
     #[doc = " NULL it receives the final settings and statistics. The handle stays valid"]
     #[doc = " until closed. ETW_ERROR_WMI_INSTANCE_NOT_FOUND when already stopped; a file"]
     #[doc = " error met while finishing is returned after the session has stopped."]
+    #[doc = " An orphaned session (ETW_SESSION_HOST_ORPHANED) stops here too: its name"]
+    #[doc = " is freed and its log file finished with every whole buffer its host wrote"]
+    #[doc = " (BuffersWritten in props); ETW_ERROR_INVALID_DATA, the name freed all the"]
+    #[doc = " same, when that file does not start with an .etl header buffer."]
     pub fn etw_session_stop(session: *mut etw_session, props: *mut etw_properties) -> etw_status;
 }
 extern "C" {

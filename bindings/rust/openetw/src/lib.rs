@@ -61,7 +61,7 @@ pub use openetw_sys as sys;
 pub use properties::{EventTraceProperties, Properties};
 pub use provider::{EnableInfo, EventClass, Provider};
 pub use records::{BufferInfo, ClassicEvent, LossInfo, Record, RecordKind};
-pub use session::{Session, SessionOptions, Statistics};
+pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
 pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode};
 pub use core::ops::ControlFlow;
 

@@ -56,17 +56,44 @@ pub struct SessionOptions {
     pub lossless_timeout_ms: u32,
     /// Buffers kept while no real-time consumer is attached; 0 = the maximum.
     pub realtime_backlog_buffers: u32,
+    /// At start: an orphaned session holding the name (its host process
+    /// died) is stopped first, its log file finished. Not reported by
+    /// [`Session::options`].
+    pub replace_orphan: bool,
 }
 
 impl SessionOptions {
     fn to_sys(self) -> sys::etw_session_options {
         sys::etw_session_options {
             struct_size: core::mem::size_of::<sys::etw_session_options>() as u32,
-            flags: if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 },
+            flags: (if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 })
+                | (if self.replace_orphan { sys::ETW_SESSION_REPLACE_ORPHAN } else { 0 }),
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
         }
     }
+}
+
+/// Whether a session's host process is alive (`ETW_SESSION_HOST_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostState {
+    /// The host process is alive.
+    Running,
+    /// The host process died: stop the session to free its name.
+    Orphaned,
+    /// A value this crate does not know (a newer library).
+    Other(u32),
+}
+
+/// Where a session runs (`etw_session_host_info`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostInfo {
+    /// The process that started the session.
+    pub process_id: u32,
+    /// Whether that process is alive.
+    pub state: HostState,
+    /// True when the calling process is the host.
+    pub is_local: bool,
 }
 
 /// A handle to a running (or stopped) trace session.
@@ -158,7 +185,26 @@ impl Session {
             lossless: out.flags & sys::ETW_SESSION_LOSSLESS != 0,
             lossless_timeout_ms: out.lossless_timeout_ms,
             realtime_backlog_buffers: out.realtime_backlog_buffers,
+            replace_orphan: false,
         })
+    }
+
+    /// The host process and its state; an orphaned session still answers
+    /// query and stop.
+    pub fn host_info(&self) -> Result<HostInfo> {
+        let mut out = sys::etw_session_host_info {
+            struct_size: core::mem::size_of::<sys::etw_session_host_info>() as u32,
+            process_id: 0,
+            state: 0,
+            is_local: 0,
+        };
+        check(unsafe { sys::etw_session_get_host_info(&mut out, self.raw.as_ptr()) })?;
+        let state = match out.state {
+            sys::ETW_SESSION_HOST_RUNNING => HostState::Running,
+            sys::ETW_SESSION_HOST_ORPHANED => HostState::Orphaned,
+            other => HostState::Other(other),
+        };
+        Ok(HostInfo { process_id: out.process_id, state, is_local: out.is_local != 0 })
     }
 
     /// The current settings and statistics (ControlTrace QUERY), names included.
@@ -283,5 +329,18 @@ impl Drop for Session {
 impl core::fmt::Debug for Session {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Session").field("handle", &self.handle()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_flags_reach_the_c_struct() {
+        let both = SessionOptions { lossless: true, replace_orphan: true, ..Default::default() };
+        assert_eq!(both.to_sys().flags, 0x1 | 0x2); // ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN
+        let one = SessionOptions { replace_orphan: true, ..Default::default() };
+        assert_eq!(one.to_sys().flags, 0x2);
     }
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::*;
-use openetw::{level, Consumer, EventClass, LogFileMode, Order, Properties, Provider, RecordKind, Session, Status};
+use openetw::{
+    level, Consumer, EventClass, HostState, LogFileMode, Order, Properties, Provider, RecordKind, Session, Status,
+};
 
 #[test]
 fn file_session_round_trip() {
@@ -183,6 +185,17 @@ fn buffering_session_flushed_to_files() {
         drop(consumer);
         assert_eq!(kept, 100, "{}", path.display());
     }
+}
+
+#[test]
+fn host_info_names_this_process_until_stopped() {
+    let mut props = Properties::new(&unique("Host")).unwrap();
+    props.set_log_file_mode(LogFileMode::REAL_TIME).unwrap();
+    let session = Session::start(&mut props).unwrap();
+    let host = session.host_info().unwrap();
+    assert_eq!((host.process_id, host.state, host.is_local), (std::process::id(), HostState::Running, true));
+    session.stop(None).unwrap();
+    assert_eq!(session.host_info().unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
 }
 
 #[test]

@@ -1,0 +1,33 @@
+// A session hosted by another process, controlled through the system
+// registry's request channel (docs/SYSTEM_SESSIONS.md). An orphan (its host
+// died) answers queries from what its host last published, and stopping it
+// frees its name.
+#pragma once
+
+#include "base/status.hpp"
+#include "core/properties.hpp"
+#include "core/system_registry.hpp"
+
+namespace openetw::core {
+
+class RemoteSession {
+public:
+    RemoteSession(SystemRegistry &registry, RegistryEntry entry) : registry_(registry), entry_(std::move(entry)) {}
+
+    Status query(Properties &props);
+    Status update(Properties &props);
+    Status flush(Properties *props);
+    Status stop(Properties *props);
+
+    std::uint64_t handle() const { return entry_.handle; }
+    std::uint32_t host_pid() const { return entry_.host_pid; }
+    // False when the session has stopped; orphaned then tells whether its host died.
+    bool refresh(bool *orphaned);
+
+private:
+    Status gone() const;
+    SystemRegistry &registry_;
+    RegistryEntry entry_;
+};
+
+} // namespace openetw::core

@@ -1,0 +1,449 @@
+#include "core/system_registry.hpp"
+
+#include "core/engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+namespace openetw::core {
+
+namespace {
+
+constexpr std::uint32_t kMagic = 0x47455245; // "EREG"
+constexpr std::uint32_t kLayoutVersion = 1;
+constexpr std::size_t kHeaderBytes = 4096;
+constexpr std::size_t kMessageMax = 512;
+constexpr int kLockTimeoutMs = 5000; // longest wait for a registry or request lock
+
+enum SlotState : std::uint32_t { Free = 0, Claimed = 1, Running = 2 };
+
+struct RegistryHeader {
+    std::uint32_t magic;
+    std::uint32_t layout_version;
+    std::uint32_t slot_count;
+    std::uint32_t slot_size;
+    platform::SharedMutex claim_lock; // guards claims (name and GUID uniqueness)
+};
+
+} // namespace
+
+struct alignas(64) RegistrySlot {
+    std::atomic<std::uint32_t> state;
+    std::atomic<std::uint32_t> generation; // bumped at each claim
+    std::atomic<std::uint32_t> pub_seq;    // odd while the host rewrites the published part
+    std::uint32_t host_pid;
+    std::uint64_t host_start;
+    std::uint32_t host_uid;
+    std::uint32_t name_len;
+    std::uint64_t handle;
+    etw_guid guid;
+    char16_t name[kRegistryNameMax + 1];
+    // Published by the host.
+    etw_event_trace_properties record;
+    std::uint32_t file_len;
+    char16_t file[kRegistryNameMax + 1];
+    // Request channel.
+    platform::SharedMutex req_mutex; // serialises requesters
+    std::atomic<std::uint32_t> req_seq;
+    std::atomic<std::uint32_t> done_seq;
+    std::uint32_t req_code;
+    std::uint32_t resp_status;
+    etw_event_trace_properties io_record;
+    std::uint32_t io_file_len;
+    char16_t io_file[kRegistryNameMax + 1];
+    char resp_message[kMessageMax];
+};
+
+namespace {
+
+constexpr std::size_t kRegistryBytes = kHeaderBytes + sizeof(RegistrySlot) * kRegistrySlots;
+static_assert(sizeof(RegistryHeader) <= kHeaderBytes);
+
+void init_registry(void *base, void *)
+{
+    auto *h = static_cast<RegistryHeader *>(base);
+    platform::shared_mutex_init(&h->claim_lock);
+    auto *slots = reinterpret_cast<RegistrySlot *>(static_cast<std::uint8_t *>(base) + kHeaderBytes);
+    for (std::uint32_t i = 0; i < kRegistrySlots; ++i)
+        platform::shared_mutex_init(&slots[i].req_mutex);
+    h->layout_version = kLayoutVersion;
+    h->slot_count = kRegistrySlots;
+    h->slot_size = sizeof(RegistrySlot);
+    h->magic = kMagic; // last: a header with the magic is complete
+}
+
+// Byte copies to and from the published parts of a slot. Readers copy while
+// a host may rewrite them (a sequence word tells torn copies apart and they
+// are retried), so every access is atomic: acquire loads and release stores
+// keep the sequence checks ordered around them without fences.
+void load_bytes(void *dst, const void *src, std::size_t n)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = const_cast<unsigned char *>(static_cast<const unsigned char *>(src));
+    for (std::size_t i = 0; i < n; ++i)
+        d[i] = std::atomic_ref<unsigned char>(s[i]).load(std::memory_order_acquire);
+}
+
+void store_bytes(void *dst, const void *src, std::size_t n)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = static_cast<const unsigned char *>(src);
+    for (std::size_t i = 0; i < n; ++i)
+        std::atomic_ref<unsigned char>(d[i]).store(s[i], std::memory_order_release);
+}
+
+std::uint32_t load_u32(const std::uint32_t &v)
+{
+    return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(v)).load(std::memory_order_acquire);
+}
+
+// Copies a length-prefixed name out of shared memory, trusting nothing.
+bool copy_name(const std::uint32_t &len_word, const char16_t *src, std::u16string *out)
+{
+    const std::uint32_t len = load_u32(len_word);
+    if (len > kRegistryNameMax)
+        return false;
+    out->resize(len);
+    load_bytes(out->data(), src, len * sizeof(char16_t));
+    return true;
+}
+
+void store_name(const std::u16string &s, std::uint32_t *len, char16_t *dst)
+{
+    const std::size_t n = std::min<std::size_t>(s.size(), kRegistryNameMax);
+    const char16_t nul = 0;
+    store_bytes(dst, s.data(), n * sizeof(char16_t));
+    store_bytes(dst + n, &nul, sizeof nul);
+    std::atomic_ref<std::uint32_t>(*len).store(std::uint32_t(n), std::memory_order_release);
+}
+
+} // namespace
+
+void copy_settings(const etw_event_trace_properties &from, etw_event_trace_properties &to)
+{
+    to.Wnode.Flags |= ETW_WNODE_FLAG_TRACED_GUID;
+    to.Wnode.Guid = from.Wnode.Guid;
+    to.Wnode.ClientContext = from.Wnode.ClientContext;
+    to.Wnode.HistoricalContext = from.Wnode.HistoricalContext;
+    to.BufferSize = from.BufferSize;
+    to.MinimumBuffers = from.MinimumBuffers;
+    to.MaximumBuffers = from.MaximumBuffers;
+    to.MaximumFileSize = from.MaximumFileSize;
+    to.LogFileMode = from.LogFileMode;
+    to.FlushTimer = from.FlushTimer;
+    to.EnableFlags = from.EnableFlags;
+    to.AgeLimit = from.AgeLimit;
+    to.NumberOfBuffers = from.NumberOfBuffers;
+    to.FreeBuffers = from.FreeBuffers;
+    to.EventsLost = from.EventsLost;
+    to.BuffersWritten = from.BuffersWritten;
+    to.LogBuffersLost = from.LogBuffersLost;
+    to.RealTimeBuffersLost = from.RealTimeBuffersLost;
+    to.LoggerThreadId = from.LoggerThreadId;
+}
+
+SystemRegistry *SystemRegistry::get()
+{
+    static SystemRegistry *instance = [] () -> SystemRegistry * {
+        if (!platform::shared_registry_supported())
+            return nullptr;
+        const std::string path = platform::registry_path();
+        if (path.empty())
+            return nullptr;
+        platform::Region r;
+        if (platform::shared_file_map(&r, path, kRegistryBytes, init_registry, nullptr) != ETW_OK)
+            return nullptr; // unusable: sessions stay process-local
+        const auto *h = static_cast<const RegistryHeader *>(r.base);
+        if (h->magic != kMagic || h->layout_version != kLayoutVersion || h->slot_count != kRegistrySlots ||
+            h->slot_size != sizeof(RegistrySlot)) {
+            platform::region_unmap(&r);
+            return nullptr;
+        }
+        auto *reg = new SystemRegistry(); // never destroyed: hosts serve until the process ends
+        reg->region_ = r;
+        reg->self_start_ = platform::process_start_time(platform::process_id());
+        return reg;
+    }();
+    return instance;
+}
+
+RegistrySlot &SystemRegistry::slot(std::uint32_t i) const
+{
+    return reinterpret_cast<RegistrySlot *>(static_cast<std::uint8_t *>(region_.base) + kHeaderBytes)[i];
+}
+
+bool SystemRegistry::host_alive(const RegistrySlot &s) const
+{
+    const std::uint32_t pid = s.host_pid;
+    if (pid == platform::process_id())
+        return s.host_start == self_start_;
+    return platform::process_start_time(pid) == s.host_start && s.host_start != 0;
+}
+
+Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, std::uint64_t handle,
+                             std::uint32_t *out_slot, std::uint32_t *out_generation)
+{
+    auto *h = static_cast<RegistryHeader *>(region_.base);
+    // A dead holder's claim is re-checked below; a lock held for seconds is scribbled or stuck.
+    if (platform::shared_mutex_lock(&h->claim_lock, kLockTimeoutMs) == platform::SharedLock::Failed)
+        return Fail(ETW_ERROR_TIMEOUT, "the system-wide session registry stayed locked for " +
+                                           std::to_string(kLockTimeoutMs / 1000) +
+                                           " s (another process holds it, or damaged it)");
+    std::uint32_t free_slot = kRegistrySlots;
+    Status result;
+    for (std::uint32_t i = 0; i < kRegistrySlots && result; ++i) {
+        RegistrySlot &s = slot(i);
+        const std::uint32_t st = s.state.load(std::memory_order_acquire);
+        if (st == Claimed && !host_alive(s))
+            s.state.store(Free, std::memory_order_release); // its starter died before publishing
+        if (s.state.load(std::memory_order_acquire) == Free) {
+            if (free_slot == kRegistrySlots)
+                free_slot = i;
+            continue;
+        }
+        if (st != Claimed && st != Running)
+            continue; // scribbled: neither usable nor a conflict
+        std::u16string other;
+        const bool orphan = !host_alive(s);
+        if (copy_name(s.name_len, s.name, &other) && session_names_equal(other, name))
+            result = Fail(ETW_ERROR_ALREADY_EXISTS,
+                          orphan ? "an orphaned session (its host process " + std::to_string(s.host_pid) +
+                                       " died) holds that name: stop it first, or start with ETW_SESSION_REPLACE_ORPHAN"
+                                 : "a session of process " + std::to_string(s.host_pid) + " already has that name");
+        else if (std::memcmp(&s.guid, &guid, sizeof guid) == 0)
+            result = Fail(ETW_ERROR_ALREADY_EXISTS,
+                          "a session of process " + std::to_string(s.host_pid) + " already has that GUID");
+    }
+    if (result && free_slot == kRegistrySlots)
+        result = Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                      "all " + std::to_string(kRegistrySlots) + " system-wide session slots are in use");
+    if (result) {
+        RegistrySlot &s = slot(free_slot);
+        const std::uint32_t gen = s.generation.load(std::memory_order_relaxed) + 1;
+        s.generation.store(gen, std::memory_order_release);
+        s.host_pid = platform::process_id();
+        s.host_start = self_start_;
+        s.host_uid = platform::user_id();
+        s.handle = handle;
+        s.guid = guid;
+        store_name(name, &s.name_len, s.name);
+        s.pub_seq.store(0, std::memory_order_relaxed);
+        const etw_event_trace_properties none{};
+        store_bytes(&s.record, &none, sizeof none);
+        std::atomic_ref<std::uint32_t>(s.file_len).store(0, std::memory_order_release);
+        // No request of an earlier session may look pending to the new host.
+        s.done_seq.store(s.req_seq.load(std::memory_order_acquire), std::memory_order_release);
+        s.state.store(Claimed, std::memory_order_release);
+        *out_slot = free_slot;
+        *out_generation = gen;
+    }
+    platform::shared_mutex_unlock(&h->claim_lock);
+    return result;
+}
+
+void SystemRegistry::publish(std::uint32_t i, const Properties &props)
+{
+    RegistrySlot &s = slot(i);
+    s.pub_seq.fetch_add(1, std::memory_order_acq_rel); // odd: being rewritten (the stores below stay after it)
+    store_bytes(&s.record, &props.record(), sizeof s.record);
+    store_name(props.log_file_name(), &s.file_len, s.file);
+    s.pub_seq.fetch_add(1, std::memory_order_release);
+    s.state.store(Running, std::memory_order_release);
+}
+
+void SystemRegistry::release(std::uint32_t i, std::uint32_t generation)
+{
+    RegistrySlot &s = slot(i);
+    if (s.generation.load(std::memory_order_acquire) == generation)
+        s.state.store(Free, std::memory_order_release);
+}
+
+bool SystemRegistry::read_entry(std::uint32_t i, RegistryEntry *out)
+{
+    RegistrySlot &s = slot(i);
+    const std::uint32_t g1 = s.generation.load(std::memory_order_acquire);
+    if (s.state.load(std::memory_order_acquire) != Running)
+        return false;
+    RegistryEntry e;
+    e.slot = i;
+    e.generation = g1;
+    if (!copy_name(s.name_len, s.name, &e.name))
+        return false;
+    e.guid = s.guid;
+    e.handle = s.handle;
+    e.host_pid = s.host_pid;
+    e.own = s.host_pid == platform::process_id() && s.host_start == self_start_;
+    e.orphaned = !host_alive(s);
+    if (s.generation.load(std::memory_order_acquire) != g1 || s.state.load(std::memory_order_acquire) != Running)
+        return false;
+    *out = std::move(e);
+    return true;
+}
+
+std::vector<RegistryEntry> SystemRegistry::list()
+{
+    std::vector<RegistryEntry> out;
+    for (std::uint32_t i = 0; i < kRegistrySlots; ++i) {
+        RegistryEntry e;
+        if (read_entry(i, &e))
+            out.push_back(std::move(e));
+    }
+    return out;
+}
+
+bool SystemRegistry::find(const std::u16string &name, RegistryEntry *out)
+{
+    for (std::uint32_t i = 0; i < kRegistrySlots; ++i) {
+        RegistryEntry e;
+        if (read_entry(i, &e) && session_names_equal(e.name, name)) {
+            *out = std::move(e);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool SystemRegistry::refresh(RegistryEntry &e)
+{
+    RegistryEntry now;
+    if (e.slot >= kRegistrySlots || !read_entry(e.slot, &now) || now.generation != e.generation)
+        return false;
+    e.orphaned = now.orphaned;
+    return true;
+}
+
+bool SystemRegistry::published(const RegistryEntry &e, Properties &props)
+{
+    RegistrySlot &s = slot(e.slot);
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+        const std::uint32_t seq = s.pub_seq.load(std::memory_order_acquire);
+        if (seq & 1) {
+            platform::yield();
+            continue;
+        }
+        etw_event_trace_properties rec;
+        load_bytes(&rec, &s.record, sizeof rec);
+        std::u16string file;
+        const bool ok = copy_name(s.file_len, s.file, &file);
+        // The acquire loads above keep this check after them.
+        if (s.pub_seq.load(std::memory_order_relaxed) != seq)
+            continue;
+        if (!ok || s.generation.load(std::memory_order_acquire) != e.generation)
+            return false;
+        if (props.session_name() != e.name)
+            props.assign_session_name(e.name);
+        if (props.log_file_name() != file)
+            props.assign_log_file_name(file);
+        copy_settings(rec, props.record());
+        return true;
+    }
+    return false; // a host that died mid-publish leaves pub_seq odd
+}
+
+Status SystemRegistry::request(const RegistryEntry &entry, Request code, Properties *props)
+{
+    RegistrySlot &s = slot(entry.slot);
+    RegistryEntry e = entry;
+    auto gone = [&] { return !refresh(e) || e.orphaned; };
+    // A requester that died holding it is harmless; one that holds it for long is still being served.
+    if (platform::shared_mutex_lock(&s.req_mutex, kLockTimeoutMs) == platform::SharedLock::Failed)
+        return Fail(ETW_ERROR_BUSY, "another request to this session was still being served after " +
+                                        std::to_string(kLockTimeoutMs / 1000) + " s (or its request channel is damaged)");
+    struct Unlock {
+        RegistrySlot &s;
+        ~Unlock() { platform::shared_mutex_unlock(&s.req_mutex); }
+    } unlock{s};
+    // A previous requester may have died before its answer came: let the host finish it
+    // (for a while: counters another process scribbled over may never match).
+    for (int waits = 0; waits < kLockTimeoutMs / 100; ++waits) {
+        const std::uint32_t done = s.done_seq.load(std::memory_order_acquire);
+        if (done == s.req_seq.load(std::memory_order_acquire))
+            break;
+        if (gone())
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped or its host process died");
+        platform::wait_on(&s.done_seq, done, 100);
+    }
+    if (gone())
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped or its host process died");
+    s.req_code = std::uint32_t(code);
+    if (props) {
+        s.io_record = props->record();
+        store_name(props->log_file_name(), &s.io_file_len, s.io_file);
+    } else {
+        std::memset(&s.io_record, 0, sizeof s.io_record);
+        s.io_file_len = 0;
+    }
+    const std::uint32_t mine = s.req_seq.load(std::memory_order_relaxed) + 1;
+    s.req_seq.store(mine, std::memory_order_release);
+    platform::wake_all(&s.req_seq);
+    for (;;) {
+        const std::uint32_t done = s.done_seq.load(std::memory_order_acquire);
+        if (done == mine)
+            break;
+        // After a stop the host frees the slot only once it has answered.
+        if (gone())
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND,
+                        "the host process " + std::to_string(e.host_pid) + " died before answering");
+        platform::wait_on(&s.done_seq, done, 100);
+    }
+    Status st;
+    st.code = s.resp_status;
+    char msg[kMessageMax];
+    std::memcpy(msg, s.resp_message, kMessageMax);
+    msg[kMessageMax - 1] = 0;
+    st.message = msg;
+    if (props) {
+        std::u16string file;
+        if (copy_name(s.io_file_len, s.io_file, &file)) {
+            if (props->log_file_name() != file)
+                props->assign_log_file_name(file);
+            if (props->session_name() != e.name)
+                props->assign_session_name(e.name);
+            copy_settings(s.io_record, props->record());
+        }
+    }
+    return st;
+}
+
+bool SystemRegistry::next_request(std::uint32_t i, std::uint32_t served, std::uint32_t *seq, Request *code,
+                                  Properties &props, std::int64_t timeout_ms)
+{
+    RegistrySlot &s = slot(i);
+    std::uint32_t now = s.req_seq.load(std::memory_order_acquire);
+    if (now == served) {
+        platform::wait_on(&s.req_seq, served, timeout_ms);
+        now = s.req_seq.load(std::memory_order_acquire);
+        if (now == served)
+            return false;
+    }
+    *seq = now;
+    const std::uint32_t c = s.req_code;
+    *code = c >= std::uint32_t(Request::Query) && c <= std::uint32_t(Request::Stop) ? Request(c) : Request::None;
+    props.record() = s.io_record;
+    std::u16string file;
+    if (copy_name(s.io_file_len, s.io_file, &file))
+        props.assign_log_file_name(file);
+    return true;
+}
+
+void SystemRegistry::respond(std::uint32_t i, std::uint32_t seq, const Status &st, const Properties *props)
+{
+    RegistrySlot &s = slot(i);
+    s.resp_status = st.code;
+    const std::size_t n = std::min(st.message.size(), kMessageMax - 1);
+    std::memcpy(s.resp_message, st.message.data(), n);
+    s.resp_message[n] = 0;
+    if (props) {
+        s.io_record = props->record();
+        store_name(props->log_file_name(), &s.io_file_len, s.io_file);
+    }
+    s.done_seq.store(seq, std::memory_order_release);
+    platform::wake_all(&s.done_seq);
+}
+
+std::uint32_t SystemRegistry::answered(std::uint32_t i) { return slot(i).done_seq.load(std::memory_order_acquire); }
+
+void SystemRegistry::poke(std::uint32_t i) { platform::wake_all(&slot(i).req_seq); }
+
+} // namespace openetw::core

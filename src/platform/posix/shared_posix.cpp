@@ -1,0 +1,136 @@
+// POSIX part of platform.hpp for system-wide sessions: the shared registry
+// file, process identity and robust process-shared locks.
+#include "platform/platform.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace openetw::platform {
+
+static_assert(sizeof(pthread_mutex_t) <= sizeof(SharedMutex::storage), "SharedMutex is too small for pthread_mutex_t");
+
+bool shared_registry_supported() noexcept { return true; }
+
+std::string registry_path()
+{
+    const char *v = std::getenv("OPENETW_REGISTRY");
+    if (v == nullptr || *v == 0)
+        return "/dev/shm/openetw.registry";
+    if (std::strcmp(v, "none") == 0)
+        return {};
+    return v;
+}
+
+etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
+                           void *ctx) noexcept
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno == EACCES ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_FILE_NOT_FOUND;
+    // The creator initialises under an exclusive lock; the others wait for it.
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            ::close(fd);
+            return ETW_ERROR_ACCESS_DENIED;
+        }
+    struct stat st;
+    etw_status result = ETW_OK;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) != 0) {
+        result = ETW_ERROR_ACCESS_DENIED;
+    } else if (st.st_size != 0 && std::size_t(st.st_size) != size) {
+        result = ETW_ERROR_BAD_LENGTH;
+    } else {
+        const bool fresh = st.st_size == 0;
+        if (fresh && ftruncate(fd, off_t(size)) != 0)
+            result = ETW_ERROR_DISK_FULL;
+        else {
+            p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (p == MAP_FAILED)
+                result = ETW_ERROR_OUTOFMEMORY;
+            else if (fresh && init)
+                init(p, ctx);
+        }
+    }
+    flock(fd, LOCK_UN);
+    ::close(fd); // the mapping keeps the file
+    if (result != ETW_OK)
+        return result;
+    out->base = p;
+    out->size = size;
+    return ETW_OK;
+}
+
+std::uint64_t process_start_time(std::uint32_t pid) noexcept
+{
+    if (pid == 0)
+        return 0;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%u/stat", pid);
+    FILE *f = std::fopen(path, "re");
+    if (!f)
+        return 0;
+    char buf[1024];
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    // Field 2 (comm) may hold spaces and parentheses: count from the last ')'.
+    const char *p = std::strrchr(buf, ')');
+    if (!p || p[1] != ' ')
+        return 0;
+    // A zombie is dead for our purpose: its state (field 3) is 'Z' or 'X'.
+    if (p[2] == 'Z' || p[2] == 'X')
+        return 0;
+    int field = 2; // after ')', each space starts the next field; starttime is field 22
+    for (++p; *p && field < 22; ++p)
+        if (*p == ' ')
+            ++field;
+    const std::uint64_t t = std::strtoull(p, nullptr, 10);
+    return t + 1; // never 0 for a live process
+}
+
+std::uint32_t user_id() noexcept { return std::uint32_t(getuid()); }
+
+void shared_mutex_init(SharedMutex *m) noexcept
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(new (m->storage) pthread_mutex_t, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+SharedLock shared_mutex_lock(SharedMutex *m, std::int64_t timeout_ms) noexcept
+{
+    auto *mx = reinterpret_cast<pthread_mutex_t *>(m->storage);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); // pthread_mutex_timedlock's clock
+    until.tv_sec += time_t(timeout_ms / 1000);
+    until.tv_nsec += long(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec += 1;
+        until.tv_nsec -= 1000000000L;
+    }
+    const int r = pthread_mutex_timedlock(mx, &until);
+    if (r == 0)
+        return SharedLock::Locked;
+    if (r == EOWNERDEAD)
+        return pthread_mutex_consistent(mx) == 0 ? SharedLock::OwnerDied : SharedLock::Failed;
+    return SharedLock::Failed; // ETIMEDOUT, or EINVAL/ENOTRECOVERABLE/EDEADLK from scribbled memory
+}
+
+void shared_mutex_unlock(SharedMutex *m) noexcept { pthread_mutex_unlock(reinterpret_cast<pthread_mutex_t *>(m->storage)); }
+
+} // namespace openetw::platform

@@ -1,0 +1,25 @@
+// Windows part of platform.hpp for system-wide sessions: not implemented
+// yet (docs/SYSTEM_SESSIONS.md, "Windows"), so sessions stay in the process
+// that starts them; callers check shared_registry_supported() first.
+#include "platform/platform.hpp"
+
+namespace openetw::platform {
+
+bool shared_registry_supported() noexcept { return false; }
+
+std::string registry_path() { return {}; }
+
+etw_status shared_file_map(Region *, const std::string &, std::size_t, void (*)(void *, void *), void *) noexcept
+{
+    return ETW_ERROR_NOT_SUPPORTED;
+}
+
+std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
+
+std::uint32_t user_id() noexcept { return 0; }
+
+void shared_mutex_init(SharedMutex *) noexcept {}
+SharedLock shared_mutex_lock(SharedMutex *, std::int64_t) noexcept { return SharedLock::Failed; }
+void shared_mutex_unlock(SharedMutex *) noexcept {}
+
+} // namespace openetw::platform
