@@ -423,6 +423,23 @@ Status Consumer::run_time_order()
         }
     };
 
+    // Delivers a stream's head record and moves it to its next one: End when
+    // processing stops here (a callback or cancel; error set on failure),
+    // Drained when the stream has no record left, else Next.
+    enum class Step { Next, Drained, End };
+    auto take_head = [&](Stream &stream, Status &error) -> Step {
+        if (!deliver_record(stream))
+            return Step::End;
+        bool has_record = false;
+        if (Status st = next_record(stream, has_record); !st) {
+            error = st;
+            return Step::End;
+        }
+        if (!stop_.is_ok())
+            return Step::End;
+        return has_record ? Step::Next : Step::Drained;
+    };
+
     // The stream whose record comes next: the smallest (key, stream order),
     // so ties keep file and processor order. With a few streams (one per
     // processor of one file is typical) a scan of their heads is cheaper
@@ -443,15 +460,11 @@ Status Consumer::run_time_order()
             for (std::size_t k = 1; k < live.size(); ++k)
                 if (streams[live[k]]->key() < streams[live[best]]->key())
                     best = k;
-            Stream &stream = *streams[live[best]];
-            if (!deliver_record(stream))
-                return Status::ok();
-            bool has_record = false;
-            if (Status st = next_record(stream, has_record); !st)
-                return st;
-            if (!stop_.is_ok())
-                return Status::ok();
-            if (!has_record)
+            Status error;
+            const Step step = take_head(*streams[live[best]], error);
+            if (step == Step::End)
+                return error;
+            if (step == Step::Drained)
                 live.erase(live.begin() + std::ptrdiff_t(best)); // keeps stream order
         }
         return Status::ok();
@@ -463,16 +476,12 @@ Status Consumer::run_time_order()
     while (!heap.empty()) {
         const std::size_t i = std::get<1>(heap.top());
         heap.pop();
-        Stream &stream = *streams[i];
-        if (!deliver_record(stream))
-            return Status::ok();
-        bool has_record = false;
-        if (Status st = next_record(stream, has_record); !st)
-            return st;
-        if (!stop_.is_ok())
-            return Status::ok();
-        if (has_record)
-            heap.emplace(stream.key(), i);
+        Status error;
+        const Step step = take_head(*streams[i], error);
+        if (step == Step::End)
+            return error;
+        if (step == Step::Next)
+            heap.emplace(streams[i]->key(), i);
     }
     return Status::ok();
 }
