@@ -114,6 +114,16 @@ ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
  * etw_session_stop does: its log file finished) and start in its place. A
  * session whose host is alive still gives ETW_ERROR_ALREADY_EXISTS. */
 #define ETW_SESSION_REPLACE_ORPHAN 0x2u
+/* Start only: take over the orphaned session holding the name and go on
+ * logging. The orphan is stopped as with ETW_SESSION_REPLACE_ORPHAN (every
+ * committed buffer, in its file or still in its memory, written), then the
+ * session starts again in the caller with the orphan's last published
+ * settings (props gives only the name; it receives what started), appending
+ * to its sequential log file, and with the providers it had enabled enabled
+ * again, so providers in other processes go on logging into it.
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when no orphan has the name;
+ * ETW_ERROR_ALREADY_EXISTS when its host is alive. */
+#define ETW_SESSION_TAKE_OVER_ORPHAN 0x4u
 
 /**
  * Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to
@@ -164,8 +174,8 @@ typedef struct etw_session_host_info {
  * Fills out with the session's host process and state.
  * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;
  * ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
- * Enabling providers, options and flush_to_file need a session hosted by
- * the calling process (ETW_ERROR_NOT_SUPPORTED otherwise, for now).
+ * etw_session_get_options and etw_session_flush_to_file need a session
+ * hosted by the calling process (ETW_ERROR_NOT_SUPPORTED otherwise).
  */
 ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session);
 
@@ -254,6 +264,27 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
 ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
                                                uint32_t control_code, uint8_t level,
                                                uint64_t match_any_keyword, uint64_t match_all_keyword);
+
+/* ---- Rights over a system-wide session (etw_session_grant) ---- */
+#define ETW_SESSION_RIGHT_CONTROL 0x1u /* query, update, flush, stop, enable providers, grant */
+#define ETW_SESSION_RIGHT_LOG     0x2u /* the user's providers log into the session */
+#define ETW_SESSION_RIGHT_CONSUME 0x4u /* the user's real-time consumers attach */
+#define ETW_SESSION_RIGHT_ALL     0x7u
+
+/**
+ * Sets the rights of user user_id over the session (EventAccessControl):
+ * ETW_SESSION_RIGHT_* bits, replacing what the user had (0 revokes). A
+ * session is owner-only when it starts: its host's user and root hold every
+ * right; any other user's control request, provider or real-time consumer
+ * gets ETW_ERROR_ACCESS_DENIED until granted. Rights are checked by the host
+ * against the user the kernel reports for each caller. Works on a session
+ * hosted here or, for a caller with the control right, in another process.
+ * At most 16 users hold grants per session (ETW_ERROR_NO_SYSTEM_RESOURCES).
+ * ETW_ERROR_INVALID_PARAMETER for NULL or unknown bits;
+ * ETW_ERROR_NOT_SUPPORTED for a private session or where sessions are not
+ * system-wide (OPENETW_REGISTRY=none, Windows). Thread-safe.
+ */
+ETW_API etw_status etw_session_grant(etw_session *session, uint32_t user_id, uint32_t rights);
 
 /**
  * Sets how many sessions may run at once (default ETW_DEFAULT_MAX_SESSIONS).

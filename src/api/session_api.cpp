@@ -58,15 +58,21 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
                                                              "; set it to sizeof(etw_session_options) = " +
                                                              std::to_string(sizeof(etw_session_options)));
-            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN))
+            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
+            if ((options->flags & ETW_SESSION_REPLACE_ORPHAN) && (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN))
+                return Fail(ETW_ERROR_INVALID_PARAMETER,
+                            "options->flags: ETW_SESSION_REPLACE_ORPHAN and ETW_SESSION_TAKE_OVER_ORPHAN exclude each other");
             o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
             o.replace_orphan = (options->flags & ETW_SESSION_REPLACE_ORPHAN) != 0;
+            o.take_over = (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN) != 0;
             o.lossless_timeout_ms = options->lossless_timeout_ms;
             o.realtime_backlog = options->realtime_backlog_buffers;
         }
         auto handle = std::make_unique<etw_session>();
-        if (Status st = Engine::instance().start(*props_of(props), o, &handle->session); !st)
+        Status st = o.take_over ? Engine::instance().take_over(*props_of(props), o, &handle->session)
+                                : Engine::instance().start(*props_of(props), o, &handle->session);
+        if (!st)
             return st;
         *out = handle.release();
         return Status::ok();
@@ -223,8 +229,13 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
             if (i < sessions.size()) {
                 sessions[i]->fill(*props_of(array[i]));
             } else {
-                openetw::core::RemoteSession r(*openetw::core::SystemRegistry::get(), foreign[i - sessions.size()]);
-                r.query(*props_of(array[i])); // one that stops meanwhile keeps its name only
+                auto &reg = *openetw::core::SystemRegistry::get();
+                const auto &e = foreign[i - sessions.size()];
+                openetw::core::RemoteSession r(reg, e);
+                // Without the control right: what its host last published (the
+                // registry is everyone's); one that stops meanwhile keeps its name only.
+                if (!r.query(*props_of(array[i])) && !reg.published(e, *props_of(array[i])))
+                    props_of(array[i])->assign_session_name(e.name);
             }
         }
         if (total > array_count)
@@ -241,13 +252,31 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(provider_guid);
-        if (Status st = require_local(session, "enabling a provider"); !st)
-            return st;
         if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
+        if (session->remote) {
+            openetw::core::EnableRecord rec{};
+            rec.guid = *provider_guid;
+            rec.level = level;
+            rec.match_any = match_any_keyword;
+            rec.match_all = match_all_keyword;
+            return session->remote->enable(rec, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER);
+        }
         return Engine::instance().enable_provider(session->session, *provider_guid,
                                                   control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
                                                   match_any_keyword, match_all_keyword);
+    });
+}
+
+ETW_API etw_status etw_session_grant(etw_session *session, uint32_t user_id, uint32_t rights)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        if (rights & ~ETW_SESSION_RIGHT_ALL)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "rights has unknown bits (ETW_SESSION_RIGHT_* only)");
+        if (session->remote)
+            return session->remote->grant(user_id, rights);
+        return Engine::instance().grant(session->session, user_id, rights);
     });
 }
 

@@ -3,6 +3,7 @@
 #include "base/utf.hpp"
 #include "consumer/file_source.hpp"
 #include "core/engine.hpp"
+#include "core/session_channel.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
 #include "format/etl_layout.hpp"
@@ -117,11 +118,25 @@ Status Consumer::open_session(Consumer **out, const char *session_name, const et
     if (!name)
         return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
     std::shared_ptr<core::Session> session;
-    if (Status st = core::Engine::instance().open(*name, &session); !st)
-        return Fail(st.code, std::string("no running session is named \"") + session_name + "\"");
     std::unique_ptr<LiveSource> source;
-    if (Status st = LiveSource::open(session, session_name, 0, &consumer->hooks_, source); !st)
-        return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
+    if (core::Engine::instance().open(*name, &session)) {
+        if (Status st = LiveSource::open(session, session_name, 0, &consumer->hooks_, source); !st)
+            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
+    } else {
+        // Hosted by another process: its host relays the buffers.
+        core::RegistryEntry e;
+        if (!core::Engine::instance().find_foreign(*name, &e))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, std::string("no running session is named \"") + session_name + "\"");
+        if (e.orphaned)
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, std::string("the session \"") + session_name +
+                                                              "\" is orphaned (its host process died): nothing feeds it");
+        std::unique_ptr<core::RemoteFeed> feed;
+        std::vector<std::uint8_t> header;
+        if (Status st = core::RemoteFeed::open(*core::SystemRegistry::get(), e, &feed, &header); !st)
+            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
+        if (Status st = LiveSource::open(std::move(feed), header, session_name, 0, &consumer->hooks_, source); !st)
+            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
+    }
     consumer->sources_.push_back(std::move(source));
     *out = consumer.release();
     return Status::ok();

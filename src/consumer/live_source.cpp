@@ -6,23 +6,32 @@
 
 namespace openetw::consumer {
 
-Status LiveSource::open(const std::shared_ptr<core::Session> &session, const std::string &name, std::uint32_t index,
-                        const LiveHooks *hooks, std::unique_ptr<LiveSource> &out)
+Status LiveSource::open(std::unique_ptr<core::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
+                        const std::string &name, std::uint32_t index, const LiveHooks *hooks,
+                        std::unique_ptr<LiveSource> &out)
 {
     std::unique_ptr<LiveSource> src(new LiveSource());
     // The session's header buffer is what a file of it would start with:
     // read it with the file reader for the same facts (clock, start time...).
     std::unique_ptr<FileSource> header;
-    if (Status st = FileSource::open(memory_input(session->header_buffer()), name, index, header); !st)
-        return Fail(ETW_ERROR_INTERNAL_ERROR, "the session's header buffer does not read back: " + st.message);
+    if (Status st = FileSource::open(memory_input(header_buffer), name, index, header); !st)
+        return Fail(ETW_ERROR_INVALID_DATA, "the session's header buffer does not read back: " + st.message);
     src->info_ = header->info();
     src->info_.path = name;
     src->info_.size = 0;
     src->hooks_ = hooks;
-    if (Status st = session->attach(&src->reader_); !st)
-        return st;
+    src->reader_ = std::move(feed);
     out = std::move(src);
     return Status::ok();
+}
+
+Status LiveSource::open(const std::shared_ptr<core::Session> &session, const std::string &name, std::uint32_t index,
+                        const LiveHooks *hooks, std::unique_ptr<LiveSource> &out)
+{
+    std::unique_ptr<core::RealtimeReader> reader;
+    if (Status st = session->attach(&reader); !st)
+        return st;
+    return open(std::move(reader), session->header_buffer(), name, index, hooks, out);
 }
 
 bool LiveSource::report_loss(std::uint32_t events, std::uint32_t buffers, Status &stop)
@@ -44,10 +53,13 @@ Status LiveSource::next(StoredBuffer &out, bool &have)
     Status stop;
     if (!report_loss(loss.events_lost, loss.buffers_lost, stop))
         return stop;
-    if (r == core::RealtimeReader::Next::Interrupted)
+    if (r == core::LiveFeed::Next::Interrupted)
         return Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
-    if (r == core::RealtimeReader::Next::End)
+    if (r == core::LiveFeed::Next::End) {
+        if (const std::string why = reader_->ended_early(); !why.empty())
+            end_problem_.set(ETW_ERROR_HANDLE_EOF, 0, why);
         return Status::ok();
+    }
     out.problem.clear();
     out.location = BufferLocation{};
     out.location.index = ++delivered_;

@@ -25,6 +25,11 @@ public:
     // ETW_ERROR_WMI_INSTANCE_NOT_FOUND when stopped) as source index.
     static Status open(const std::shared_ptr<core::Session> &session, const std::string &name, std::uint32_t index,
                        const LiveHooks *hooks, std::unique_ptr<LiveSource> &out);
+    // Reads a feed (a session of another process): header_buffer is its
+    // session's logfile-header buffer.
+    static Status open(std::unique_ptr<core::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
+                       const std::string &name, std::uint32_t index, const LiveHooks *hooks,
+                       std::unique_ptr<LiveSource> &out);
 
     const SourceInfo &info() const override { return info_; }
     // A live feed cannot go back: a second pass starts where the first ended.
@@ -37,7 +42,7 @@ private:
     LiveSource() = default;
     bool report_loss(std::uint32_t events, std::uint32_t buffers, Status &stop);
 
-    std::unique_ptr<core::RealtimeReader> reader_;
+    std::unique_ptr<core::LiveFeed> reader_;
     const LiveHooks *hooks_ = nullptr;
     SourceInfo info_;
     format::Problem end_problem_;

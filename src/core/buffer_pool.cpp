@@ -2,6 +2,7 @@
 
 #include "format/etl_layout.hpp"
 
+#include <cstring>
 #include <new>
 
 namespace openetw::core {
@@ -26,28 +27,53 @@ std::size_t BufferPool::region_size(std::uint32_t buffer_size, std::uint32_t str
 
 BufferPool::~BufferPool() { platform::region_unmap(&region_); }
 
+namespace {
+struct Layout {
+    std::uint64_t streams_offset, descs_offset, data_offset;
+};
+Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
+{
+    Layout l;
+    l.streams_offset = round_up(sizeof(ControlBlock), 64);
+    l.descs_offset = round_up(l.streams_offset + sizeof(StreamSlot) * streams, 64);
+    l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
+    return l;
+}
+constexpr std::uint32_t kLayoutVersion = 2;
+} // namespace
+
+void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept
+{
+    auto *base = static_cast<std::uint8_t *>(region_.base);
+    data_ = base + data_offset;
+    descs_ = reinterpret_cast<BufferDesc *>(base + descs_offset);
+    slots_ = reinterpret_cast<StreamSlot *>(base + streams_offset);
+    data_offset_ = data_offset;
+}
+
 etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t min_buffers,
-                              std::uint32_t max_buffers, std::uint32_t capacity) noexcept
+                              std::uint32_t max_buffers, std::uint32_t capacity, const std::string &shared_path) noexcept
 {
     const std::size_t size = region_size(buffer_size, streams, capacity);
-    if (etw_status st = platform::region_map_private(&region_, size); st != ETW_OK)
-        return st;
+    const etw_status mapped = shared_path.empty() ? platform::region_map_private(&region_, size)
+                                                  : platform::shared_region_create(&region_, shared_path, size);
+    if (mapped != ETW_OK)
+        return mapped;
+    const Layout l = layout_of(streams, capacity);
     auto *cb = new (region_.base) ControlBlock{};
-    cb->magic = kMagic;
-    cb->layout_version = 1;
+    cb->layout_version = kLayoutVersion;
     cb->region_size = size;
     cb->buffer_size = buffer_size;
     cb->streams = streams;
     cb->capacity = capacity;
     cb->min_buffers = min_buffers;
-    cb->streams_offset = round_up(sizeof(ControlBlock), 64);
-    cb->descs_offset = round_up(cb->streams_offset + sizeof(StreamSlot) * streams, 64);
-    cb->data_offset = round_up(cb->descs_offset + sizeof(BufferDesc) * capacity, kPage);
-    data_ = static_cast<std::uint8_t *>(region_.base) + cb->data_offset;
-    descs_ = reinterpret_cast<BufferDesc *>(static_cast<std::uint8_t *>(region_.base) + cb->descs_offset);
-    slots_ = reinterpret_cast<StreamSlot *>(static_cast<std::uint8_t *>(region_.base) + cb->streams_offset);
+    cb->streams_offset = l.streams_offset;
+    cb->descs_offset = l.descs_offset;
+    cb->data_offset = l.data_offset;
+    derive(l.streams_offset, l.descs_offset, l.data_offset);
     buffer_size_ = buffer_size;
     streams_ = streams;
+    capacity_ = capacity;
     for (std::uint32_t s = 0; s < streams; ++s)
         new (&slot(s)) StreamSlot{};
     for (std::uint32_t s = 0; s < streams; ++s)
@@ -61,12 +87,43 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
     cb->free_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     cb->flush_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     // The session starts with the minimum, all free.
-    if (etw_status st = platform::region_commit(region_, cb->data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK)
+    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK)
         return st;
     cb->allocated.store(min_buffers, std::memory_order_relaxed);
     for (std::uint32_t i = min_buffers; i-- > 0;)
         push_free(i);
+    // Last: a region with the magic is complete (attach checks it).
+    std::atomic_ref<std::uint32_t>(cb->magic).store(kMagic, std::memory_order_release);
     return ETW_OK;
+}
+
+etw_status BufferPool::attach(platform::Region region) noexcept
+{
+    region_ = region;
+    if (region.size < sizeof(ControlBlock))
+        return ETW_ERROR_INVALID_DATA;
+    const ControlBlock &cb = control();
+    if (std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(cb.magic)).load(std::memory_order_acquire) != kMagic ||
+        cb.layout_version != kLayoutVersion)
+        return ETW_ERROR_INVALID_DATA;
+    // Copied once, then checked against each other and the region's size:
+    // later scribbles over these words change nothing here.
+    const std::uint32_t bs = cb.buffer_size, streams = cb.streams, capacity = cb.capacity;
+    if (bs < 1024 || bs > (1u << 24) || bs % 1024 != 0 || streams == 0 || streams > 4096 || capacity == 0 ||
+        capacity > (1u << 20) || region_size(bs, streams, capacity) != region.size)
+        return ETW_ERROR_INVALID_DATA;
+    const Layout l = layout_of(streams, capacity);
+    derive(l.streams_offset, l.descs_offset, l.data_offset);
+    buffer_size_ = bs;
+    streams_ = streams;
+    capacity_ = capacity;
+    return ETW_OK;
+}
+
+std::uint32_t BufferPool::allocated() const noexcept
+{
+    const std::uint32_t n = control().allocated.load(std::memory_order_acquire);
+    return n < capacity_ ? n : capacity_;
 }
 
 void BufferPool::push_free(std::uint32_t idx) noexcept
@@ -86,7 +143,7 @@ std::uint32_t BufferPool::acquire_free() noexcept
 {
     ControlBlock &cb = control();
     std::uint64_t head = cb.free_head.load(std::memory_order_acquire);
-    while (index_of(head) != kNoBuffer) {
+    while (index_of(head) < capacity_) { // anything else is the end (or a scribble)
         const std::uint32_t idx = index_of(head);
         const std::uint32_t next = desc(idx).next.load(std::memory_order_relaxed);
         if (cb.free_head.compare_exchange_weak(head, pack(next, tag_of(head) + 1), std::memory_order_acquire,
@@ -97,11 +154,12 @@ std::uint32_t BufferPool::acquire_free() noexcept
     }
     // No free buffer: grow up to the maximum.
     std::uint32_t n = cb.allocated.load(std::memory_order_relaxed);
-    while (n < cb.max_buffers.load(std::memory_order_relaxed)) {
-        if (cb.allocated.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-            platform::region_commit(region_, cb.data_offset + std::size_t(n) * cb.buffer_size, cb.buffer_size);
+    while (n < cb.max_buffers.load(std::memory_order_relaxed) && n < capacity_) {
+        // Backed before it is counted: a buffer that cannot be backed is never handed out.
+        if (platform::region_commit(region_, data_offset_ + std::size_t(n) * buffer_size_, buffer_size_) != ETW_OK)
+            return kNoBuffer;
+        if (cb.allocated.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed))
             return n;
-        }
     }
     return kNoBuffer;
 }
@@ -136,9 +194,11 @@ void BufferPool::seal(std::uint32_t idx) noexcept
 etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
 {
     StreamSlot &sl = slot(stream);
-    const std::uint32_t bs = control().buffer_size;
+    const std::uint32_t bs = buffer_size_;
     for (;;) {
         std::uint32_t idx = sl.current.load(std::memory_order_acquire);
+        if (idx >= capacity_)
+            idx = kNoBuffer; // a scribbled slot is replaced like an empty one
         if (idx != kNoBuffer) {
             auto &state = desc(idx).state;
             std::uint64_t v = state.load(std::memory_order_acquire);
@@ -187,7 +247,7 @@ bool BufferPool::seal_stream(std::uint32_t stream) noexcept
 {
     StreamSlot &sl = slot(stream);
     std::uint32_t idx = sl.current.load(std::memory_order_acquire);
-    if (idx == kNoBuffer)
+    if (idx >= capacity_)
         return false;
     const std::uint64_t v = desc(idx).state.load(std::memory_order_acquire);
     if ((v & kSealed) || offset_of(v) <= etl::kBufferHeaderSize)
@@ -206,7 +266,7 @@ std::uint32_t BufferPool::take_flushed(std::uint32_t *out, std::uint32_t max) no
                                                 std::memory_order_acquire)) {
     }
     std::uint32_t n = 0;
-    for (std::uint32_t idx = index_of(head); idx != kNoBuffer && n < max; idx = desc(idx).next.load(std::memory_order_relaxed))
+    for (std::uint32_t idx = index_of(head); idx < capacity_ && n < max; idx = desc(idx).next.load(std::memory_order_relaxed))
         out[n++] = idx;
     // The list is newest first: reverse to hand-off order.
     for (std::uint32_t i = 0; i < n / 2; ++i) {
@@ -217,8 +277,46 @@ std::uint32_t BufferPool::take_flushed(std::uint32_t *out, std::uint32_t max) no
     return n;
 }
 
+std::vector<BufferPool::Stuck> BufferPool::stuck_buffers() const
+{
+    std::vector<Stuck> out;
+    const std::uint32_t n = allocated();
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
+        if ((v & kSealed) && writers_of(v) != 0)
+            out.push_back({i, v});
+    }
+    return out;
+}
+
+std::uint32_t BufferPool::force_stuck(const std::vector<Stuck> &stuck) noexcept
+{
+    std::uint32_t forced = 0;
+    for (const Stuck &s : stuck) {
+        // Unchanged since: no live writer is in it (a buffer sealed later, or
+        // reused since, may hold live writers and is left alone).
+        std::uint64_t v = s.state;
+        const std::uint64_t taken = (v & ~(std::uint64_t(0xFFFF) << kWritersShift)) | kForced;
+        if (desc(s.index).state.compare_exchange_strong(v, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
+            hand_off(s.index);
+            ++forced;
+        }
+    }
+    return forced;
+}
+
 void BufferPool::release(std::uint32_t idx) noexcept
 {
+    if (is_shared()) {
+        // Writers of other processes may die mid-record: a record's first
+        // word is published last, so a buffer must start zeroed for an
+        // unfinished record to show (format/buffer_repair.hpp). The header
+        // goes last: a buffer cleared halfway still shows its sequence number.
+        std::uint8_t *b = buffer(idx);
+        std::memset(b + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        std::memset(b, 0, etl::kBufferHeaderSize);
+    }
     push_free(idx);
     notify_space();
 }
@@ -236,13 +334,15 @@ void BufferPool::notify_space() noexcept
 std::uint32_t BufferPool::set_max_buffers(std::uint32_t max) noexcept
 {
     ControlBlock &cb = control();
-    if (max > cb.capacity)
-        max = cb.capacity;
+    if (max > capacity_)
+        max = capacity_;
     const std::uint32_t allocated = cb.allocated.load(std::memory_order_relaxed);
     if (max < allocated)
         max = allocated;
     if (max < cb.min_buffers)
         max = cb.min_buffers;
+    if (max > capacity_)
+        max = capacity_; // min_buffers is read from the region
     cb.max_buffers.store(max, std::memory_order_relaxed);
     return max;
 }

@@ -10,6 +10,13 @@
 //   descs_offset      BufferDesc[capacity]
 //   data_offset       buffer[capacity], buffer_size bytes each, page aligned
 //
+// A session hosted for other processes keeps the region in a named file
+// (create with a path; others attach()): writers in every process then
+// reserve in the same buffers. Nothing read from the region is trusted:
+// every index is checked against this process's copy of the capacity and
+// every offset against its buffer size, so a process scribbling over the
+// region garbles events but crashes no one.
+//
 // Reservation scheme (the writer's hot path, lock-free, no system call, no
 // allocation): each stream (a CPU, or one stream with
 // NO_PER_PROCESSOR_BUFFERING) has a current buffer. A buffer's 64-bit state
@@ -33,6 +40,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace openetw::core {
 
@@ -40,6 +49,16 @@ inline constexpr std::uint32_t kNoBuffer = 0xFFFFFFFFu;
 
 struct alignas(64) StreamSlot {
     std::atomic<std::uint32_t> current;
+};
+
+// One process writing into a region it does not host: claimed at attach,
+// `inside` counts its writes in progress (the host waits for it to drain
+// before a stop, and tells a dead writer's unfinished records by it).
+inline constexpr std::uint32_t kWriterSlots = 64;
+struct alignas(64) WriterSlot {
+    std::atomic<std::uint32_t> pid;
+    std::atomic<std::uint32_t> inside;
+    std::atomic<std::uint64_t> start; // process start time (platform::process_start_time)
 };
 
 struct BufferDesc {
@@ -81,6 +100,12 @@ struct ControlBlock {
     // refusal); release() bumps it and wakes only when space_waiters != 0.
     alignas(64) std::atomic<std::uint32_t> space_word;
     std::atomic<std::uint32_t> space_waiters;
+
+    // Writers in other processes (core/remote_writers.hpp).
+    alignas(64) std::atomic<std::uint32_t> closing;        // a stop began: remote writers refuse
+    std::atomic<std::uint32_t> remote_writers;             // writer slots ever claimed
+    std::atomic<std::uint32_t> records_skipped;            // unfinished records of dead writers
+    WriterSlot writers[kWriterSlots];
 };
 
 class BufferPool {
@@ -92,6 +117,9 @@ public:
     static constexpr unsigned kWritersShift = 45;
     static constexpr std::uint64_t kWriterOne = 1ull << kWritersShift;
     static constexpr std::uint64_t kSealed = 1ull << 63;
+    // Set with the writers cleared when the logger takes a buffer whose
+    // writers died: its records are checked one by one (format/buffer_repair).
+    static constexpr std::uint64_t kForced = 1ull << 62;
 
     static std::uint32_t offset_of(std::uint64_t s) { return std::uint32_t(s & kOffsetMask); }
     static std::uint32_t events_of(std::uint64_t s) { return std::uint32_t((s >> kEventsShift) & 0xFFFFF); }
@@ -105,10 +133,21 @@ public:
     BufferPool(const BufferPool &) = delete;
     BufferPool &operator=(const BufferPool &) = delete;
 
-    // Maps a private region and initializes it with min_buffers allocated and
-    // free. capacity >= max_buffers >= min_buffers >= 1.
+    // Maps a region (private, or the file shared_path when not empty) and
+    // initializes it with min_buffers allocated and free.
+    // capacity >= max_buffers >= min_buffers >= 1.
     etw_status create(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t min_buffers,
-                      std::uint32_t max_buffers, std::uint32_t capacity) noexcept;
+                      std::uint32_t max_buffers, std::uint32_t capacity, const std::string &shared_path = {}) noexcept;
+    // Uses a region another process created (adopted: unmapped with the
+    // pool). ETW_ERROR_INVALID_DATA when its layout is not one this build
+    // made or does not match the region's size.
+    etw_status attach(platform::Region region) noexcept;
+    // The shared region's file descriptor (-1 for a private region).
+    std::intptr_t region_fd() const noexcept { return region_.fd; }
+    bool is_shared() const noexcept { return region_.fd >= 0; }
+    std::uint32_t capacity() const noexcept { return capacity_; }
+    // Buffers allocated so far (never more than the capacity).
+    std::uint32_t allocated() const noexcept;
 
     ControlBlock &control() const noexcept { return *static_cast<ControlBlock *>(region_.base); }
     // The accessors below use addresses derived once from the region's
@@ -133,7 +172,7 @@ public:
     etw_status reserve(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept
     {
         const std::uint32_t idx = slots_[stream].current.load(std::memory_order_acquire);
-        if (idx != kNoBuffer) [[likely]] {
+        if (idx < capacity_) [[likely]] {
             auto &state = descs_[idx].state;
             std::uint64_t v = state.load(std::memory_order_acquire);
             const std::uint32_t off = offset_of(v);
@@ -160,6 +199,19 @@ public:
     // as soon as its writers commit. Returns true if a buffer was sealed.
     bool seal_stream(std::uint32_t stream) noexcept;
 
+    // Buffers sealed while writers still hold space in them: (index, state).
+    struct Stuck {
+        std::uint32_t index;
+        std::uint64_t state;
+    };
+    std::vector<Stuck> stuck_buffers() const;
+    // Takes the buffers of `stuck` whose state has not changed since (their
+    // writers will never commit: their processes died, and the caller made
+    // sure every live writer finished what it had begun before stuck was
+    // taken): clears their writers, marks them kForced and hands them off.
+    // Returns how many.
+    std::uint32_t force_stuck(const std::vector<Stuck> &stuck) noexcept;
+
     // Logger side: takes every handed-off buffer, oldest first, into out
     // (capacity entries). Returns the count.
     std::uint32_t take_flushed(std::uint32_t *out, std::uint32_t max) noexcept;
@@ -181,12 +233,17 @@ private:
     void seal(std::uint32_t idx) noexcept;
     void hand_off(std::uint32_t idx) noexcept;
 
+    void derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept;
+
     platform::Region region_{};
     std::uint8_t *data_ = nullptr;
     BufferDesc *descs_ = nullptr;
     StreamSlot *slots_ = nullptr;
+    // This process's copies of the layout: never re-read from the region.
     std::uint32_t buffer_size_ = 0;
     std::uint32_t streams_ = 0;
+    std::uint32_t capacity_ = 0;
+    std::uint64_t data_offset_ = 0;
 };
 
 } // namespace openetw::core

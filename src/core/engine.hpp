@@ -97,6 +97,11 @@ public:
     // for a session.
     Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
                            std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all);
+    // etw_session_grant on a session hosted here.
+    Status grant(const std::shared_ptr<Session> &session, std::uint32_t uid, std::uint32_t rights);
+    // Starts in place of the orphan `orphan` with its published settings and
+    // providers (ETW_SESSION_TAKE_OVER_ORPHAN).
+    Status take_over(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out);
 
     // Providers.
     Status register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out);
@@ -119,6 +124,8 @@ private:
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;
+        std::vector<Enablement> remote; // sessions of other processes (writer sessions)
+        std::uint64_t remote_handle = 0; // the last one's handle, for the callback
     };
     struct Pending {
         Provider *provider;
@@ -130,10 +137,19 @@ private:
     struct Hosted {
         std::uint32_t slot = 0;
         std::uint32_t generation = 0;
+        std::intptr_t listener = -1; // platform::ChannelHandle
         std::thread servant;
         std::atomic<bool> quit{false};
+        std::vector<GrantRecord> grants; // guarded by mutex_
     };
     void serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s);
+    bool allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights);
+    // Publishes what a hosted session enables and grants. Caller holds mutex_.
+    void publish_tables(const std::shared_ptr<Session> &s);
+    // Providers of this process: attaches to (and detaches from) sessions of
+    // other processes as their enable tables say (docs/SYSTEM_SESSIONS.md).
+    void sync_remote();
+    void start_watcher();
 
     GuidEntry &entry(const etw_guid &g);
     // Rebuilds the published state of every provider of g; appends the
@@ -150,6 +166,12 @@ private:
     std::map<const Session *, std::shared_ptr<Hosted>> hosted_;
     std::uint32_t max_sessions_ = 64;
     std::uint64_t next_serial_ = 1;
+
+    // Writer sessions of other processes' sessions, by slot and generation.
+    std::mutex sync_mutex_; // one sync_remote at a time; taken before mutex_
+    std::map<std::uint64_t, std::shared_ptr<Session>> remote_targets_;
+    std::map<std::uint64_t, std::uint32_t> remote_denied_; // key -> enable sequence when refused
+    bool watcher_started_ = false;
 };
 
 // Case-insensitive session-name comparison (ASCII and Latin-1 letters fold).

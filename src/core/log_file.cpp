@@ -230,7 +230,7 @@ Status LogFile::switch_to(const std::string &path, std::int64_t end_time, std::u
 }
 
 Status recover_log_file(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
-                        std::uint32_t *data_buffers)
+                        std::uint32_t *data_buffers, const std::vector<std::vector<std::uint8_t>> &extra)
 {
     *data_buffers = 0;
     const std::string quoted = "\"" + path + "\"";
@@ -266,6 +266,29 @@ Status recover_log_file(const std::string &path, std::int64_t end_time, std::uin
             rd16(h + etl::buf::BufferType) == etl::kTypeHeader)
             break; // never written (a preallocated or ring slot not reached yet)
         buffers.emplace_back(rd64(h + etl::buf::SequenceNumber), i);
+    }
+    // Buffers recovered from the session's memory go after the file's, unless
+    // the file already has them (the logger numbered and wrote them).
+    std::uint64_t last = 0;
+    for (const auto &b : buffers)
+        last = std::max(last, b.first);
+    std::vector<const std::vector<std::uint8_t> *> appended;
+    for (const auto &x : extra) {
+        if (x.size() != bs)
+            continue;
+        const std::uint64_t seq = rd64(x.data() + etl::buf::SequenceNumber);
+        const bool in_file = seq != 0 && std::any_of(buffers.begin(), buffers.end(),
+                                                      [&](const auto &b) { return b.first == seq; });
+        if (!in_file)
+            appended.push_back(&x);
+    }
+    for (std::size_t k = 0; k < appended.size(); ++k) {
+        const std::uint32_t slot = std::uint32_t(buffers.size() + 1);
+        std::vector<std::uint8_t> b = *appended[k];
+        wr64(b.data() + etl::buf::SequenceNumber, last + 1 + k);
+        if (etw_status st = file.write_at(std::uint64_t(slot) * bs, b.data(), bs); st != ETW_OK)
+            return Fail(st, "cannot write the buffers recovered from memory to " + quoted);
+        buffers.emplace_back(last + 1 + k, slot);
     }
     // Readers order by SequenceNumber and expect 1..N (a wrapped ring holds session-wide counts).
     std::stable_sort(buffers.begin(), buffers.end());

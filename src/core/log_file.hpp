@@ -87,8 +87,11 @@ private:
 // added to the file's EventsLost. Nothing in the file is trusted;
 // ETW_ERROR_INVALID_DATA (with what was wrong) leaves it untouched.
 // *data_buffers receives N.
+// extra: whole data buffers recovered from the session's memory
+// (core/orphan_recovery.hpp); each is appended unless the file holds a
+// buffer with its (non-zero) SequenceNumber already.
 Status recover_log_file(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
-                        std::uint32_t *data_buffers);
+                        std::uint32_t *data_buffers, const std::vector<std::vector<std::uint8_t>> &extra = {});
 
 // Expands the first "%d" of a NEWFILE name with n.
 std::string expand_newfile_name(const std::string &pattern, std::uint32_t n);

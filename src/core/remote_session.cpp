@@ -1,10 +1,48 @@
 #include "core/remote_session.hpp"
 
 #include "core/log_file.hpp"
+#include "core/orphan_recovery.hpp"
+#include "core/session_channel.hpp"
 
 #include <openetw/constants.h>
+#include <openetw/session.h>
 
 namespace openetw::core {
+
+Status RemoteSession::orphan_access()
+{
+    // No host to ask: the rights it published decide (its user and root hold them all).
+    const std::uint32_t me = platform::effective_user_id();
+    if (me == 0 || me == entry_.host_uid)
+        return Status::ok();
+    std::vector<GrantRecord> grants;
+    if (registry_.tables(entry_, nullptr, &grants))
+        for (const GrantRecord &g : grants)
+            if (g.uid == me && (g.rights & ETW_SESSION_RIGHT_CONTROL))
+                return Status::ok();
+    return Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(me) + " has no control right over the orphaned session of user " +
+                                             std::to_string(entry_.host_uid));
+}
+
+Status RemoteSession::enable(const EnableRecord &rec, bool enable)
+{
+    if (!registry_.refresh(entry_))
+        return gone();
+    if (entry_.orphaned)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
+                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+    return request_enable(registry_, entry_, rec, enable);
+}
+
+Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
+{
+    if (!registry_.refresh(entry_))
+        return gone();
+    if (entry_.orphaned)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
+                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+    return request_grant(registry_, entry_, GrantRecord{uid, rights});
+}
 
 Status RemoteSession::gone() const
 {
@@ -23,8 +61,12 @@ Status RemoteSession::query(Properties &props)
     if (!registry_.refresh(entry_))
         return gone();
     if (entry_.orphaned)
+    {
+        if (Status st = orphan_access(); !st)
+            return st;
         return registry_.published(entry_, props) ? Status::ok() : gone();
-    return registry_.request(entry_, Request::Query, &props);
+    }
+    return request_control(registry_, entry_, Request::Query, &props);
 }
 
 Status RemoteSession::update(Properties &props)
@@ -35,7 +77,7 @@ Status RemoteSession::update(Properties &props)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
                                                           std::to_string(entry_.host_pid) +
                                                           " died): it cannot be updated, only stopped");
-    return registry_.request(entry_, Request::Update, &props);
+    return request_control(registry_, entry_, Request::Update, &props);
 }
 
 Status RemoteSession::flush(Properties *props)
@@ -46,7 +88,7 @@ Status RemoteSession::flush(Properties *props)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
                                                           std::to_string(entry_.host_pid) +
                                                           " died): it cannot be flushed, only stopped");
-    return registry_.request(entry_, Request::Flush, props);
+    return request_control(registry_, entry_, Request::Flush, props);
 }
 
 Status RemoteSession::stop(Properties *props)
@@ -54,19 +96,31 @@ Status RemoteSession::stop(Properties *props)
     if (!registry_.refresh(entry_))
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)");
     if (entry_.orphaned) {
+        if (Status st = orphan_access(); !st)
+            return st;
         // The name becomes free whatever the file holds; the file keeps the
-        // buffers the host wrote, finished so that readers take them all.
+        // buffers the host wrote and those still in its memory, finished so
+        // that readers take them all.
         Properties published;
         Properties &out = props ? *props : published;
         Status st;
         if (registry_.published(entry_, out)) {
             etw_event_trace_properties &r = out.record();
+            RegionLeftovers left;
+            const std::string region = registry_.region_path(entry_.slot, entry_.generation);
+            const Status collected = collect_region(region, r.Wnode.ClientContext, std::uint16_t(entry_.handle & 0xFFFF), &left);
+            if (collected) {
+                r.EventsLost = left.events_lost; // the region's count is the latest
+            }
             // NEWFILE: which numbered file was open is not published (not recovered).
             if (!out.log_file_name_utf8().empty() && !(r.LogFileMode & ETW_FILE_MODE_NEWFILE)) {
                 std::uint32_t written = 0;
-                st = recover_log_file(out.log_file_name_utf8(), platform::filetime_now(), r.EventsLost, &written);
+                st = recover_log_file(out.log_file_name_utf8(), platform::filetime_now(), r.EventsLost, &written,
+                                      left.buffers);
                 r.BuffersWritten = written;
             }
+            if (collected || collected.code == ETW_ERROR_INVALID_DATA)
+                platform::remove_file(region);
         }
         registry_.release(entry_.slot, entry_.generation);
         if (!st)
@@ -74,7 +128,7 @@ Status RemoteSession::stop(Properties *props)
                                      st.message);
         return st;
     }
-    return registry_.request(entry_, Request::Stop, props);
+    return request_control(registry_, entry_, Request::Stop, props);
 }
 
 } // namespace openetw::core

@@ -18,6 +18,9 @@ public:
     Status update(Properties &props);
     Status flush(Properties *props);
     Status stop(Properties *props);
+    Status enable(const EnableRecord &rec, bool enable);
+    Status grant(std::uint32_t uid, std::uint32_t rights);
+    const RegistryEntry &entry() const { return entry_; }
 
     std::uint64_t handle() const { return entry_.handle; }
     std::uint32_t host_pid() const { return entry_.host_pid; }
@@ -26,6 +29,7 @@ public:
 
 private:
     Status gone() const;
+    Status orphan_access();
     SystemRegistry &registry_;
     RegistryEntry entry_;
 };

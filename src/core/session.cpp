@@ -1,6 +1,9 @@
 #include "core/session.hpp"
 
 #include "base/utf.hpp"
+#include "core/grace.hpp"
+#include "core/remote_writers.hpp"
+#include "format/buffer_repair.hpp"
 #include "format/etl_writer.hpp"
 #include "platform/platform.hpp"
 
@@ -14,6 +17,8 @@ namespace openetw::core {
 namespace {
 
 constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
+constexpr std::int64_t kReapIntervalMs = 500; // how often a logger looks for dead remote writers
+constexpr std::int64_t kCloseWaitMs = 5000;   // longest wait for remote writers at a stop
 
 struct ThreadTimes {
     std::int64_t sampled_at = -kTick;
@@ -50,6 +55,8 @@ std::string utf8(const std::u16string &s)
 
 Session::~Session()
 {
+    if (writer_index_ >= 0)
+        release_writer_slot(pool_.control(), writer_index_);
     if (logger_.joinable()) {
         {
             std::lock_guard<std::mutex> lock(control_mutex_);
@@ -69,8 +76,46 @@ std::int64_t Session::now_raw() const noexcept
     }
 }
 
+Session::WriterParams Session::writer_params() const
+{
+    WriterParams p;
+    p.logger_id = logger_id_;
+    p.mode = mode_;
+    p.clock_type = clock_type_;
+    p.lossless = options_.lossless ? 1 : 0;
+    p.lossless_timeout_ms = options_.lossless_timeout_ms;
+    p.handle = handle_;
+    p.guid = guid_;
+    return p;
+}
+
+Status Session::attach_writer(platform::Region region, const WriterParams &params, std::shared_ptr<Session> *out)
+{
+    std::shared_ptr<Session> s(new Session());
+    if (s->pool_.attach(region) != ETW_OK)
+        return Fail(ETW_ERROR_INVALID_DATA, "the host's region is not a session region of this version");
+    const int slot = claim_writer_slot(s->pool_.control());
+    if (slot < 0)
+        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session already has " + std::to_string(kWriterSlots) +
+                                                       " writer processes");
+    s->writer_index_ = slot;
+    s->writer_slot_ = &s->pool_.control().writers[slot];
+    s->handle_ = params.handle;
+    s->guid_ = params.guid;
+    s->logger_id_ = params.logger_id;
+    s->mode_ = params.mode;
+    s->clock_type_ = params.clock_type <= ETW_CLOCK_CPU_CYCLE && params.clock_type != 0 ? params.clock_type : ETW_CLOCK_QPC;
+    if (s->clock_type_ == ETW_CLOCK_CPU_CYCLE && !platform::has_cycle_counter())
+        s->clock_type_ = ETW_CLOCK_SYSTEM_TIME; // as the host would have chosen
+    s->buffer_kb_ = s->pool_.buffer_size() / 1024;
+    s->options_.lossless = params.lossless != 0;
+    s->options_.lossless_timeout_ms = std::min<std::uint32_t>(std::max<std::uint32_t>(params.lossless_timeout_ms, 1), 60'000);
+    *out = std::move(s);
+    return Status::ok();
+}
+
 Status Session::create(Properties &props, const SessionOptions &options, std::uint16_t logger_id, std::uint64_t handle,
-                       std::unique_ptr<Session> *out)
+                       std::unique_ptr<Session> *out, const std::string &region_path)
 {
     etw_event_trace_properties &r = props.record();
     const std::uint32_t mode = r.LogFileMode;
@@ -129,9 +174,9 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     const std::uint32_t rt_max = max_b > streams ? max_b - streams : 1;
     s->rt_limit_ = options.realtime_backlog == 0 ? rt_max : std::min(options.realtime_backlog, rt_max);
     s->min_buffers_ = min_b;
-    if (etw_status st = s->pool_.create(bs, streams, min_b, max_b, capacity); st != ETW_OK)
+    if (etw_status st = s->pool_.create(bs, streams, min_b, max_b, capacity, region_path); st != ETW_OK)
         return Fail(st, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
-                            " bytes for the session's buffers");
+                            " bytes for the session's buffers" + (region_path.empty() ? "" : " in \"" + region_path + "\""));
     s->batch_.resize(capacity);
 
     // Log file name: private sessions get the process id appended.
@@ -255,6 +300,18 @@ bool Session::wait_for_space(Pred pred) noexcept
 
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 {
+    if (writer_slot_ == nullptr) [[likely]]
+        return write_here(ev, cpu);
+    // A session of another process: its stop waits for writes in progress.
+    if (!writer_enter(pool_.control(), *writer_slot_))
+        return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
+    const etw_status st = write_here(ev, cpu);
+    writer_leave(*writer_slot_);
+    return st;
+}
+
+etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
+{
     ControlBlock &cb = pool_.control();
     // Real-time backlog full and no consumer: refuse (one load when not).
     if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
@@ -275,6 +332,7 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
         }
     }
     std::uint8_t *p = pool_.buffer(res.index) + res.offset;
+    etl::begin_record(p, std::uint16_t(ev.size));
     etl::FullHeaderFields f;
     f.size = std::uint16_t(ev.size);
     f.event_class = ev.event_class;
@@ -285,7 +343,7 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
     const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : f.timestamp);
     f.times = is_private() ? t.processor : t.ticks;
-    etl::write_full_header(p, f);
+    const std::uint32_t word0 = etl::write_full_header_rest(p, f);
     std::uint8_t *d = p + etl::kFullHeaderSize;
     for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
         if (ev.pieces[i].length) {
@@ -295,6 +353,7 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     }
     for (std::uint32_t i = ev.size; i < aligned; ++i)
         p[i] = 0;
+    etl::finish_record(p, word0);
     pool_.commit(res);
     return ETW_OK;
 }
@@ -320,14 +379,27 @@ void Session::drain()
     for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint32_t idx = batch_[i];
         const std::uint64_t state = pool_.desc(idx).state.load(std::memory_order_acquire);
-        const std::uint32_t filled = BufferPool::offset_of(state);
-        const std::uint32_t events = BufferPool::events_of(state);
+        // Read from the region: bounded before use.
+        std::uint32_t filled = std::min(BufferPool::offset_of(state), bs);
+        std::uint32_t events = BufferPool::events_of(state);
+        std::uint32_t stream = pool_.desc(idx).stream.load(std::memory_order_relaxed);
+        if (stream >= pool_.streams())
+            stream = 0;
         std::uint8_t *b = pool_.buffer(idx);
+        if (state & BufferPool::kForced) {
+            // Writers died in it: keep the finished records, count the rest lost.
+            const etl::RepairResult r = etl::repair_buffer(b, filled, bs);
+            const std::uint32_t lost = events > r.kept ? events - r.kept : 0;
+            cb.events_lost.fetch_add(lost, std::memory_order_release);
+            cb.records_skipped.fetch_add(lost, std::memory_order_release);
+            filled = r.filled;
+            events = r.kept;
+        }
         etl::BufferHeaderFields h;
         h.buffer_size = bs;
         h.filled = filled;
         h.timestamp = now_raw();
-        h.processor_index = std::uint16_t(pool_.desc(idx).stream.load(std::memory_order_relaxed));
+        h.processor_index = std::uint16_t(stream);
         h.logger_id = logger_id_;
         h.flags = etl::kFlagProcIndex;
         h.type = etl::kTypeGeneric;
@@ -585,6 +657,8 @@ void Session::logger_main()
             stop = stop_requested_;
         }
         if (stop) {
+            if (pool_.is_shared())
+                close_remote_writers();
             seal_all();
             drain();
             if (is_realtime()) {
@@ -626,6 +700,12 @@ void Session::logger_main()
         } else {
             timed_armed = false;
         }
+        if (pool_.control().remote_writers.load(std::memory_order_relaxed) != 0) {
+            // Writers in other processes: look for dead ones twice a second.
+            take_dead_writers_buffers();
+            if (timeout_ms < 0 || timeout_ms > kReapIntervalMs)
+                timeout_ms = kReapIntervalMs;
+        }
         // Announce the sleep, then re-check the word (see BufferPool::hand_off).
         std::atomic<std::uint32_t> &waiting = pool_.control().logger_waiting;
         waiting.store(1, std::memory_order_seq_cst);
@@ -633,6 +713,40 @@ void Session::logger_main()
             platform::wait_on(&word, seen, timeout_ms);
         waiting.store(0, std::memory_order_relaxed);
     }
+}
+
+void Session::take_dead_writers_buffers()
+{
+    ControlBlock &cb = pool_.control();
+    if (reap_dead_writers(cb) != 0)
+        dead_writer_pending_ = true;
+    if (!dead_writer_pending_)
+        return;
+    // Sealed buffers take no new writers; once every live writer was seen
+    // outside (other processes) and a grace period passed (this one), what
+    // is still reserved in them belongs to the dead.
+    seal_all();
+    const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
+    if (!stuck.empty()) {
+        if (!quiesce_writers(cb, 50))
+            return; // a live writer stayed busy: next time
+        Grace::global().synchronize();
+        pool_.force_stuck(stuck);
+    }
+    dead_writer_pending_ = false;
+}
+
+void Session::close_remote_writers()
+{
+    ControlBlock &cb = pool_.control();
+    cb.closing.store(1, std::memory_order_seq_cst);
+    // Writers that saw the session open finish their event; later ones refuse.
+    seal_all();
+    const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
+    const bool quiet = quiesce_writers(cb, kCloseWaitMs);
+    reap_dead_writers(cb);
+    if (quiet)
+        pool_.force_stuck(stuck); // what is still reserved belongs to dead writers
 }
 
 Status Session::flush(const std::string &path)

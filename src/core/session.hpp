@@ -48,6 +48,7 @@ struct SessionOptions {
     std::uint32_t lossless_timeout_ms = 1000; // how long at most (then the event is dropped)
     std::uint32_t realtime_backlog = 0;    // buffers kept without a consumer; 0 = default
     bool replace_orphan = false;           // start: stop an orphan holding the name first
+    bool take_over = false;                // start: continue an orphan (Engine::take_over)
 };
 
 // What a real-time reader learns about losses since its last report.
@@ -58,24 +59,37 @@ struct LossReport {
 
 class Session;
 
+// Where a live consumer's buffers come from: a reader on a session of this
+// process (RealtimeReader) or a relay from another process (RemoteFeed).
+class LiveFeed {
+public:
+    enum class Next { Buffer, End, Interrupted };
+    virtual ~LiveFeed() = default;
+    // Waits for the next buffer and copies it into out (BufferSize bytes,
+    // header complete). End: the session stopped and everything was
+    // delivered. loss (may be NULL) receives the losses counted since the
+    // previous call.
+    virtual Next next(std::vector<std::uint8_t> &out, LossReport *loss) = 0;
+    // Any thread: wakes next() for good.
+    virtual void interrupt() = 0;
+    // Why the feed ended before its session did (a host that died); empty otherwise.
+    virtual std::string ended_early() const { return {}; }
+};
+
 // One live consumer's cursor on a real-time session (see docs/ENGINE.md,
 // "Real-time delivery"). Created by Session::attach; destroying it detaches.
 // next() may block; interrupt() (any thread) wakes it for good.
-class RealtimeReader {
+class RealtimeReader final : public LiveFeed {
 public:
-    enum class Next { Buffer, End, Interrupted };
-    ~RealtimeReader();
+    ~RealtimeReader() override;
     RealtimeReader(const RealtimeReader &) = delete;
     RealtimeReader &operator=(const RealtimeReader &) = delete;
 
-    // Waits for the next buffer and copies it (BufferSize bytes, header
-    // complete) into out; its pool buffer is released before this returns.
-    // End: the session stopped and everything was delivered. loss (may be
-    // NULL) receives the losses counted since the previous call.
-    Next next(std::vector<std::uint8_t> &out, LossReport *loss);
+    // LiveFeed::next; the pool buffer is released before this returns.
+    Next next(std::vector<std::uint8_t> &out, LossReport *loss) override;
     // Like next, but returns Interrupted at once when nothing is queued.
     Next try_next(std::vector<std::uint8_t> &out, LossReport *loss);
-    void interrupt();
+    void interrupt() override;
     const std::shared_ptr<Session> &session() const { return session_; }
 
 private:
@@ -101,10 +115,36 @@ public:
     // creates the pool and the log file, and starts the logger thread. The
     // engine has already checked name, GUID and session count and set
     // Wnode.Guid. On success props holds the adjusted values and statistics.
+    // region_path: when not empty, the buffers live in that file, so that
+    // writers in other processes can attach (docs/SYSTEM_SESSIONS.md).
     static Status create(Properties &props, const SessionOptions &options, std::uint16_t logger_id,
-                         std::uint64_t handle, std::unique_ptr<Session> *out);
+                         std::uint64_t handle, std::unique_ptr<Session> *out, const std::string &region_path = {});
 
-    // HOT: writes one event. ETW_ERROR_NOT_ENOUGH_MEMORY when dropped.
+    // What a writer in another process needs besides the region.
+    struct WriterParams {
+        std::uint16_t logger_id = 0;
+        std::uint32_t mode = 0;
+        std::uint32_t clock_type = 1;
+        std::uint32_t lossless = 0;
+        std::uint32_t lossless_timeout_ms = 1000;
+        std::uint64_t handle = 0;
+        etw_guid guid{};
+    };
+    WriterParams writer_params() const;
+    // A session hosted by another process, opened for writing only (no
+    // logger, no file) on the region its host handed over (adopted).
+    // ETW_ERROR_INVALID_DATA for a region that is no session's;
+    // ETW_ERROR_NO_SYSTEM_RESOURCES when its writer table is full.
+    static Status attach_writer(platform::Region region, const WriterParams &params, std::shared_ptr<Session> *out);
+    // The shared region's descriptor (-1: private).
+    std::intptr_t region_fd() const { return pool_.region_fd(); }
+    bool is_shared() const { return pool_.is_shared(); }
+    // Unfinished records of dead writers skipped so far (in EventsLost too).
+    std::uint32_t records_skipped() const { return pool_.control().records_skipped.load(std::memory_order_acquire); }
+
+    // HOT: writes one event. ETW_ERROR_NOT_ENOUGH_MEMORY when dropped;
+    // ETW_ERROR_WMI_INSTANCE_NOT_FOUND when a session of another process is
+    // stopping (the event is neither written nor counted).
     etw_status write(const EventInput &ev, std::uint32_t cpu) noexcept;
 
     // Copies the current configuration and statistics into props.
@@ -165,6 +205,11 @@ private:
     };
 
     Session() = default;
+    etw_status write_here(const EventInput &ev, std::uint32_t cpu) noexcept;
+    // Shared sessions, logger thread: hands on the buffers dead writers of
+    // other processes left reserved; at a stop, closes the session to them.
+    void take_dead_writers_buffers();
+    void close_remote_writers();
     std::int64_t now_raw() const noexcept;
     void logger_main();
     void drain();
@@ -205,6 +250,9 @@ private:
     std::atomic<bool> logger_held_{false};
 
     BufferPool pool_;
+    WriterSlot *writer_slot_ = nullptr; // set in a writer of another process's session
+    int writer_index_ = -1;
+    bool dead_writer_pending_ = false;   // logger thread only
     LogFile file_;
     LogFile::Config file_config_; // for buffering-mode snapshots
     std::vector<std::uint32_t> batch_;

@@ -3,6 +3,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -11,9 +12,8 @@ namespace openetw::core {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x47455245; // "EREG"
-constexpr std::uint32_t kLayoutVersion = 1;
+constexpr std::uint32_t kLayoutVersion = 2;
 constexpr std::size_t kHeaderBytes = 4096;
-constexpr std::size_t kMessageMax = 512;
 constexpr int kLockTimeoutMs = 5000; // longest wait for a registry or request lock
 
 enum SlotState : std::uint32_t { Free = 0, Claimed = 1, Running = 2 };
@@ -24,6 +24,9 @@ struct RegistryHeader {
     std::uint32_t slot_count;
     std::uint32_t slot_size;
     platform::SharedMutex claim_lock; // guards claims (name and GUID uniqueness)
+    // Bumped (and woken) whenever a session's enabled providers change or a
+    // session ends: processes with providers re-read the tables then.
+    alignas(64) std::atomic<std::uint32_t> enable_seq;
 };
 
 } // namespace
@@ -43,16 +46,13 @@ struct alignas(64) RegistrySlot {
     etw_event_trace_properties record;
     std::uint32_t file_len;
     char16_t file[kRegistryNameMax + 1];
-    // Request channel.
-    platform::SharedMutex req_mutex; // serialises requesters
-    std::atomic<std::uint32_t> req_seq;
-    std::atomic<std::uint32_t> done_seq;
-    std::uint32_t req_code;
-    std::uint32_t resp_status;
-    etw_event_trace_properties io_record;
-    std::uint32_t io_file_len;
-    char16_t io_file[kRegistryNameMax + 1];
-    char resp_message[kMessageMax];
+    // Providers the session enables and users it grants rights, published
+    // by the host (ten_seq odd while it rewrites them).
+    std::atomic<std::uint32_t> ten_seq;
+    std::uint32_t enable_count;
+    EnableRecord enables[kSlotEnables];
+    std::uint32_t grant_count;
+    GrantRecord grants[kSlotGrants];
 };
 
 namespace {
@@ -64,9 +64,6 @@ void init_registry(void *base, void *)
 {
     auto *h = static_cast<RegistryHeader *>(base);
     platform::shared_mutex_init(&h->claim_lock);
-    auto *slots = reinterpret_cast<RegistrySlot *>(static_cast<std::uint8_t *>(base) + kHeaderBytes);
-    for (std::uint32_t i = 0; i < kRegistrySlots; ++i)
-        platform::shared_mutex_init(&slots[i].req_mutex);
     h->layout_version = kLayoutVersion;
     h->slot_count = kRegistrySlots;
     h->slot_size = sizeof(RegistrySlot);
@@ -162,6 +159,7 @@ SystemRegistry *SystemRegistry::get()
         }
         auto *reg = new SystemRegistry(); // never destroyed: hosts serve until the process ends
         reg->region_ = r;
+        reg->path_ = path;
         reg->self_start_ = platform::process_start_time(platform::process_id());
         return reg;
     }();
@@ -232,8 +230,10 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
         const etw_event_trace_properties none{};
         store_bytes(&s.record, &none, sizeof none);
         std::atomic_ref<std::uint32_t>(s.file_len).store(0, std::memory_order_release);
-        // No request of an earlier session may look pending to the new host.
-        s.done_seq.store(s.req_seq.load(std::memory_order_acquire), std::memory_order_release);
+        s.ten_seq.fetch_add(1, std::memory_order_acq_rel);
+        std::atomic_ref<std::uint32_t>(s.enable_count).store(0, std::memory_order_release);
+        std::atomic_ref<std::uint32_t>(s.grant_count).store(0, std::memory_order_release);
+        s.ten_seq.fetch_add(1, std::memory_order_release);
         s.state.store(Claimed, std::memory_order_release);
         *out_slot = free_slot;
         *out_generation = gen;
@@ -257,6 +257,7 @@ void SystemRegistry::release(std::uint32_t i, std::uint32_t generation)
     RegistrySlot &s = slot(i);
     if (s.generation.load(std::memory_order_acquire) == generation)
         s.state.store(Free, std::memory_order_release);
+    bump_enables(); // its providers are disabled
 }
 
 bool SystemRegistry::read_entry(std::uint32_t i, RegistryEntry *out)
@@ -273,6 +274,7 @@ bool SystemRegistry::read_entry(std::uint32_t i, RegistryEntry *out)
     e.guid = s.guid;
     e.handle = s.handle;
     e.host_pid = s.host_pid;
+    e.host_uid = s.host_uid;
     e.own = s.host_pid == platform::process_id() && s.host_start == self_start_;
     e.orphaned = !host_alive(s);
     if (s.generation.load(std::memory_order_acquire) != g1 || s.state.load(std::memory_order_acquire) != Running)
@@ -341,109 +343,83 @@ bool SystemRegistry::published(const RegistryEntry &e, Properties &props)
     return false; // a host that died mid-publish leaves pub_seq odd
 }
 
-Status SystemRegistry::request(const RegistryEntry &entry, Request code, Properties *props)
+std::string SystemRegistry::region_path(std::uint32_t slot, std::uint32_t generation) const
 {
-    RegistrySlot &s = slot(entry.slot);
-    RegistryEntry e = entry;
-    auto gone = [&] { return !refresh(e) || e.orphaned; };
-    // A requester that died holding it is harmless; one that holds it for long is still being served.
-    if (platform::shared_mutex_lock(&s.req_mutex, kLockTimeoutMs) == platform::SharedLock::Failed)
-        return Fail(ETW_ERROR_BUSY, "another request to this session was still being served after " +
-                                        std::to_string(kLockTimeoutMs / 1000) + " s (or its request channel is damaged)");
-    struct Unlock {
-        RegistrySlot &s;
-        ~Unlock() { platform::shared_mutex_unlock(&s.req_mutex); }
-    } unlock{s};
-    // A previous requester may have died before its answer came: let the host finish it
-    // (for a while: counters another process scribbled over may never match).
-    for (int waits = 0; waits < kLockTimeoutMs / 100; ++waits) {
-        const std::uint32_t done = s.done_seq.load(std::memory_order_acquire);
-        if (done == s.req_seq.load(std::memory_order_acquire))
-            break;
-        if (gone())
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped or its host process died");
-        platform::wait_on(&s.done_seq, done, 100);
-    }
-    if (gone())
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped or its host process died");
-    s.req_code = std::uint32_t(code);
-    if (props) {
-        s.io_record = props->record();
-        store_name(props->log_file_name(), &s.io_file_len, s.io_file);
-    } else {
-        std::memset(&s.io_record, 0, sizeof s.io_record);
-        s.io_file_len = 0;
-    }
-    const std::uint32_t mine = s.req_seq.load(std::memory_order_relaxed) + 1;
-    s.req_seq.store(mine, std::memory_order_release);
-    platform::wake_all(&s.req_seq);
-    for (;;) {
-        const std::uint32_t done = s.done_seq.load(std::memory_order_acquire);
-        if (done == mine)
-            break;
-        // After a stop the host frees the slot only once it has answered.
-        if (gone())
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND,
-                        "the host process " + std::to_string(e.host_pid) + " died before answering");
-        platform::wait_on(&s.done_seq, done, 100);
-    }
-    Status st;
-    st.code = s.resp_status;
-    char msg[kMessageMax];
-    std::memcpy(msg, s.resp_message, kMessageMax);
-    msg[kMessageMax - 1] = 0;
-    st.message = msg;
-    if (props) {
-        std::u16string file;
-        if (copy_name(s.io_file_len, s.io_file, &file)) {
-            if (props->log_file_name() != file)
-                props->assign_log_file_name(file);
-            if (props->session_name() != e.name)
-                props->assign_session_name(e.name);
-            copy_settings(s.io_record, props->record());
+    return path_ + "." + std::to_string(slot) + "." + std::to_string(generation);
+}
+
+std::string SystemRegistry::channel_name(std::uint32_t slot, std::uint32_t generation) const
+{
+    // Socket names are short (108 bytes): the registry's path goes in hashed (FNV-1a).
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : path_)
+        h = (h ^ c) * 0x100000001b3ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return std::string(hex) + ":" + std::to_string(slot) + ":" + std::to_string(generation);
+}
+
+void SystemRegistry::bump_enables()
+{
+    auto *h = static_cast<RegistryHeader *>(region_.base);
+    h->enable_seq.fetch_add(1, std::memory_order_acq_rel);
+    platform::wake_all(&h->enable_seq);
+}
+
+std::uint32_t SystemRegistry::enable_sequence() const
+{
+    return static_cast<const RegistryHeader *>(region_.base)->enable_seq.load(std::memory_order_acquire);
+}
+
+void SystemRegistry::wait_enables(std::uint32_t seen, std::int64_t timeout_ms)
+{
+    platform::wait_on(&static_cast<RegistryHeader *>(region_.base)->enable_seq, seen, timeout_ms);
+}
+
+void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRecord> &enables,
+                                    const std::vector<GrantRecord> &grants)
+{
+    RegistrySlot &s = slot(i);
+    const std::uint32_t ne = std::uint32_t(std::min<std::size_t>(enables.size(), kSlotEnables));
+    const std::uint32_t ng = std::uint32_t(std::min<std::size_t>(grants.size(), kSlotGrants));
+    s.ten_seq.fetch_add(1, std::memory_order_acq_rel);
+    if (ne)
+        store_bytes(s.enables, enables.data(), ne * sizeof(EnableRecord));
+    if (ng)
+        store_bytes(s.grants, grants.data(), ng * sizeof(GrantRecord));
+    std::atomic_ref<std::uint32_t>(s.enable_count).store(ne, std::memory_order_release);
+    std::atomic_ref<std::uint32_t>(s.grant_count).store(ng, std::memory_order_release);
+    s.ten_seq.fetch_add(1, std::memory_order_release);
+    bump_enables();
+}
+
+bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants)
+{
+    if (e.slot >= kRegistrySlots)
+        return false;
+    RegistrySlot &s = slot(e.slot);
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+        const std::uint32_t seq = s.ten_seq.load(std::memory_order_acquire);
+        if (seq & 1) {
+            platform::yield();
+            continue;
         }
+        const std::uint32_t ne = load_u32(s.enable_count), ng = load_u32(s.grant_count);
+        if (ne > kSlotEnables || ng > kSlotGrants)
+            return false; // scribbled
+        if (enables) {
+            enables->resize(ne);
+            load_bytes(enables->data(), s.enables, ne * sizeof(EnableRecord));
+        }
+        if (grants) {
+            grants->resize(ng);
+            load_bytes(grants->data(), s.grants, ng * sizeof(GrantRecord));
+        }
+        if (s.ten_seq.load(std::memory_order_relaxed) != seq)
+            continue;
+        return s.generation.load(std::memory_order_acquire) == e.generation;
     }
-    return st;
+    return false;
 }
-
-bool SystemRegistry::next_request(std::uint32_t i, std::uint32_t served, std::uint32_t *seq, Request *code,
-                                  Properties &props, std::int64_t timeout_ms)
-{
-    RegistrySlot &s = slot(i);
-    std::uint32_t now = s.req_seq.load(std::memory_order_acquire);
-    if (now == served) {
-        platform::wait_on(&s.req_seq, served, timeout_ms);
-        now = s.req_seq.load(std::memory_order_acquire);
-        if (now == served)
-            return false;
-    }
-    *seq = now;
-    const std::uint32_t c = s.req_code;
-    *code = c >= std::uint32_t(Request::Query) && c <= std::uint32_t(Request::Stop) ? Request(c) : Request::None;
-    props.record() = s.io_record;
-    std::u16string file;
-    if (copy_name(s.io_file_len, s.io_file, &file))
-        props.assign_log_file_name(file);
-    return true;
-}
-
-void SystemRegistry::respond(std::uint32_t i, std::uint32_t seq, const Status &st, const Properties *props)
-{
-    RegistrySlot &s = slot(i);
-    s.resp_status = st.code;
-    const std::size_t n = std::min(st.message.size(), kMessageMax - 1);
-    std::memcpy(s.resp_message, st.message.data(), n);
-    s.resp_message[n] = 0;
-    if (props) {
-        s.io_record = props->record();
-        store_name(props->log_file_name(), &s.io_file_len, s.io_file);
-    }
-    s.done_seq.store(seq, std::memory_order_release);
-    platform::wake_all(&s.done_seq);
-}
-
-std::uint32_t SystemRegistry::answered(std::uint32_t i) { return slot(i).done_seq.load(std::memory_order_acquire); }
-
-void SystemRegistry::poke(std::uint32_t i) { platform::wake_all(&slot(i).req_seq); }
 
 } // namespace openetw::core

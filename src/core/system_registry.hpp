@@ -23,7 +23,22 @@ namespace openetw::core {
 inline constexpr std::uint32_t kRegistrySlots = 64;
 inline constexpr std::uint32_t kRegistryNameMax = 1024; // UTF-16 units
 
-enum class Request : std::uint32_t { None = 0, Query = 1, Update = 2, Flush = 3, Stop = 4 };
+inline constexpr std::uint32_t kSlotEnables = 128; // providers a system-wide session enables
+inline constexpr std::uint32_t kSlotGrants = 16;   // users a session grants rights
+
+// A provider a session enables, as providers of other processes see it.
+struct EnableRecord {
+    etw_guid guid;
+    std::uint64_t match_any;
+    std::uint64_t match_all;
+    std::uint32_t level;
+    std::uint32_t reserved;
+};
+// Rights (ETW_SESSION_RIGHT_*) a session grants a user.
+struct GrantRecord {
+    std::uint32_t uid;
+    std::uint32_t rights;
+};
 
 // A copy of a slot's identity, taken under no lock (checked on use).
 struct RegistryEntry {
@@ -33,6 +48,7 @@ struct RegistryEntry {
     etw_guid guid{};
     std::uint64_t handle = 0;
     std::uint32_t host_pid = 0;
+    std::uint32_t host_uid = 0;
     bool orphaned = false; // the host process is gone
     bool own = false;      // hosted by this process
 };
@@ -64,26 +80,31 @@ public:
     // The slot's last published properties.
     bool published(const RegistryEntry &e, Properties &props);
 
-    // Client side of the request channel: asks the host to run code with
-    // props (update: the new settings) and fills props with its answer.
-    Status request(const RegistryEntry &e, Request code, Properties *props);
+    // Where the session of a slot keeps its buffers (a file, owner-only) and
+    // the name its host listens under (platform/channel.hpp).
+    std::string region_path(std::uint32_t slot, std::uint32_t generation) const;
+    std::string channel_name(std::uint32_t slot, std::uint32_t generation) const;
 
-    // Host side: waits up to timeout_ms for a request newer than served;
-    // true with its code and settings when there is one.
-    bool next_request(std::uint32_t slot, std::uint32_t served, std::uint32_t *seq, Request *code, Properties &props,
-                      std::int64_t timeout_ms);
-    void respond(std::uint32_t slot, std::uint32_t seq, const Status &st, const Properties *props);
-    // The last request answered (where a new host starts serving).
-    std::uint32_t answered(std::uint32_t slot);
-    // Wakes a host thread sleeping in next_request (for its own exit).
-    void poke(std::uint32_t slot);
+    // Host: publishes the providers the session enables and the users it
+    // grants rights, and tells every process (enable_sequence changes).
+    void publish_tables(std::uint32_t slot, const std::vector<EnableRecord> &enables,
+                        const std::vector<GrantRecord> &grants);
+    // A consistent copy of a session's tables (either may be null); false
+    // when the slot no longer holds the session or the tables are damaged.
+    bool tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants);
+    // Changes whenever some session's enabled providers change or a session
+    // ends; wait_enables sleeps (at most timeout_ms) while it equals seen.
+    std::uint32_t enable_sequence() const;
+    void wait_enables(std::uint32_t seen, std::int64_t timeout_ms);
 
 private:
     SystemRegistry() = default;
     RegistrySlot &slot(std::uint32_t i) const;
     bool host_alive(const RegistrySlot &s) const;
     bool read_entry(std::uint32_t i, RegistryEntry *out);
+    void bump_enables();
     platform::Region region_{};
+    std::string path_;
     std::uint64_t self_start_ = 0;
 };
 

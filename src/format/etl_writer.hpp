@@ -8,6 +8,8 @@
 
 #include <openetw/records.h>
 
+#include <atomic>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -121,6 +123,32 @@ inline void write_full_header(std::uint8_t *out, const FullHeaderFields &f) noex
     std::memcpy(out + 32, f.guid.Data4, 8);
     wr64(out + 40, f.times);
 #endif
+}
+
+// A record written where a writer may die mid-copy (format/buffer_repair.hpp)
+// goes in three steps: begin_record (Size, so the record can be skipped),
+// the header's remaining bytes and the payload, then finish_record (Size,
+// HeaderType, MarkerFlags: the record is whole). out is 8-aligned.
+inline void begin_record(std::uint8_t *out, std::uint16_t size) noexcept
+{
+    const std::uint8_t le[2] = {std::uint8_t(size), std::uint8_t(size >> 8)};
+    std::uint16_t v;
+    std::memcpy(&v, le, 2);
+    std::atomic_ref<std::uint16_t>(*reinterpret_cast<std::uint16_t *>(out)).store(v, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst); // before the payload, in program order
+}
+inline std::uint32_t write_full_header_rest(std::uint8_t *out, const FullHeaderFields &f) noexcept
+{
+    std::uint8_t tmp[kFullHeaderSize];
+    write_full_header(tmp, f);
+    std::memcpy(out + 4, tmp + 4, kFullHeaderSize - 4);
+    std::uint32_t word0;
+    std::memcpy(&word0, tmp, 4);
+    return word0;
+}
+inline void finish_record(std::uint8_t *out, std::uint32_t word0) noexcept
+{
+    std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t *>(out)).store(word0, std::memory_order_release);
 }
 
 } // namespace openetw::etl

@@ -85,13 +85,17 @@ inline constexpr std::uint32_t kPointerSize = sizeof(void *);
 struct Region {
     void *base = nullptr;
     std::size_t size = 0;
+    std::intptr_t fd = -1; // the file of a shared region (-1: private)
 };
 // Maps size bytes, zero-filled, readable and writable, lazily backed
 // (commit-on-touch; nothing is reserved against the commit limit).
 etw_status region_map_private(Region *out, std::size_t size) noexcept;
-// Makes [offset, offset+len) usable before first touch (no-op where pages
-// are committed on touch).
+// Makes [offset, offset+len) usable before first touch: a shared region
+// reserves the file's blocks, so touching them later cannot fault when the
+// file system is full (no-op for private regions, committed on touch).
+// ETW_ERROR_NOT_ENOUGH_MEMORY when there is no room.
 etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept;
+// Unmaps the region and closes its file, if any.
 void region_unmap(Region *region) noexcept;
 
 // ---- Shared state between processes (system-wide sessions) ----
@@ -102,13 +106,32 @@ bool shared_registry_supported() noexcept;
 // The registry file: $OPENETW_REGISTRY, or the system default; empty when
 // the variable is "none" (process-local sessions).
 std::string registry_path();
-// Maps the file at path (created owner-only when absent) with size bytes,
+// Maps the file at path (created readable and writable by every user when
+// absent: it is the system's list of sessions; nothing read from it is
+// trusted and it carries no rights) with size bytes,
 // shared between processes. When this call finds the file empty it sizes it
 // and runs init(base, ctx) before any other process can map it (they wait
 // on a file lock). ETW_ERROR_BAD_LENGTH when an existing file has another
 // size; file errors otherwise.
 etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
                            void *ctx) noexcept;
+// Session regions (docs/SYSTEM_SESSIONS.md): a file of size bytes at path,
+// created owner-only (a stale file of that name is replaced) and mapped
+// shared; out->fd stays open so the host can hand the region to the
+// processes it admits (region_share_fd).
+etw_status shared_region_create(Region *out, const std::string &path, std::size_t size) noexcept;
+// Maps a region file by name (a stopped host's, for recovery) or from a
+// descriptor received from its host (fd is adopted), whole, shared.
+// ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED.
+etw_status shared_region_open(Region *out, const std::string &path) noexcept;
+etw_status shared_region_adopt(Region *out, std::intptr_t fd) noexcept;
+// Removes a file (a region whose session stopped); no error when missing.
+void remove_file(const std::string &path) noexcept;
+// Closes a descriptor received from another process.
+void close_fd(std::intptr_t fd) noexcept;
+// The effective user id of the calling process (0 = root).
+std::uint32_t effective_user_id() noexcept;
+
 // The start time of process pid (an opaque, boot-relative value that differs
 // between two processes that had the same pid); 0 when there is no such
 // process. pid + start time identify a process for orphan detection.

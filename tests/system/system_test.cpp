@@ -207,9 +207,14 @@ TEST(System, AnotherProcessQueriesUpdatesFlushesListsAndStopsASession)
         etw_session_close(own);
     }
 
-    // Enabling providers of another process's session is not there yet: said so.
+    // Providers are enabled in another process's session through its host
+    // (crossproc_test checks that they then log into it).
     const etw_guid g{1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}};
-    EXPECT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 4, 0x10, 0), ETW_OK)
+        << etw_last_error_message();
+    EXPECT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0), ETW_OK)
+        << etw_last_error_message();
+    EXPECT_EQ(etw_session_enable_provider(s, &g, 7, 0, 0, 0), ETW_ERROR_INVALID_PARAMETER);
 
     Props fin;
     ASSERT_EQ(etw_session_stop(s, fin.p), ETW_OK) << etw_last_error_message();

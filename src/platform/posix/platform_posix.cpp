@@ -273,14 +273,28 @@ etw_status region_map_private(Region *out, std::size_t size) noexcept
     return ETW_OK;
 }
 
-etw_status region_commit(const Region &, std::size_t, std::size_t) noexcept { return ETW_OK; }
+etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept
+{
+    if (region.fd < 0)
+        return ETW_OK;
+    // A page of a shared file that cannot be backed would fault (SIGBUS) on
+    // touch: reserve the blocks now, where a full file system is a status.
+    int r;
+    do
+        r = posix_fallocate(int(region.fd), off_t(offset), off_t(len));
+    while (r == EINTR);
+    return r == 0 ? ETW_OK : ETW_ERROR_NOT_ENOUGH_MEMORY;
+}
 
 void region_unmap(Region *region) noexcept
 {
     if (region->base)
         munmap(region->base, region->size);
+    if (region->fd >= 0)
+        ::close(int(region->fd));
     region->base = nullptr;
     region->size = 0;
+    region->fd = -1;
 }
 
 void wait_on(std::atomic<std::uint32_t> *word, std::uint32_t expected, std::int64_t timeout_ms) noexcept

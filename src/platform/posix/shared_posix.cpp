@@ -35,7 +35,16 @@ std::string registry_path()
 etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
                            void *ctx) noexcept
 {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    // Open first, create only when absent: with fs.protected_regular, O_CREAT
+    // on another user's file in a sticky folder (/dev/shm) is refused.
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT) {
+        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0)
+            fchmod(fd, 0666); // every user lists sessions; rights are the hosts' to grant
+        else if (errno == EEXIST)
+            fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    }
     if (fd < 0)
         return errno == EACCES ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_FILE_NOT_FOUND;
     // The creator initialises under an exclusive lock; the others wait for it.
@@ -71,6 +80,82 @@ etw_status shared_file_map(Region *out, const std::string &path, std::size_t siz
     out->size = size;
     return ETW_OK;
 }
+
+namespace {
+etw_status open_error()
+{
+    switch (errno) {
+    case ENOENT: return ETW_ERROR_FILE_NOT_FOUND;
+    case EACCES:
+    case EPERM: return ETW_ERROR_ACCESS_DENIED;
+    case ENOSPC: return ETW_ERROR_DISK_FULL;
+    default: return ETW_ERROR_OUTOFMEMORY;
+    }
+}
+
+etw_status map_fd(Region *out, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+        ::close(fd);
+        return ETW_ERROR_INVALID_DATA;
+    }
+    void *p = mmap(nullptr, std::size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        const etw_status e = errno == EACCES ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_OUTOFMEMORY;
+        ::close(fd);
+        return e;
+    }
+    out->base = p;
+    out->size = std::size_t(st.st_size);
+    out->fd = fd;
+    return ETW_OK;
+}
+} // namespace
+
+etw_status shared_region_create(Region *out, const std::string &path, std::size_t size) noexcept
+{
+    // A file of that name belongs to a session whose slot was reused: gone.
+    ::unlink(path.c_str());
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return open_error();
+    fchmod(fd, 0600); // owner-only whatever the umask
+    if (ftruncate(fd, off_t(size)) != 0) {
+        ::close(fd);
+        ::unlink(path.c_str());
+        return ETW_ERROR_DISK_FULL;
+    }
+    const etw_status st = map_fd(out, fd);
+    if (st != ETW_OK)
+        ::unlink(path.c_str());
+    return st;
+}
+
+etw_status shared_region_open(Region *out, const std::string &path) noexcept
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return open_error();
+    return map_fd(out, fd);
+}
+
+etw_status shared_region_adopt(Region *out, std::intptr_t fd) noexcept
+{
+    if (fd < 0)
+        return ETW_ERROR_INVALID_HANDLE;
+    return map_fd(out, int(fd));
+}
+
+void remove_file(const std::string &path) noexcept { ::unlink(path.c_str()); }
+
+void close_fd(std::intptr_t fd) noexcept
+{
+    if (fd >= 0)
+        ::close(int(fd));
+}
+
+std::uint32_t effective_user_id() noexcept { return std::uint32_t(geteuid()); }
 
 std::uint64_t process_start_time(std::uint32_t pid) noexcept
 {

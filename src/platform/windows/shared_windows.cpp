@@ -14,6 +14,13 @@ etw_status shared_file_map(Region *, const std::string &, std::size_t, void (*)(
     return ETW_ERROR_NOT_SUPPORTED;
 }
 
+etw_status shared_region_create(Region *, const std::string &, std::size_t) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+etw_status shared_region_open(Region *, const std::string &) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+etw_status shared_region_adopt(Region *, std::intptr_t) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+void remove_file(const std::string &) noexcept {}
+void close_fd(std::intptr_t) noexcept {}
+std::uint32_t effective_user_id() noexcept { return 0; }
+
 std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
 
 std::uint32_t user_id() noexcept { return 0; }
