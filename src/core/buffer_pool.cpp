@@ -310,8 +310,11 @@ void BufferPool::release(std::uint32_t idx) noexcept
     if (is_shared()) {
         // Writers of other processes may die mid-record: a record's first
         // word is published last, so a buffer must start zeroed for an
-        // unfinished record to show (format/buffer_repair.hpp). The header
-        // goes last: a buffer cleared halfway still shows its sequence number.
+        // unfinished record to show (format/buffer_repair.hpp). Its state
+        // says "no events" first and its header is cleared last, so whoever
+        // recovers a dead host's region (core/orphan_recovery) never takes a
+        // free buffer for one holding events, nor a written one for unwritten.
+        desc(idx).state.store(kSealed | etl::kBufferHeaderSize, std::memory_order_release);
         std::uint8_t *b = buffer(idx);
         std::memset(b + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
         std::atomic_signal_fence(std::memory_order_seq_cst);

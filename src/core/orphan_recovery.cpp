@@ -50,10 +50,10 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
     const std::uint32_t n = pool.allocated();
     for (std::uint32_t i = 0; i < n; ++i) {
         std::uint8_t *b = pool.buffer(i);
-        // Buffers are zeroed when freed: no Size at the first record, nothing in it.
-        if (etl::rd16(b + etl::kBufferHeaderSize) == 0)
-            continue;
+        // A free buffer's state says no events (BufferPool::release).
         const std::uint64_t state = pool.desc(i).state.load(std::memory_order_acquire);
+        if (BufferPool::events_of(state) == 0)
+            continue;
         std::vector<std::uint8_t> copy(b, b + bs);
         const etl::RepairResult r = etl::repair_buffer(copy.data(), BufferPool::offset_of(state), bs);
         const std::uint32_t events = BufferPool::events_of(state);

@@ -394,6 +394,9 @@ void Session::drain()
             cb.records_skipped.fetch_add(lost, std::memory_order_release);
             filled = r.filled;
             events = r.kept;
+            // Counted once: a dead host's region shows it repaired.
+            pool_.desc(idx).state.store(BufferPool::kSealed | filled | (std::uint64_t(events) << BufferPool::kEventsShift),
+                                        std::memory_order_release);
         }
         etl::BufferHeaderFields h;
         h.buffer_size = bs;
@@ -731,7 +734,14 @@ void Session::take_dead_writers_buffers()
         if (!quiesce_writers(cb, 50))
             return; // a live writer stayed busy: next time
         Grace::global().synchronize();
-        pool_.force_stuck(stuck);
+        if (pool_.force_stuck(stuck) != stuck.size()) {
+            // Some changed meanwhile (live writers were in them too): still
+            // stuck now, they are looked at again next time.
+            for (const BufferPool::Stuck &now : pool_.stuck_buffers())
+                for (const BufferPool::Stuck &was : stuck)
+                    if (now.index == was.index)
+                        return;
+        }
     }
     dead_writer_pending_ = false;
 }

@@ -228,6 +228,15 @@ Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Reg
     ChannelHandle c = platform::kNoChannel;
     if (Status st = send_request(reg, e, Request::Writer, {}, &c); !st)
         return st;
+    // Events go only to sessions of this process's own user or root (the
+    // kernel says who listens; the registry could say anything).
+    platform::PeerCredentials host;
+    const std::uint32_t me = platform::effective_user_id();
+    if (platform::channel_peer(c, &host) != ETW_OK || (host.uid != me && host.uid != 0)) {
+        platform::channel_close(&c);
+        return Fail(ETW_ERROR_ACCESS_DENIED, "the session's host runs as user " + std::to_string(host.uid) +
+                                                 ": providers log only into sessions of their own user or root");
+    }
     std::vector<std::uint8_t> body;
     std::intptr_t fd = -1;
     Status st = await_answer(c, &body, &fd);

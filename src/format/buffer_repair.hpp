@@ -4,8 +4,9 @@
 // right after reserving, HeaderType/MarkerFlags last, into a buffer that
 // started zeroed. So a record with a Size but no marker was never finished:
 // it is skipped, and the records after it are kept. A record without even a
-// Size (the writer died right after reserving) hides where the next record
-// starts: the buffer is cut there.
+// Size (the writer died right after reserving) is still all zero: the next
+// record starts at the next 8-aligned word that is not. Only a Size that
+// cannot be (scribbled) cuts the buffer there.
 #pragma once
 
 #include <cstdint>

@@ -38,6 +38,9 @@ etw_status channel_accept(ChannelHandle listener, std::int64_t timeout_ms, Chann
 // Connects to the listener of name. ETW_ERROR_FILE_NOT_FOUND when nobody
 // listens under it (a host that died).
 etw_status channel_connect(const std::string &name, ChannelHandle *out) noexcept;
+// The process at the other end of a connected channel, as the kernel knows
+// it (for a caller: the host as it was when it began listening).
+etw_status channel_peer(ChannelHandle c, PeerCredentials *peer) noexcept;
 // Sends all len bytes (len >= 1), within timeout_ms (negative: no limit); fd,
 // when >= 0, travels with them. ETW_ERROR_HANDLE_EOF when the peer is gone,
 // ETW_ERROR_TIMEOUT.

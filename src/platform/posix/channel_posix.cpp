@@ -351,6 +351,20 @@ etw_status channel_recv(ChannelHandle c, void *data, std::size_t len, std::int64
     return result;
 }
 
+etw_status channel_peer(ChannelHandle c, PeerCredentials *peer) noexcept
+{
+    if (c < 0 || peer == nullptr)
+        return ETW_ERROR_INVALID_HANDLE;
+    ucred cred{};
+    socklen_t cred_len = sizeof cred;
+    if (::getsockopt(int(c), SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0)
+        return errno_status(errno);
+    peer->pid = std::uint32_t(cred.pid);
+    peer->uid = std::uint32_t(cred.uid);
+    peer->gid = std::uint32_t(cred.gid);
+    return ETW_OK;
+}
+
 void channel_shutdown(ChannelHandle c) noexcept
 {
     if (c >= 0 && c <= INT_MAX)

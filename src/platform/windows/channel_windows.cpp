@@ -38,6 +38,8 @@ etw_status channel_recv(ChannelHandle, void *, std::size_t, std::int64_t, std::i
     return ETW_ERROR_NOT_SUPPORTED;
 }
 
+etw_status channel_peer(ChannelHandle, PeerCredentials *) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+
 void channel_shutdown(ChannelHandle) noexcept {}
 
 void channel_close(ChannelHandle *c) noexcept
