@@ -186,6 +186,7 @@ struct TYPE {};
 %thread etw_session_flush;
 %thread etw_session_flush_to_file;
 %thread etw_session_enable_provider;
+%thread etw_session_grant; /* may wait for the host of a session in another process */
 %thread etw_provider_register;
 %thread etw_consumer_open;
 %thread etw_consumer_open_session;

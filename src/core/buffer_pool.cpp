@@ -196,19 +196,16 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
     StreamSlot &sl = slot(stream);
     const std::uint32_t bs = buffer_size_;
     for (;;) {
-        std::uint32_t idx = sl.current.load(std::memory_order_acquire);
-        if (idx >= capacity_)
-            idx = kNoBuffer; // a scribbled slot is replaced like an empty one
+        const std::uint32_t seen = sl.current.load(std::memory_order_acquire);
+        // A scribbled slot is replaced like an empty one (the CAS expects what was seen).
+        const std::uint32_t idx = seen < capacity_ ? seen : kNoBuffer;
         if (idx != kNoBuffer) {
             auto &state = desc(idx).state;
             std::uint64_t v = state.load(std::memory_order_acquire);
-            bool full = false;
             while (!(v & kSealed)) {
                 const std::uint32_t off = offset_of(v);
-                if (off + size > bs) {
-                    full = true;
+                if (off + size > bs)
                     break;
-                }
                 if (state.compare_exchange_weak(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
                                                 std::memory_order_acquire)) {
                     out->index = idx;
@@ -216,8 +213,10 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
                     return ETW_OK;
                 }
             }
-            if (!full)
-                continue; // sealed under us: the slot has (or will have) a new buffer
+            // Full, or sealed: a sealed buffer leaves its slot before it is
+            // sealed, so this one is about to be replaced; replacing it here
+            // too is harmless (one CAS wins), and a slot that someone else
+            // left pointing at a sealed buffer cannot make writers spin.
         }
         // Switch: the stream has no buffer or it is full.
         const std::uint32_t fresh = acquire_free();
@@ -231,7 +230,7 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
             return ETW_ERROR_NOT_ENOUGH_MEMORY;
         }
         desc(fresh).stream.store(stream, std::memory_order_relaxed);
-        std::uint32_t expected = idx;
+        std::uint32_t expected = seen;
         if (sl.current.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
             // Open only once installed (see the header comment).
             desc(fresh).state.store(etl::kBufferHeaderSize, std::memory_order_release);

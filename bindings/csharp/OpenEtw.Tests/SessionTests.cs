@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
@@ -135,11 +136,139 @@ namespace OpenEtw.Tests
             Assert.Equal(NativeFlags.Lossless | NativeFlags.ReplaceOrphan,
                          new SessionOptions { Lossless = true, ReplaceOrphan = true }.ToNative().Flags);
             Assert.Equal(NativeFlags.ReplaceOrphan, new SessionOptions { ReplaceOrphan = true }.ToNative().Flags);
+            Assert.Equal(NativeFlags.TakeOverOrphan, new SessionOptions { TakeOverOrphan = true }.ToNative().Flags);
+            Assert.Equal(NativeFlags.Lossless | NativeFlags.TakeOverOrphan,
+                         new SessionOptions { Lossless = true, TakeOverOrphan = true }.ToNative().Flags);
         }
 
         private static class NativeFlags
         {
-            public const uint Lossless = 0x1, ReplaceOrphan = 0x2; // ETW_SESSION_* of session.h
+            public const uint Lossless = 0x1, ReplaceOrphan = 0x2, TakeOverOrphan = 0x4; // ETW_SESSION_* of session.h
+        }
+
+        [Fact]
+        public void SessionRightsAreTheHeaderBits()
+        {
+            Assert.Equal(new uint[] { 0, 1, 2, 4, 7 },
+                         new[] { SessionRights.None, SessionRights.Control, SessionRights.Log, SessionRights.Consume,
+                                 SessionRights.All }.Select(r => (uint)r));
+            Assert.Equal(SessionRights.All, SessionRights.Control | SessionRights.Log | SessionRights.Consume);
+        }
+
+        [Fact]
+        public void GrantRejectsUnknownRightsBits()
+        {
+            using var props = new Properties(Scratch.SessionName("Grant")) { LogFileMode = LogFileMode.RealTime };
+            using var session = Session.Start(props);
+            foreach (uint bits in new[] { 0x8u, 0x17u, 0xFFFFFFFFu })
+                Assert.Equal(Status.InvalidParameter,
+                             Assert.Throws<OpenEtwException>(() => session.Grant(Posix.getuid(), (SessionRights)bits)).Status);
+        }
+
+        [Fact]
+        public void GrantAndTakeOverNeedSystemWideSessions()
+        {
+            // scripts/bindings-tests.sh keeps sessions in the test process (OPENETW_REGISTRY=none);
+            // a run by hand without it has system-wide sessions, where this does not hold.
+            if (Environment.GetEnvironmentVariable("OPENETW_REGISTRY") != "none")
+                return;
+            string name = Scratch.SessionName("Local");
+            using var props = new Properties(name) { LogFileMode = LogFileMode.RealTime };
+            using (var session = Session.Start(props))
+            {
+                var error = Assert.Throws<OpenEtwException>(() => session.Grant(Posix.getuid(), SessionRights.Log | SessionRights.Consume));
+                Assert.Equal(Status.NotSupported, error.Status);
+                Assert.Equal(Status.NotSupported, Assert.Throws<OpenEtwException>(() => session.Grant(12345, SessionRights.None)).Status);
+            }
+            using var other = new Properties(name + " taken") { LogFileMode = LogFileMode.RealTime };
+            Assert.Equal(Status.NotSupported, Assert.Throws<OpenEtwException>(
+                () => Session.Start(other, new SessionOptions { TakeOverOrphan = true })).Status);
+        }
+
+        [Fact]
+        public void TakeOverAndReplaceOrphanExcludeEachOther()
+        {
+            string name = Scratch.SessionName("Both");
+            using var props = new Properties(name) { LogFileMode = LogFileMode.RealTime };
+            var error = Assert.Throws<OpenEtwException>(
+                () => Session.Start(props, new SessionOptions { ReplaceOrphan = true, TakeOverOrphan = true }));
+            Assert.Equal(Status.InvalidParameter, error.Status);
+            Assert.Contains("exclude each other", error.Message);
+            Assert.Equal(Status.WmiInstanceNotFound, Assert.Throws<OpenEtwException>(() => Session.Open(name)).Status);
+        }
+
+        [Fact]
+        public async Task GrantAndTakeOverWithSystemWideSessionsInAChildProcess()
+        {
+            // This process keeps its sessions to itself: a child with a registry of its own
+            // (removed afterwards with its session regions) runs SystemWideChild.
+            string registry = $"/dev/shm/openetw-bind-{Environment.ProcessId}.registry";
+            void Remove()
+            {
+                foreach (string f in System.IO.Directory.GetFiles("/dev/shm", System.IO.Path.GetFileName(registry) + "*"))
+                    System.IO.File.Delete(f);
+            }
+            Remove();
+            try
+            {
+                var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
+                {
+                    RedirectStandardOutput = true,
+                    RedirectStandardError = true,
+                };
+                foreach (string arg in new[] { "exec", typeof(SessionTests).Assembly.Location, Program.SystemWideChild,
+                                               Scratch.SessionName("Child") })
+                    start.ArgumentList.Add(arg);
+                start.Environment["OPENETW_REGISTRY"] = registry;
+                using Process child = Process.Start(start)!;
+                using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+                Task<string> output = child.StandardOutput.ReadToEndAsync(timeout.Token);
+                Task<string> errors = child.StandardError.ReadToEndAsync(timeout.Token);
+                try
+                {
+                    await child.WaitForExitAsync(timeout.Token);
+                }
+                catch (OperationCanceledException)
+                {
+                    child.Kill();
+                    throw;
+                }
+                string stdout = await output;
+                Assert.True(child.ExitCode == 0, $"exit code {child.ExitCode}: {stdout}{await errors}");
+                Assert.Equal(new[] { "grant: ETW_ERROR_INVALID_PARAMETER", "take over: ETW_ERROR_WMI_INSTANCE_NOT_FOUND",
+                                     "both: ETW_ERROR_INVALID_PARAMETER" },
+                             stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+                Assert.True(System.IO.File.Exists(registry), "the child did not use its registry");
+            }
+            finally
+            {
+                Remove();
+            }
+        }
+
+        /// <summary>Runs in the child of <see cref="GrantAndTakeOverWithSystemWideSessionsInAChildProcess"/>.</summary>
+        internal static int SystemWideChild(string name)
+        {
+            using var props = new Properties(name) { LogFileMode = LogFileMode.RealTime };
+            using (var session = Session.Start(props))
+            {
+                foreach (uint user in new[] { Posix.getuid(), 12345u })
+                {
+                    session.Grant(user, SessionRights.Log | SessionRights.Consume);
+                    session.Grant(user, SessionRights.None);
+                }
+                session.Grant(12345, SessionRights.All);
+                using (var opened = Session.Open(name))
+                    opened.Grant(12345, SessionRights.Control);
+                Console.WriteLine("grant: " + Assert.Throws<OpenEtwException>(() => session.Grant(12345, (SessionRights)0x8)).StatusName);
+            }
+            using var none = new Properties(name + " none") { LogFileMode = LogFileMode.RealTime };
+            Console.WriteLine("take over: " + Assert.Throws<OpenEtwException>(
+                () => Session.Start(none, new SessionOptions { TakeOverOrphan = true })).StatusName);
+            using var both = new Properties(name + " both") { LogFileMode = LogFileMode.RealTime };
+            Console.WriteLine("both: " + Assert.Throws<OpenEtwException>(
+                () => Session.Start(both, new SessionOptions { TakeOverOrphan = true, ReplaceOrphan = true })).StatusName);
+            return 0;
         }
 
         [Fact]

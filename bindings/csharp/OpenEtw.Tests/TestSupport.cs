@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
 
@@ -58,6 +59,30 @@ namespace OpenEtw.Tests
             if (r.Kind == RecordKind.Full)
                 records.Add(new Copied(r.Kind, r.Guid, r.Opcode, r.Level, r.Version, Encoding.UTF8.GetString(r.Payload), r.ProcessId, r.Timestamp));
             return true;
+        }
+    }
+
+    /// <summary>The few libc calls the tests need.</summary>
+    internal static class Posix
+    {
+        [DllImport("libc.so.6", ExactSpelling = true)]
+        public static extern uint getuid();
+    }
+
+    /// <summary>
+    /// The test assembly's entry point (GenerateProgramFile is off): only child processes
+    /// started by tests run it; the test runner never does.
+    /// </summary>
+    public static class Program
+    {
+        internal const string SystemWideChild = "system-wide-child";
+
+        public static int Main(string[] args)
+        {
+            if (args.Length == 2 && args[0] == SystemWideChild)
+                return SessionTests.SystemWideChild(args[1]);
+            Console.Error.WriteLine("OpenEtw.Tests runs under dotnet test; this entry point serves its child processes");
+            return 2;
         }
     }
 }

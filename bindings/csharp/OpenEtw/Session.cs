@@ -162,6 +162,17 @@ namespace OpenEtw
             EnableCallbackErrors.Run(() => N.etw_session_enable_provider(
                 _handle, provider, N.ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0));
 
+        /// <summary>
+        /// Sets the rights of user <paramref name="userId"/> over the session
+        /// (EventAccessControl), replacing what the user had; <see cref="SessionRights.None"/>
+        /// revokes. A session starts owner-only: its host's user and root hold every right.
+        /// Works on a session hosted here or, with the control right, in another process.
+        /// <see cref="Status.InvalidParameter"/> for unknown bits; <see cref="Status.NotSupported"/>
+        /// for a private session or where sessions are not system-wide (OPENETW_REGISTRY=none).
+        /// </summary>
+        public void Grant(uint userId, SessionRights rights) =>
+            N.etw_session_grant(_handle, userId, (uint)rights);
+
         /// <summary>The running sessions (QueryAllTraces): their names, settings and statistics.</summary>
         public static IReadOnlyList<Properties> List()
         {

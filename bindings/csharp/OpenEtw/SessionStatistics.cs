@@ -38,11 +38,23 @@ namespace OpenEtw
         /// </summary>
         public bool ReplaceOrphan { get; init; }
 
+        /// <summary>
+        /// At start: the orphaned session holding the name is stopped (every committed buffer
+        /// written) and goes on in this process with its last settings (the properties give
+        /// only the name and receive what started), appending to its sequential log file,
+        /// its providers enabled again. <see cref="Status.WmiInstanceNotFound"/> when no
+        /// orphan has the name, <see cref="Status.AlreadyExists"/> when its host is alive;
+        /// not with <see cref="ReplaceOrphan"/> (<see cref="Status.InvalidParameter"/>).
+        /// Not reported by <see cref="Session.Options"/>.
+        /// </summary>
+        public bool TakeOverOrphan { get; init; }
+
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {
             StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
             Flags = (Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0)
-                    | (ReplaceOrphan ? NativeMethods.ETW_SESSION_REPLACE_ORPHAN : 0),
+                    | (ReplaceOrphan ? NativeMethods.ETW_SESSION_REPLACE_ORPHAN : 0)
+                    | (TakeOverOrphan ? NativeMethods.ETW_SESSION_TAKE_OVER_ORPHAN : 0),
             LosslessTimeoutMs = LosslessTimeoutMs,
             RealtimeBacklogBuffers = RealtimeBacklogBuffers,
         };
@@ -53,6 +65,22 @@ namespace OpenEtw
             LosslessTimeoutMs = n.LosslessTimeoutMs,
             RealtimeBacklogBuffers = n.RealtimeBacklogBuffers,
         };
+    }
+
+    /// <summary>Rights over a system-wide session (ETW_SESSION_RIGHT_*), set by <see cref="Session.Grant"/>.</summary>
+    [Flags]
+    public enum SessionRights : uint
+    {
+        /// <summary>No right (granting it revokes the user's rights).</summary>
+        None = 0,
+        /// <summary>Query, update, flush, stop, enable providers, grant.</summary>
+        Control = NativeMethods.ETW_SESSION_RIGHT_CONTROL,
+        /// <summary>The user's providers log into the session.</summary>
+        Log = NativeMethods.ETW_SESSION_RIGHT_LOG,
+        /// <summary>The user's real-time consumers attach.</summary>
+        Consume = NativeMethods.ETW_SESSION_RIGHT_CONSUME,
+        /// <summary>Every right.</summary>
+        All = NativeMethods.ETW_SESSION_RIGHT_ALL,
     }
 
     /// <summary>The state of a session's host process (ETW_SESSION_HOST_*).</summary>

@@ -5,7 +5,8 @@ stays importable for anything not wrapped here yet).
 """
 from . import _native
 from .constants import *  # noqa: F401,F403  (ETW_* constants and enums)
-from .constants import Clock, EventType, KernelFlag, Level, LogFileMode, WnodeFlag
+from .constants import (Clock, EventType, KernelFlag, Level, LogFileMode, SessionRights,
+                        WnodeFlag)
 from .errors import (AccessDeniedError, AlreadyExistsError, BadLengthError, CancelledError,
                      Error, InvalidDataError, InvalidNameError, InvalidParameterError,
                      MoreDataError, NoUnicodeTranslationError, NotFoundError, NotSupportedError,

@@ -14,7 +14,7 @@ _ALL = {name: value for name, value in vars(_native).items()
         if name.startswith(("ETW_", "OPENETW_")) and isinstance(value, (int, str))}
 globals().update(_ALL)
 __all__ = sorted(_ALL) + ["LogFileMode", "Clock", "Level", "EventType", "WnodeFlag",
-                          "KernelFlag"]
+                          "KernelFlag", "SessionRights"]
 
 
 def _group(prefix: str, names=None) -> dict[str, int]:
@@ -36,3 +36,5 @@ Level = enum.IntEnum("Level", _group("ETW_LEVEL_"), module=__name__)
 EventType = enum.IntEnum("EventType", _group("ETW_TYPE_"), module=__name__)
 WnodeFlag = enum.IntFlag("WnodeFlag", _group("ETW_WNODE_FLAG_"), module=__name__)
 KernelFlag = enum.IntFlag("KernelFlag", _group("ETW_FLAG_"), module=__name__)
+# Rights over a system-wide session (Session.grant): CONTROL, LOG, CONSUME, ALL.
+SessionRights = enum.IntFlag("SessionRights", _group("ETW_SESSION_RIGHT_"), module=__name__)

@@ -11,6 +11,7 @@ import uuid
 from typing import Optional, Union
 
 from . import _native
+from .constants import SessionRights
 from .errors import NotFoundError
 from .properties import Properties, _guid_bytes
 from .provider import reraise_enable_errors
@@ -38,17 +39,26 @@ class Session:
 
     def __init__(self, properties: Properties, *, lossless: bool = False,
                  lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0,
-                 replace_orphan: bool = False) -> None:
+                 replace_orphan: bool = False, take_over_orphan: bool = False) -> None:
         """Starts a session (etw_session_start_ex); properties receives the
         adjusted settings. lossless: writers wait up to lossless_timeout_ms for
         space instead of dropping events (ETW_SESSION_LOSSLESS).
         replace_orphan: an orphaned session holding the name (its host
-        process died) is stopped first (ETW_SESSION_REPLACE_ORPHAN)."""
+        process died) is stopped first (ETW_SESSION_REPLACE_ORPHAN).
+        take_over_orphan: the orphaned session holding the name is stopped
+        and goes on here with its last settings (properties gives only the
+        name, and receives what started), appending to its sequential log
+        file, its providers enabled again (ETW_SESSION_TAKE_OVER_ORPHAN);
+        NotFoundError when no orphan has the name, AlreadyExistsError when
+        its host is alive. Not together with replace_orphan
+        (InvalidParameterError)."""
         options = None
-        if lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan:
+        if (lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan
+                or take_over_orphan):
             options = _native.etw_session_options()
             options.flags = ((_native.ETW_SESSION_LOSSLESS if lossless else 0) |
-                             (_native.ETW_SESSION_REPLACE_ORPHAN if replace_orphan else 0))
+                             (_native.ETW_SESSION_REPLACE_ORPHAN if replace_orphan else 0) |
+                             (_native.ETW_SESSION_TAKE_OVER_ORPHAN if take_over_orphan else 0))
             options.lossless_timeout_ms = lossless_timeout_ms
             options.realtime_backlog_buffers = realtime_backlog_buffers
         self._handle = None
@@ -176,6 +186,16 @@ class Session:
         finally:
             self._stopped = True  # also after a file error: the session has stopped
         return props
+
+    def grant(self, user_id: int, rights: Union[SessionRights, int]) -> None:
+        """Sets the rights of user user_id over the session (EventAccessControl):
+        SessionRights bits (CONTROL, LOG, CONSUME, ALL), replacing what the
+        user had; 0 revokes. A session starts owner-only: its host's user and
+        root hold every right. Works on a session hosted here or, with the
+        control right, in another process. InvalidParameterError for unknown
+        bits; NotSupportedError for a private session or where sessions are
+        not system-wide (OPENETW_REGISTRY=none)."""
+        _native.etw_session_grant(self._live(), user_id, rights)
 
     def enable_provider(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
                         match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:

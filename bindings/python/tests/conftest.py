@@ -5,6 +5,10 @@ import uuid
 
 import pytest
 
+# Sessions stay in this process, as in scripts/bindings-tests.sh (tests that
+# need system-wide sessions run child processes with a registry of their own).
+os.environ.setdefault("OPENETW_REGISTRY", "none")
+
 import openetw
 from openetw import LogFileMode, Properties
 

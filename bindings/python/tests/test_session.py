@@ -1,4 +1,5 @@
 """Sessions and providers: file, real-time and buffering modes, enable callbacks, statuses."""
+import glob
 import os
 import signal
 import subprocess
@@ -67,10 +68,13 @@ if sys.argv[1] == "host":
     Session(props())
     os.kill(os.getpid(), signal.SIGKILL)  # leaves the session orphaned
 try:
-    Session(props(), replace_orphan=sys.argv[1] == "replace").stop()
+    Session(props(), replace_orphan=sys.argv[1] == "replace",
+            take_over_orphan=sys.argv[1] == "take-over").stop()
     print("started")
 except openetw.AlreadyExistsError:
     print("exists")
+except openetw.NotFoundError:
+    print("not found")
 """
 
 
@@ -85,6 +89,104 @@ def test_replace_orphan_starts_in_place_of_a_dead_hosts_session(tmp_path, name):
     assert run("plain").stdout.strip() == "exists"
     assert run("replace").stdout.strip() == "started"
     assert run("plain").stdout.strip() == "started"  # the name is free again
+
+
+def test_take_over_orphan_goes_on_with_a_dead_hosts_session(tmp_path, name):
+    env = dict(os.environ, OPENETW_REGISTRY=str(tmp_path / "registry"),
+               PYTHONPATH=os.pathsep.join(sys.path))
+    run = lambda mode: subprocess.run([sys.executable, "-c", _ORPHAN_SCRIPT, mode, name], env=env,
+                                      capture_output=True, text=True, timeout=60)
+    assert run("take-over").stdout.strip() == "not found"  # no session has the name
+    assert run("host").returncode == -signal.SIGKILL
+    assert run("plain").stdout.strip() == "exists"
+    assert run("take-over").stdout.strip() == "started"
+    assert run("take-over").stdout.strip() == "not found"  # taken over, then stopped
+
+
+def test_grant_rejects_unknown_rights_bits(name):
+    with Session(Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE)) as session:
+        for rights in (0x8, openetw.SessionRights.ALL | 0x10, 0xFFFFFFFF):
+            with pytest.raises(openetw.InvalidParameterError) as info:
+                session.grant(os.getuid(), rights)
+            assert info.value.status == openetw.Status.INVALID_PARAMETER
+
+
+def test_grant_and_take_over_need_system_wide_sessions(name):
+    # The suite runs with OPENETW_REGISTRY=none (conftest.py, bindings-tests.sh).
+    if os.environ.get("OPENETW_REGISTRY") != "none":
+        pytest.skip("sessions are system-wide in this run (OPENETW_REGISTRY is set)")
+    with Session(Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE)) as session:
+        with pytest.raises(openetw.NotSupportedError) as info:
+            session.grant(os.getuid(), openetw.SessionRights.LOG | openetw.SessionRights.CONSUME)
+        assert info.value.status == openetw.Status.NOT_SUPPORTED
+        with pytest.raises(openetw.NotSupportedError):
+            session.grant(12345, 0)
+    with pytest.raises(openetw.NotSupportedError):
+        Session(Properties(name + " taken", log_file_mode=LogFileMode.REAL_TIME_MODE),
+                take_over_orphan=True)
+
+
+def test_take_over_and_replace_orphan_exclude_each_other(name):
+    with pytest.raises(openetw.InvalidParameterError, match="exclude each other"):
+        Session(Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE),
+                replace_orphan=True, take_over_orphan=True)
+    with pytest.raises(openetw.NotFoundError):
+        Session.open(name)  # nothing started
+
+
+def test_session_rights_are_the_header_bits():
+    rights = openetw.SessionRights
+    assert (rights.CONTROL, rights.LOG, rights.CONSUME, rights.ALL) == (
+        openetw.ETW_SESSION_RIGHT_CONTROL, openetw.ETW_SESSION_RIGHT_LOG,
+        openetw.ETW_SESSION_RIGHT_CONSUME, openetw.ETW_SESSION_RIGHT_ALL) == (1, 2, 4, 7)
+    assert rights.CONTROL | rights.LOG | rights.CONSUME == rights.ALL
+
+
+_SYSTEM_WIDE_SCRIPT = """
+import os, sys
+import openetw
+from openetw import LogFileMode, Properties, Session, SessionRights
+name = sys.argv[1]
+props = lambda n: Properties(n, log_file_mode=LogFileMode.REAL_TIME_MODE)
+with Session(props(name)) as session:
+    for user in (os.getuid(), 12345):
+        session.grant(user, SessionRights.LOG | SessionRights.CONSUME)
+        session.grant(user, 0)
+    session.grant(12345, SessionRights.ALL)
+    with Session.open(name) as opened:
+        opened.grant(12345, SessionRights.CONTROL)
+    try:
+        session.grant(12345, 0x8)
+    except openetw.InvalidParameterError:
+        print("grant: ok")
+try:
+    Session(props(name + " none"), take_over_orphan=True)
+except openetw.NotFoundError as e:
+    print("take over:", e.status_name)
+try:
+    Session(props(name + " both"), take_over_orphan=True, replace_orphan=True)
+except openetw.InvalidParameterError as e:
+    print("both:", e.status_name)
+"""
+
+
+def test_grant_and_take_over_with_system_wide_sessions(name):
+    # A child process with a registry of its own (this process keeps
+    # OPENETW_REGISTRY=none), removed afterwards with its session regions.
+    registry = f"/dev/shm/openetw-bind-{os.getpid()}.registry"
+    remove = lambda: [os.remove(p) for p in glob.glob(glob.escape(registry) + "*")]
+    remove()
+    try:
+        env = dict(os.environ, OPENETW_REGISTRY=registry, PYTHONPATH=os.pathsep.join(sys.path))
+        run = subprocess.run([sys.executable, "-c", _SYSTEM_WIDE_SCRIPT, name], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["grant: ok",
+                                           "take over: ETW_ERROR_WMI_INSTANCE_NOT_FOUND",
+                                           "both: ETW_ERROR_INVALID_PARAMETER"], run.stderr
+        assert os.path.exists(registry)  # the child did use it
+    finally:
+        remove()
 
 
 def test_realtime_session_with_live_consumer_on_a_thread(name, guid):

@@ -177,10 +177,15 @@ pub const ETW_TRACE_LOGFILE_HEADER64_SIZE: u32 = 280;
 pub const ETW_TRACE_LOGFILE_HEADER32_SIZE: u32 = 272;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
+pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
 pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
 pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
+pub const ETW_SESSION_RIGHT_CONTROL: u32 = 1;
+pub const ETW_SESSION_RIGHT_LOG: u32 = 2;
+pub const ETW_SESSION_RIGHT_CONSUME: u32 = 4;
+pub const ETW_SESSION_RIGHT_ALL: u32 = 7;
 pub const ETW_RECORD_KIND_SYSTEM: u32 = 1;
 pub const ETW_RECORD_KIND_COMPACT: u32 = 2;
 pub const ETW_RECORD_KIND_PERFINFO: u32 = 3;
@@ -2774,8 +2779,8 @@ extern "C" {
     #[doc = " Fills out with the session's host process and state."]
     #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;"]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
-    #[doc = " Enabling providers, options and flush_to_file need a session hosted by"]
-    #[doc = " the calling process (ETW_ERROR_NOT_SUPPORTED otherwise, for now)."]
+    #[doc = " etw_session_get_options and etw_session_flush_to_file need a session"]
+    #[doc = " hosted by the calling process (ETW_ERROR_NOT_SUPPORTED otherwise)."]
     pub fn etw_session_get_host_info(
         out: *mut etw_session_host_info,
         session: *mut etw_session,
@@ -2873,6 +2878,20 @@ extern "C" {
         match_any_keyword: u64,
         match_all_keyword: u64,
     ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Sets the rights of user user_id over the session (EventAccessControl):"]
+    #[doc = " ETW_SESSION_RIGHT_* bits, replacing what the user had (0 revokes). A"]
+    #[doc = " session is owner-only when it starts: its host's user and root hold every"]
+    #[doc = " right; any other user's control request, provider or real-time consumer"]
+    #[doc = " gets ETW_ERROR_ACCESS_DENIED until granted. Rights are checked by the host"]
+    #[doc = " against the user the kernel reports for each caller. Works on a session"]
+    #[doc = " hosted here or, for a caller with the control right, in another process."]
+    #[doc = " At most 16 users hold grants per session (ETW_ERROR_NO_SYSTEM_RESOURCES)."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or unknown bits;"]
+    #[doc = " ETW_ERROR_NOT_SUPPORTED for a private session or where sessions are not"]
+    #[doc = " system-wide (OPENETW_REGISTRY=none, Windows). Thread-safe."]
+    pub fn etw_session_grant(session: *mut etw_session, user_id: u32, rights: u32) -> etw_status;
 }
 extern "C" {
     #[doc = " Sets how many sessions may run at once (default ETW_DEFAULT_MAX_SESSIONS)."]

@@ -62,7 +62,7 @@ pub use properties::{EventTraceProperties, Properties};
 pub use provider::{EnableInfo, EventClass, Provider};
 pub use records::{BufferInfo, ClassicEvent, LossInfo, Record, RecordKind};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
-pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode};
+pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode, SessionRights};
 pub use core::ops::ControlFlow;
 
 /// "MAJOR.MINOR.PATCH" of the loaded library.

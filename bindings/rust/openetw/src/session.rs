@@ -9,7 +9,7 @@ use openetw_sys as sys;
 use crate::callbacks::resume_enable_panic;
 use crate::error::{check, Error, Result, Status};
 use crate::properties::Properties;
-use crate::types::Guid;
+use crate::types::{Guid, SessionRights};
 
 /// The statistics a session reports on query, flush and stop (the output
 /// members of EVENT_TRACE_PROPERTIES).
@@ -60,6 +60,15 @@ pub struct SessionOptions {
     /// died) is stopped first, its log file finished. Not reported by
     /// [`Session::options`].
     pub replace_orphan: bool,
+    /// At start: the orphaned session holding the name is stopped (every
+    /// committed buffer written) and goes on in this process with its last
+    /// settings (`props` gives only the name and receives what started),
+    /// appending to its sequential log file, its providers enabled again.
+    /// [`Status::WMI_INSTANCE_NOT_FOUND`] when no orphan has the name,
+    /// [`Status::ALREADY_EXISTS`] when its host is alive; not with
+    /// `replace_orphan` ([`Status::INVALID_PARAMETER`]). Not reported by
+    /// [`Session::options`].
+    pub take_over_orphan: bool,
 }
 
 impl SessionOptions {
@@ -67,7 +76,8 @@ impl SessionOptions {
         sys::etw_session_options {
             struct_size: core::mem::size_of::<sys::etw_session_options>() as u32,
             flags: (if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 })
-                | (if self.replace_orphan { sys::ETW_SESSION_REPLACE_ORPHAN } else { 0 }),
+                | (if self.replace_orphan { sys::ETW_SESSION_REPLACE_ORPHAN } else { 0 })
+                | (if self.take_over_orphan { sys::ETW_SESSION_TAKE_OVER_ORPHAN } else { 0 }),
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
         }
@@ -186,6 +196,7 @@ impl Session {
             lossless_timeout_ms: out.lossless_timeout_ms,
             realtime_backlog_buffers: out.realtime_backlog_buffers,
             replace_orphan: false,
+            take_over_orphan: false,
         })
     }
 
@@ -265,6 +276,17 @@ impl Session {
         self.control(props, |p| unsafe { sys::etw_session_stop(self.raw.as_ptr(), p) })
     }
 
+    /// Sets the rights of user `user_id` over the session (EventAccessControl),
+    /// replacing what the user had; [`SessionRights::NONE`] revokes. A session
+    /// starts owner-only: its host's user and root hold every right. Works on
+    /// a session hosted here or, with the control right, in another process.
+    /// [`Status::INVALID_PARAMETER`] for unknown bits; [`Status::NOT_SUPPORTED`]
+    /// for a private session or where sessions are not system-wide
+    /// (`OPENETW_REGISTRY=none`).
+    pub fn grant(&self, user_id: u32, rights: SessionRights) -> Result<()> {
+        check(unsafe { sys::etw_session_grant(self.raw.as_ptr(), user_id, rights.bits()) })
+    }
+
     /// Enables (or re-enables with another level or keywords) a provider for
     /// this session (EnableTraceEx2). `level` 0 takes every level;
     /// `match_any_keyword` 0 means all flags.
@@ -342,5 +364,17 @@ mod tests {
         assert_eq!(both.to_sys().flags, 0x1 | 0x2); // ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN
         let one = SessionOptions { replace_orphan: true, ..Default::default() };
         assert_eq!(one.to_sys().flags, 0x2);
+        let take = SessionOptions { take_over_orphan: true, ..Default::default() };
+        assert_eq!(take.to_sys().flags, 0x4); // ETW_SESSION_TAKE_OVER_ORPHAN
+        let lossless_take = SessionOptions { lossless: true, take_over_orphan: true, ..Default::default() };
+        assert_eq!(lossless_take.to_sys().flags, 0x1 | 0x4);
+    }
+
+    #[test]
+    fn session_rights_are_the_header_bits() {
+        let all = [SessionRights::NONE, SessionRights::CONTROL, SessionRights::LOG, SessionRights::CONSUME, SessionRights::ALL];
+        assert_eq!(all.map(SessionRights::bits), [0, 1, 2, 4, 7]);
+        assert_eq!(SessionRights::CONTROL | SessionRights::LOG | SessionRights::CONSUME, SessionRights::ALL);
+        assert_eq!(SessionRights::default(), SessionRights::NONE);
     }
 }

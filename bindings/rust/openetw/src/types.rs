@@ -198,6 +198,22 @@ flag_set! {
     }
 }
 
+flag_set! {
+    /// Rights over a system-wide session (`ETW_SESSION_RIGHT_*`), set by
+    /// [`Session::grant`](crate::Session::grant).
+    SessionRights {
+        CONTROL = ETW_SESSION_RIGHT_CONTROL,
+        LOG = ETW_SESSION_RIGHT_LOG,
+        CONSUME = ETW_SESSION_RIGHT_CONSUME,
+        ALL = ETW_SESSION_RIGHT_ALL,
+    }
+}
+
+impl SessionRights {
+    /// No right: granting it revokes the user's rights.
+    pub const NONE: SessionRights = SessionRights(0);
+}
+
 /// Wnode.ClientContext: the clock that timestamps events. A newtype, not an
 /// enum, so an imported block's value is always representable.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use common::*;
 use openetw::{
-    level, Consumer, EventClass, HostState, LogFileMode, Order, Properties, Provider, RecordKind, Session, Status,
+    level, Consumer, EventClass, HostState, LogFileMode, Order, Properties, Provider, RecordKind, Session, SessionOptions,
+    SessionRights, Status,
 };
 
 #[test]
@@ -229,4 +230,110 @@ fn open_list_and_name_errors() {
     assert_eq!(e.status(), Status::PATH_NOT_FOUND);
     let mut props = Properties::new(&unique("Nowhere")).unwrap();
     assert_eq!(Session::start(&mut props).unwrap_err().status(), Status::INVALID_PARAMETER);
+}
+
+fn real_time(name: &str) -> Properties {
+    let mut props = Properties::new(name).unwrap();
+    props.set_log_file_mode(LogFileMode::REAL_TIME).unwrap();
+    props
+}
+
+fn own_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").unwrap().uid()
+}
+
+#[test]
+fn grant_rejects_unknown_rights_bits() {
+    let session = Session::start(&mut real_time(&unique("Grant"))).unwrap();
+    for bits in [0x8, SessionRights::ALL.bits() | 0x10, u32::MAX] {
+        let e = session.grant(own_uid(), SessionRights(bits)).unwrap_err();
+        assert_eq!(e.status(), Status::INVALID_PARAMETER, "{bits:#x}: {e}");
+    }
+    session.stop(None).unwrap();
+}
+
+#[test]
+fn grant_and_take_over_need_system_wide_sessions() {
+    // scripts/bindings-tests.sh keeps sessions in the test process (OPENETW_REGISTRY=none);
+    // a run by hand without it has system-wide sessions, where this does not hold.
+    if std::env::var("OPENETW_REGISTRY").as_deref() != Ok("none") {
+        eprintln!("skipped: sessions are system-wide in this run (OPENETW_REGISTRY is not none)");
+        return;
+    }
+    let name = unique("Local");
+    let session = Session::start(&mut real_time(&name)).unwrap();
+    let e = session.grant(own_uid(), SessionRights::LOG | SessionRights::CONSUME).unwrap_err();
+    assert_eq!(e.status(), Status::NOT_SUPPORTED, "{e}");
+    assert_eq!(session.grant(12345, SessionRights::NONE).unwrap_err().status(), Status::NOT_SUPPORTED);
+    session.stop(None).unwrap();
+    let take_over = SessionOptions { take_over_orphan: true, ..Default::default() };
+    let e = Session::start_with_options(&mut real_time(&format!("{name} taken")), &take_over).unwrap_err();
+    assert_eq!(e.status(), Status::NOT_SUPPORTED, "{e}");
+}
+
+#[test]
+fn take_over_and_replace_orphan_exclude_each_other() {
+    let name = unique("Both");
+    let both = SessionOptions { replace_orphan: true, take_over_orphan: true, ..Default::default() };
+    let e = Session::start_with_options(&mut real_time(&name), &both).unwrap_err();
+    assert_eq!(e.status(), Status::INVALID_PARAMETER);
+    assert!(e.message().contains("exclude each other"), "{e}");
+    assert_eq!(Session::open(&name).unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
+}
+
+// The child of grant_and_take_over_with_system_wide_sessions: this test binary
+// run again with OPENETW_RS_SYSTEM_WIDE_CHILD set; does nothing otherwise.
+const CHILD: &str = "OPENETW_RS_SYSTEM_WIDE_CHILD";
+
+#[test]
+fn system_wide_child() {
+    let Ok(name) = std::env::var(CHILD) else { return };
+    let session = Session::start(&mut real_time(&name)).unwrap();
+    for user in [own_uid(), 12345] {
+        session.grant(user, SessionRights::LOG | SessionRights::CONSUME).unwrap();
+        session.grant(user, SessionRights::NONE).unwrap();
+    }
+    session.grant(12345, SessionRights::ALL).unwrap();
+    Session::open(&name).unwrap().grant(12345, SessionRights::CONTROL).unwrap();
+    println!("grant: {}", session.grant(12345, SessionRights(0x8)).unwrap_err().status().name());
+    session.stop(None).unwrap();
+    let take_over = SessionOptions { take_over_orphan: true, ..Default::default() };
+    let e = Session::start_with_options(&mut real_time(&format!("{name} none")), &take_over).unwrap_err();
+    println!("take over: {}", e.status().name());
+    let both = SessionOptions { replace_orphan: true, ..take_over };
+    let e = Session::start_with_options(&mut real_time(&format!("{name} both")), &both).unwrap_err();
+    println!("both: {}", e.status().name());
+}
+
+#[test]
+fn grant_and_take_over_with_system_wide_sessions() {
+    // This process keeps its sessions to itself: the child gets a registry of its
+    // own, removed afterwards with its session regions.
+    let registry = format!("/dev/shm/openetw-bind-{}.registry", std::process::id());
+    let remove = || {
+        for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&registry["/dev/shm/".len()..]) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    };
+    remove();
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "system_wide_child", "--nocapture", "--test-threads=1", "-q"])
+        .env(CHILD, unique("Child"))
+        .env("OPENETW_REGISTRY", &registry)
+        .output()
+        .unwrap();
+    let used = std::path::Path::new(&registry).exists();
+    remove();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains(": ETW_")).collect();
+    assert_eq!(
+        lines,
+        ["grant: ETW_ERROR_INVALID_PARAMETER", "take over: ETW_ERROR_WMI_INSTANCE_NOT_FOUND", "both: ETW_ERROR_INVALID_PARAMETER"],
+        "{stdout}"
+    );
+    assert!(used, "the child did not use its registry");
 }
