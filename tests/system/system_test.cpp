@@ -497,6 +497,31 @@ TEST(System, EtwctlListsQueriesAndStopsAnotherProcessSession)
     std::filesystem::remove(file);
 }
 
+TEST(System, EtwctlGrantsRightsOverAnotherProcessSession)
+{
+    const std::string file = temp_file("sys-ctl-grant");
+    Host host;
+    ASSERT_TRUE(host.spawn("SysCtlGrant", file, 10));
+    const std::string ctl = std::getenv("ETWCTL");
+    int code = -1;
+    std::string out = run(ctl + " --json grant SysCtlGrant 12345 log,consume", &code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_NE(out.find("\"rights\": 6"), std::string::npos) << out;
+    out = run(ctl + " grant SysCtlGrant 12345 none", &code);
+    EXPECT_EQ(code, 0) << out;
+    out = run(ctl + " grant SysCtlGrant 12345 everything 2>&1", &code);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find("unknown right"), std::string::npos) << out;
+    out = run(ctl + " grant SysCtlGrant nobody all 2>&1", &code);
+    EXPECT_EQ(code, 2) << out;
+    out = run(ctl + " grant NoSuchSession 1 all 2>&1", &code);
+    EXPECT_EQ(code, 1) << out;
+    run(ctl + " stop SysCtlGrant", &code);
+    EXPECT_EQ(code, 0);
+    EXPECT_EQ(host.wait(), 0);
+    std::filesystem::remove(file);
+}
+
 TEST(System, EtwctlReportsAnOrphan)
 {
     const std::string file = temp_file("sys-ctl-orphan");

@@ -33,14 +33,16 @@ const char kUsage[] =
     "  flush NAME [--file PATH]   (a buffering session writes its buffers to PATH)\n"
     "  update NAME [--file PATH] [--flush-timer S] [--max-buffers N] [--enable-flags F]\n"
     "  enable NAME PROVIDER-GUID [--level L] [--flags F] [--all-flags F] [--disable]\n"
+    "  grant NAME UID RIGHTS   RIGHTS: control,log,consume joined by , or all, none\n"
     "  script FILE|- [--keep-going]   run one command per line in this process\n"
     "  sleep MS                       (scripts) wait\n"
     "MODES: a list joined by , or | of sequential circular append newfile preallocate\n"
     "  real-time buffering private private-in-proc no-per-processor kbytes system-logger\n"
     "  nonstoppable secure delay-open add-header global-sequence local-sequence\n"
     "  independent, or numbers (0x...).\n"
-    "Sessions are in-process: this program sees the sessions it started (run several\n"
-    "commands with `etwctl script`); other processes' sessions are not visible yet.\n";
+    "Sessions are system-wide (docs/SYSTEM_SESSIONS.md): every command works on a session\n"
+    "of another process. Sessions this program starts are stopped when it exits: run\n"
+    "several commands in one process with `etwctl script`.\n";
 
 struct ModeName {
     const char *name;
@@ -621,6 +623,45 @@ int cmd_enable(Ctx &c, const Args &a)
     return 0;
 }
 
+int cmd_grant(Ctx &c, const Args &a)
+{
+    if (a.positional.size() != 3 || !a.options.empty())
+        return c.usage("grant takes a session name, a user id and rights (control,log,consume, all or none)");
+    std::uint32_t uid = 0;
+    if (!parse_u32(a.positional[1], &uid))
+        return c.usage("grant: \"" + a.positional[1] + "\" is not a user id");
+    std::uint32_t rights = 0;
+    std::string list = a.positional[2];
+    for (std::size_t at = 0; at <= list.size();) {
+        std::size_t end = list.find(',', at);
+        if (end == std::string::npos)
+            end = list.size();
+        const std::string r = list.substr(at, end - at);
+        if (r == "control")
+            rights |= ETW_SESSION_RIGHT_CONTROL;
+        else if (r == "log")
+            rights |= ETW_SESSION_RIGHT_LOG;
+        else if (r == "consume")
+            rights |= ETW_SESSION_RIGHT_CONSUME;
+        else if (r == "all")
+            rights |= ETW_SESSION_RIGHT_ALL;
+        else if (r != "none")
+            return c.usage("grant: unknown right \"" + r + "\" (control, log, consume, all, none)");
+        at = end + 1;
+    }
+    Session s;
+    if (etw_status st = etw_session_open(&s.s, a.positional[0].c_str()); st != ETW_OK)
+        return c.fail(st);
+    if (etw_status st = etw_session_grant(s.s, uid, rights); st != ETW_OK)
+        return c.fail(st);
+    if (c.json)
+        std::fprintf(c.out, "{\"ok\": true, \"command\": \"grant\", \"name\": %s, \"uid\": %u, \"rights\": %u}\n",
+                     json_string(a.positional[0]).c_str(), uid, rights);
+    else
+        std::fprintf(c.out, "granted user %u rights 0x%X over %s\n", uid, rights, a.positional[0].c_str());
+    return 0;
+}
+
 std::vector<std::string> words(const std::string &line, bool *ok)
 {
     std::vector<std::string> w;
@@ -724,6 +765,10 @@ int run(const std::vector<std::string> &args, std::FILE *out, std::FILE *err)
     if (c.command == "enable") {
         Args p = split(a, 1, {"disable"});
         return p.error.empty() ? cmd_enable(c, p) : c.usage(p.error);
+    }
+    if (c.command == "grant") {
+        Args p = split(a, 1, {});
+        return p.error.empty() ? cmd_grant(c, p) : c.usage(p.error);
     }
     if (c.command == "sleep") {
         std::uint32_t ms = 0;
