@@ -233,6 +233,17 @@ int kind_write(const Args &a)
     return emit_ok(kImpl, a, j);
 }
 
+// A registry file and its "<registry>.*" files (session regions).
+void remove_registry_files(const std::string &registry)
+{
+    ::unlink(registry.c_str());
+    glob_t g{};
+    if (::glob((registry + ".*").c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+        for (std::size_t i = 0; i < g.gl_pathc; ++i)
+            ::unlink(g.gl_pathv[i]);
+    ::globfree(&g);
+}
+
 // ---------------------------------------------------------------- writers in another process
 //
 // --kind=write --host=remote: the session is hosted by a child process (this
@@ -304,10 +315,16 @@ int kind_host(const Args &a)
     }
     write_text(kHostReportFd, "R\n");
     char c;
-    while (::read(kHostControlFd, &c, 1) < 0 && errno == EINTR)
+    ssize_t got;
+    while ((got = ::read(kHostControlFd, &c, 1)) < 0 && errno == EINTR)
         ;
     std::uint32_t lost = 0;
     const etw_status st = s.teardown(&lost);
+    // End of file: the measuring process died (e.g. a timeout) before it
+    // could remove the registry it made for the two of us.
+    const char *reg = std::getenv("OPENETW_REGISTRY");
+    if (got == 0 && reg && std::strncmp(reg, "/dev/shm/oeb-", 13) == 0)
+        remove_registry_files(reg);
     const std::uint64_t bytes = s.file.empty() ? 0 : file_bytes(s.file);
     if (!s.file.empty())
         ::unlink(s.file.c_str());
@@ -872,14 +889,8 @@ std::string g_registry;
 
 void remove_registry()
 {
-    if (g_registry.empty())
-        return;
-    ::unlink(g_registry.c_str());
-    glob_t g{};
-    if (::glob((g_registry + ".*").c_str(), GLOB_NOSORT, nullptr, &g) == 0)
-        for (std::size_t i = 0; i < g.gl_pathc; ++i)
-            ::unlink(g.gl_pathv[i]);
-    ::globfree(&g);
+    if (!g_registry.empty())
+        remove_registry_files(g_registry);
 }
 
 int dispatch(const Args &a)

@@ -28,7 +28,17 @@ namespace {
 struct Namespace {
     std::string path = "/dev/shm/openetw-systest-" + std::to_string(getpid());
     Namespace() { setenv("OPENETW_REGISTRY", path.c_str(), 1); }
-    ~Namespace() { unlink(path.c_str()); }
+    ~Namespace()
+    {
+        unlink(path.c_str());
+        // Session regions ("<registry>.<slot>.<generation>") that orphans left
+        // behind, and the scribble test's registry and regions.
+        const std::string prefix = std::filesystem::path(path).filename().string() + ".";
+        std::error_code ec;
+        for (const auto &f : std::filesystem::directory_iterator("/dev/shm", ec))
+            if (f.path().filename().string().rfind(prefix, 0) == 0)
+                std::filesystem::remove(f.path(), ec);
+    }
 } g_namespace;
 
 std::string temp_file(const std::string &name)
