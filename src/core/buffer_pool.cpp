@@ -204,7 +204,7 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
             std::uint64_t v = state.load(std::memory_order_acquire);
             while (!(v & kSealed)) {
                 const std::uint32_t off = offset_of(v);
-                if (off + size > bs)
+                if (off + size > bs || (off & 7) != 0) // full (or scribbled)
                     break;
                 if (state.compare_exchange_weak(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
                                                 std::memory_order_acquire)) {
@@ -234,6 +234,18 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
         if (sl.current.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
             // Open only once installed (see the header comment).
             desc(fresh).state.store(etl::kBufferHeaderSize, std::memory_order_release);
+            // A writer that saw it still sealed (from its last use) may have
+            // replaced it meanwhile, sealing nothing: out of the slot, it goes
+            // back to the free list if nobody reserved in it, else it is
+            // sealed here (or it would never be written).
+            if (sl.current.load(std::memory_order_acquire) != fresh) {
+                std::uint64_t unused = etl::kBufferHeaderSize;
+                if (desc(fresh).state.compare_exchange_strong(unused, kSealed | etl::kBufferHeaderSize,
+                                                              std::memory_order_acq_rel))
+                    push_free(fresh);
+                else
+                    seal(fresh);
+            }
             if (idx != kNoBuffer)
                 seal(idx);
         } else {

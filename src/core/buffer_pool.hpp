@@ -176,7 +176,8 @@ public:
             auto &state = descs_[idx].state;
             std::uint64_t v = state.load(std::memory_order_acquire);
             const std::uint32_t off = offset_of(v);
-            if (!(v & kSealed) && off + size <= buffer_size_ &&
+            // (off is 8-aligned unless another process scribbled over the word)
+            if (!(v & kSealed) && off + size <= buffer_size_ && (off & 7) == 0 &&
                 state.compare_exchange_strong(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
                                               std::memory_order_acquire)) [[likely]] {
                 out->index = idx;
