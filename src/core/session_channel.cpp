@@ -196,31 +196,33 @@ Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code
     return st;
 }
 
+namespace {
+// A request whose answer is a status only.
+Status status_request(SystemRegistry &reg, const RegistryEntry &e, Request code, const std::vector<std::uint8_t> &body)
+{
+    ChannelHandle c = platform::kNoChannel;
+    if (Status st = send_request(reg, e, code, body, &c); !st)
+        return st;
+    std::vector<std::uint8_t> answer_body;
+    Status st = await_answer(c, &answer_body, nullptr);
+    platform::channel_close(&c);
+    return st;
+}
+} // namespace
+
 Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable)
 {
     Writer w;
     w.put(&rec, sizeof rec);
     w.u32(enable ? 1 : 0);
-    ChannelHandle c = platform::kNoChannel;
-    if (Status st = send_request(reg, e, Request::Enable, w.bytes, &c); !st)
-        return st;
-    std::vector<std::uint8_t> body;
-    Status st = await_answer(c, &body, nullptr);
-    platform::channel_close(&c);
-    return st;
+    return status_request(reg, e, Request::Enable, w.bytes);
 }
 
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant)
 {
     Writer w;
     w.put(&grant, sizeof grant);
-    ChannelHandle c = platform::kNoChannel;
-    if (Status st = send_request(reg, e, Request::Grant, w.bytes, &c); !st)
-        return st;
-    std::vector<std::uint8_t> body;
-    Status st = await_answer(c, &body, nullptr);
-    platform::channel_close(&c);
-    return st;
+    return status_request(reg, e, Request::Grant, w.bytes);
 }
 
 Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region, Session::WriterParams *params)
