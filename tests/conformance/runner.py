@@ -23,6 +23,9 @@ OUTPUT_MEMBERS = {"number_of_buffers", "free_buffers", "events_lost", "buffers_w
                   "log_buffers_lost", "real_time_buffers_lost", "logger_thread_id",
                   "historical_context"}
 STRING_MEMBERS = {"session_name", "log_file_name"}
+# start flags=: each ETW_SESSION_* start option bit and the Session keyword it sets.
+START_OPTIONS = (("ETW_SESSION_LOSSLESS", "lossless"), ("ETW_SESSION_REPLACE_ORPHAN", "replace_orphan"),
+                 ("ETW_SESSION_TAKE_OVER_ORPHAN", "take_over_orphan"))
 
 
 class Failure(Exception):
@@ -358,7 +361,15 @@ class Runner:
 
     def do_start(self, fields, args):
         props = self.need_props()
-        started = self.call(fields, lambda: openetw.Session(props))
+        raw = fields.pop("flags", None)
+        flags, options = (0 if raw is None else number(raw)), {}
+        for name, option in START_OPTIONS:
+            bit = getattr(openetw, name)
+            if flags & bit:
+                options[option], flags = True, flags & ~bit
+        if flags:
+            raise Failure(f"flags={raw} has bits that are no start option")
+        started = self.call(fields, lambda: openetw.Session(props, **options))
         if started is not None:
             self.session = started
 
@@ -377,6 +388,10 @@ class Runner:
 
     def do_stop(self, fields, args):
         self.call(fields, lambda: self.need_session().stop(self.need_props()))
+
+    def do_grant(self, fields, args):
+        uid, rights = number(fields.pop("uid")), number(fields.pop("rights"))
+        self.call(fields, lambda: self.need_session().grant(uid, rights))
 
     def do_flush_to_file(self, fields, args):
         path = text(fields.pop("path"))

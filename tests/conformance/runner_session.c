@@ -532,13 +532,37 @@ void session_reset(void)
     R.have_header = 0;
 }
 
+/* start flags=: ETW_SESSION_* start options only, as the other runners map
+   each bit to their binding's option. */
+static int start_flags(const struct token *t, uint32_t *out)
+{
+    const unsigned long long known =
+        ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN;
+    unsigned long long flags;
+    if (!number(t, &flags)) return 0;
+    if (flags & ~known) return fail("flags=%s has bits that are no start option", t->value, 0);
+    *out = (uint32_t)flags;
+    return 1;
+}
+
+static int start(struct line *l, etw_properties *p, etw_session **started)
+{
+    struct token *flags = field(l, "flags");
+    etw_session_options options;
+    if (!p) return fail("no properties object", 0, 0);
+    if (!flags) return expect(l, etw_session_start(started, p));
+    memset(&options, 0, sizeof options);
+    options.struct_size = sizeof options;
+    return start_flags(flags, &options.flags) && expect(l, etw_session_start_ex(started, p, &options));
+}
+
 int session_step(struct line *l, const char *verb, int *ok)
 {
     struct token *t;
     etw_properties *p = runner_props();
     if (strcmp(verb, "start") == 0) {
         etw_session *started = NULL;
-        *ok = p ? expect(l, etw_session_start(&started, p)) : fail("no properties object", 0, 0);
+        *ok = start(l, p, &started);
         if (started) {
             etw_session_close(R.session);
             R.session = started;
@@ -554,6 +578,11 @@ int session_step(struct line *l, const char *verb, int *ok)
         etw_status (*call)(etw_session *, etw_properties *) =
             verb[0] == 'q' ? etw_session_query : verb[0] == 'f' ? etw_session_flush : etw_session_stop;
         *ok = have_session() && (p ? 1 : fail("no properties object", 0, 0)) && expect(l, call(R.session, p));
+    } else if (strcmp(verb, "grant") == 0) {
+        struct token *u;
+        unsigned long long uid, rights;
+        *ok = have_session() && need(l, "uid", &t) && number(t, &uid) && need(l, "rights", &u) &&
+              number(u, &rights) && expect(l, etw_session_grant(R.session, (uint32_t)uid, (uint32_t)rights));
     } else if (strcmp(verb, "flush_to_file") == 0) {
         *ok = have_session() && need(l, "path", &t) && expect(l, etw_session_flush_to_file(R.session, t->value, p));
     } else if (strcmp(verb, "register") == 0) {

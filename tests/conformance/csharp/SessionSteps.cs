@@ -92,7 +92,8 @@ internal sealed class SessionSteps
             case "start":
             {
                 Properties p = runner.Props;
-                Session? started = Runner.Call(f, () => Session.Start(p));
+                SessionOptions? options = f.Remove("flags", out Value flags) ? StartOptions(flags) : null;
+                Session? started = Runner.Call(f, () => Session.Start(p, options));
                 if (started != null) _session = started;
                 break;
             }
@@ -111,6 +112,13 @@ internal sealed class SessionSteps
             case "query": Runner.Call(f, () => S.Query(runner.Props)); break;
             case "flush": Runner.Call(f, () => S.Flush(runner.Props)); break;
             case "stop": Runner.Call(f, () => S.Stop(runner.Props)); break;
+            case "grant":
+            {
+                uint uid = (uint)Scenario.Number(f.Take("uid"));
+                var rights = (SessionRights)(uint)Scenario.Number(f.Take("rights"));
+                Runner.Call(f, () => S.Grant(uid, rights));
+                break;
+            }
             case "flush_to_file":
             {
                 string path = f.Take("path").Text;
@@ -323,6 +331,27 @@ internal sealed class SessionSteps
                 return false;
         }
         return true;
+    }
+
+    /// <summary>start flags=: each ETW_SESSION_* start option bit sets its SessionOptions member.</summary>
+    private static SessionOptions StartOptions(Value flags)
+    {
+        ulong left = Scenario.Number(flags);
+        bool Take(string name)
+        {
+            ulong bit = Scenario.Number(new Value(name, false));
+            bool set = (left & bit) != 0;
+            left &= ~bit;
+            return set;
+        }
+        var options = new SessionOptions
+        {
+            Lossless = Take("ETW_SESSION_LOSSLESS"),
+            ReplaceOrphan = Take("ETW_SESSION_REPLACE_ORPHAN"),
+            TakeOverOrphan = Take("ETW_SESSION_TAKE_OVER_ORPHAN"),
+        };
+        if (left != 0) throw new Failure($"flags={flags.Text} has bits that are no start option");
+        return options;
     }
 
     private static IEnumerable<CopiedRecord> Filter(IEnumerable<CopiedRecord> records, Func<CopiedRecord, bool> keep) =>

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use openetw::{
     Consumer, ConsumerBuilder, ConsumerStats, EnableInfo, EventClass, Guid, LogfileInfo, Order, Properties, Provider,
-    Session,
+    Session, SessionOptions, SessionRights,
 };
 
 use crate::{expect, guid, number, take, Failure, Fields, Value};
@@ -54,6 +54,26 @@ pub struct Trace {
 
 fn opt_number(f: &mut Fields, key: &str, default: u64) -> Result<u64, Failure> {
     f.remove(key).map_or(Ok(default), |v| number(&v))
+}
+
+// start flags=: each ETW_SESSION_* start option bit sets its SessionOptions member.
+fn start_options(flags: &Value) -> Result<SessionOptions, Failure> {
+    let mut left = number(flags)?;
+    let mut take = |bit: u32| {
+        let set = left & u64::from(bit) != 0;
+        left &= !u64::from(bit);
+        set
+    };
+    let options = SessionOptions {
+        lossless: take(openetw::sys::ETW_SESSION_LOSSLESS),
+        replace_orphan: take(openetw::sys::ETW_SESSION_REPLACE_ORPHAN),
+        take_over_orphan: take(openetw::sys::ETW_SESSION_TAKE_OVER_ORPHAN),
+        ..Default::default()
+    };
+    if left != 0 {
+        return Err(format!("flags={} has bits that are no start option", flags.text));
+    }
+    Ok(options)
 }
 
 // The closures every consumer of the runner uses; `stop_after` makes the
@@ -149,9 +169,19 @@ impl Trace {
         let props = || props.ok_or_else(|| "no properties object".to_owned());
         match verb {
             "start" => {
-                if let Some(s) = expect(f, Session::start(props()?))? {
+                let outcome = match f.remove("flags") {
+                    Some(flags) => Session::start_with_options(props()?, &start_options(&flags)?),
+                    None => Session::start(props()?),
+                };
+                if let Some(s) = expect(f, outcome)? {
                     self.session = Some(s);
                 }
+            }
+            "grant" => {
+                let uid = number(&take(f, "uid")?)? as u32;
+                let rights = SessionRights(number(&take(f, "rights")?)? as u32);
+                let outcome = self.session()?.grant(uid, rights);
+                expect(f, outcome)?;
             }
             "open" => {
                 self.session = None; // the previous handle is closed first
