@@ -12,7 +12,7 @@ namespace openetw::core {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x47455245; // "EREG"
-constexpr std::uint32_t kLayoutVersion = 2;
+constexpr std::uint32_t kLayoutVersion = 2; // also in the default file name (platform::registry_path)
 constexpr std::size_t kHeaderBytes = 4096;
 constexpr int kLockTimeoutMs = 5000; // longest wait for a registry or request lock
 

@@ -26,7 +26,10 @@ std::string registry_path()
 {
     const char *v = std::getenv("OPENETW_REGISTRY");
     if (v == nullptr || *v == 0)
-        return "/dev/shm/openetw.registry";
+        // The registry's layout version (core/system_registry.cpp) is in the
+        // name: libraries of another layout use a file of their own instead
+        // of finding this one unusable (and sessions process-local).
+        return "/dev/shm/openetw-2.registry";
     if (std::strcmp(v, "none") == 0)
         return {};
     return v;
