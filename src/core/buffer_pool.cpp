@@ -149,6 +149,12 @@ std::uint32_t BufferPool::acquire_free() noexcept
         if (cb.free_head.compare_exchange_weak(head, pack(next, tag_of(head) + 1), std::memory_order_acquire,
                                                std::memory_order_acquire)) {
             cb.free_count.fetch_sub(1, std::memory_order_relaxed);
+            // Its last writers' commits and the host's clearing were
+            // released on the buffer's state: what ordered them reached us
+            // through another process, which a race detector here cannot
+            // see; this acquire says it where it can.
+            if (is_shared())
+                (void)desc(idx).state.load(std::memory_order_acquire);
             return idx;
         }
     }
@@ -330,6 +336,8 @@ void BufferPool::release(std::uint32_t idx) noexcept
         std::memset(b + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
         std::atomic_signal_fence(std::memory_order_seq_cst);
         std::memset(b, 0, etl::kBufferHeaderSize);
+        // The clearing is released with the state (for the next user's acquire).
+        desc(idx).state.store(kSealed | etl::kBufferHeaderSize, std::memory_order_release);
     }
     push_free(idx);
     notify_space();
