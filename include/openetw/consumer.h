@@ -358,10 +358,14 @@ ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_con
  * The logfile header (etw_consumer_logfile_header, file 0) describes the
  * session: its name, clock, start time; log_file_name is the session's log
  * file, if any; path is session_name. ETW_CONSUMER_ORDER_* have no effect.
+ * A session of another process works the same way: its host relays each
+ * buffer with the losses counted since the last one; if the host dies the
+ * feed ends and etw_consumer_process returns ETW_ERROR_HANDLE_EOF saying so.
  * Returns ETW_ERROR_INVALID_PARAMETER (NULL out or name, bad options, a
  * session not in real-time mode), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (no
- * running session of that name), ETW_ERROR_NO_UNICODE_TRANSLATION. On
- * failure user_data_free (if any) has run.
+ * running session of that name, or an orphaned one), ETW_ERROR_ACCESS_DENIED
+ * (another user's session that grants this user no ETW_SESSION_RIGHT_CONSUME),
+ * ETW_ERROR_NO_UNICODE_TRANSLATION. On failure user_data_free (if any) has run.
  */
 ETW_API etw_status etw_consumer_open_session(etw_consumer **out, const char *session_name,
                                              const etw_consumer_options *options);

@@ -39,11 +39,16 @@ typedef struct etw_provider_enable_info {
 } etw_provider_enable_info;
 
 /**
- * Enable notification. Called on the thread that enables or disables the
- * provider (etw_session_enable_provider, etw_session_start of a private
- * session, etw_session_stop), or on the registering thread when a session
- * already enables it; never from a hidden thread, and with no library lock
- * held, so it may call back into the library. info is valid during the call.
+ * Enable notification. For a session of this process it is called on the
+ * thread that enables or disables the provider (etw_session_enable_provider,
+ * etw_session_start of a private session, etw_session_stop), or on the
+ * registering thread when a session already enables it. For a session of
+ * another process (system-wide sessions, docs/SYSTEM_SESSIONS.md) it is
+ * called on the registering thread when that session already enables the
+ * provider, and otherwise on the library's notification thread of this
+ * process (one, started by the first registration), as Windows calls it on a
+ * thread of its own. Always with no library lock held, so it may call back
+ * into the library. info is valid during the call.
  */
 typedef void (*etw_provider_enable_callback)(const etw_provider_enable_info *info, void *user_data);
 /** Frees user_data; called exactly once, by etw_provider_unregister. */
@@ -52,7 +57,10 @@ typedef void (*etw_user_data_free)(void *user_data);
 /**
  * Registers a provider for guid (several registrations of one GUID are
  * allowed). callback and user_data_free may be NULL. If a session already
- * enables the GUID, the callback runs before this returns. On success the
+ * enables the GUID, the callback runs before this returns. Sessions of other
+ * processes enable it too when their host runs as this process's user or
+ * root and admits it (ETW_SESSION_RIGHT_LOG, see etw_session_grant); its
+ * events then go straight into their shared buffers. On success the
  * library owns user_data (freed with user_data_free at unregister); on
  * failure it does not. ETW_ERROR_INVALID_PARAMETER for NULL out or guid.
  */

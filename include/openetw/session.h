@@ -156,6 +156,12 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  * Opens a running session by name (case-insensitive) to control it; the
  * handle is released with etw_session_close. ETW_ERROR_WMI_INSTANCE_NOT_FOUND
  * when no running session has that name; ETW_ERROR_INVALID_PARAMETER for NULL.
+ * A session of another process (system-wide sessions) opens too: query,
+ * update, flush, stop, enable_provider and grant on the handle are requests
+ * its host serves, and return ETW_ERROR_ACCESS_DENIED when the session
+ * grants this process's user no ETW_SESSION_RIGHT_CONTROL (see
+ * etw_session_grant), ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the host stopped
+ * the session or died before answering.
  */
 ETW_API etw_status etw_session_open(etw_session **out, const char *session_name);
 
