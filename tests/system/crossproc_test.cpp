@@ -1030,6 +1030,30 @@ TEST(CrossProcess, ConsumerKilledAtRandomMomentsNeverWedgesTheSession)
 // The host dies; the test takes the orphan over: what the orphan had is in
 // the file, the session logs on in this process, and the provider process
 // that kept running is enabled again and goes on logging into it.
+// A live feed from a host that dies ends at once, and says why.
+TEST(CrossProcess, ALiveFeedWhoseHostDiesEndsWithHandleEof)
+{
+    const std::string file = g_ns.path("feedhost.etl");
+    Child host;
+    ASSERT_TRUE(start_host(host, {"name=XpFeedHost", "file=" + file, "rt=1", "buf=64", "max=64", "flush=1"}));
+    Counters c(g_ns.path("feedhost-consumer"));
+    Child consumer;
+    ASSERT_TRUE(consumer.spawn({"consume", "name=XpFeedHost", "counters=" + c.path}));
+    const auto deadline = Clock::now() + 5s;
+    while (!c.get(&xp_shared::attached) && consumer.running() && Clock::now() < deadline)
+        std::this_thread::sleep_for(200us);
+    ASSERT_TRUE(c.get(&xp_shared::attached)) << consumer.describe() << " " << consumer.read_all(100);
+    ASSERT_EQ(c.get(&xp_shared::open_status), ETW_OK) << consumer.read_all(1000);
+    host.kill9();
+    ASSERT_TRUE(consumer.wait(10000)) << "the consumer still waits for a feed whose host died";
+    const std::string out = consumer.read_all(1000);
+    EXPECT_EQ(c.get(&xp_shared::process_status), ETW_ERROR_HANDLE_EOF) << out;
+    Props fin;
+    std::string why;
+    EXPECT_EQ(stop_by_name("XpFeedHost", fin.p, &why), ETW_OK) << why; // the orphan
+    std::filesystem::remove(file);
+}
+
 TEST(CrossProcess, TakeOverAnOrphanGoesOnLogging)
 {
     const std::string file = g_ns.path("takeover.etl");
