@@ -87,8 +87,12 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
     cb->free_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     cb->flush_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     // The session starts with the minimum, all free.
-    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK)
+    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK) {
+        platform::region_unmap(&region_); // nothing half made stays (the caller may try again)
+        if (!shared_path.empty())
+            platform::remove_file(shared_path);
         return st;
+    }
     cb->allocated.store(min_buffers, std::memory_order_relaxed);
     for (std::uint32_t i = min_buffers; i-- > 0;)
         push_free(i);
@@ -302,6 +306,43 @@ std::vector<BufferPool::Stuck> BufferPool::stuck_buffers() const
         const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
         if ((v & kSealed) && writers_of(v) != 0)
             out.push_back({i, v});
+    }
+    return out;
+}
+
+void BufferPool::seal_detached() noexcept
+{
+    auto is_current = [&](std::uint32_t idx) {
+        for (std::uint32_t st = 0; st < streams_; ++st)
+            if (slot(st).current.load(std::memory_order_acquire) == idx)
+                return true;
+        return false;
+    };
+    const std::uint32_t n = allocated();
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (!(desc(i).state.load(std::memory_order_acquire) & kSealed) && !is_current(i))
+            seal(i);
+}
+
+std::vector<BufferPool::Stuck> BufferPool::sealed_idle() const
+{
+    std::vector<Stuck> out;
+    const std::uint32_t n = allocated();
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
+        if ((v & kSealed) && writers_of(v) == 0 && events_of(v) != 0)
+            out.push_back({i, v});
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> BufferPool::queued() const
+{
+    std::vector<std::uint32_t> out;
+    std::uint32_t idx = index_of(control().flush_head.load(std::memory_order_acquire));
+    while (idx < capacity_ && out.size() < capacity_) {
+        out.push_back(idx);
+        idx = desc(idx).next.load(std::memory_order_relaxed);
     }
     return out;
 }

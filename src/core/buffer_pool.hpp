@@ -206,6 +206,19 @@ public:
         std::uint64_t state;
     };
     std::vector<Stuck> stuck_buffers() const;
+    // Seals every open buffer that is no stream's current one: a writer
+    // replaced it in its slot and died before sealing it (a live writer about
+    // to seal it finds it sealed: one hand-off either way).
+    void seal_detached() noexcept;
+    // Sealed buffers holding events whose writers are all done: they are in
+    // the flush queue, held by the logger, or their hand-off died with its
+    // process. Logger side.
+    std::vector<Stuck> sealed_idle() const;
+    // The buffers in the flush queue now (logger side: nothing else takes
+    // from it, so the walk is stable).
+    std::vector<std::uint32_t> queued() const;
+    // Hands a buffer to the logger's queue (one whose hand-off died).
+    void requeue(std::uint32_t idx) noexcept { hand_off(idx); }
     // Takes the buffers of `stuck` whose state has not changed since (their
     // writers will never commit: their processes died, and the caller made
     // sure every live writer finished what it had begun before stuck was

@@ -465,6 +465,10 @@ void Engine::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
         if (req.code == Request::Writer) {
             if (s->state.load() != Session::Running)
                 answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
+            else if (!s->is_shared())
+                answer(c, Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
+                                                        "could not be created)"),
+                       nullptr);
             else
                 answer_writer(c, s->region_fd(), s->writer_params());
             platform::channel_close(&c);

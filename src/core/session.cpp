@@ -174,9 +174,16 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     const std::uint32_t rt_max = max_b > streams ? max_b - streams : 1;
     s->rt_limit_ = options.realtime_backlog == 0 ? rt_max : std::min(options.realtime_backlog, rt_max);
     s->min_buffers_ = min_b;
-    if (etw_status st = s->pool_.create(bs, streams, min_b, max_b, capacity, region_path); st != ETW_OK)
-        return Fail(st, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
-                            " bytes for the session's buffers" + (region_path.empty() ? "" : " in \"" + region_path + "\""));
+    etw_status mapped = s->pool_.create(bs, streams, min_b, max_b, capacity, region_path);
+    if (mapped != ETW_OK && !region_path.empty()) {
+        // No room (or no right) for a shared file: the session still runs,
+        // with its buffers private to this process (no writers or recovery
+        // from other processes; control requests still work).
+        mapped = s->pool_.create(bs, streams, min_b, max_b, capacity);
+    }
+    if (mapped != ETW_OK)
+        return Fail(mapped, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
+                                " bytes for the session's buffers");
     s->batch_.resize(capacity);
 
     // Log file name: private sessions get the process id appended.
@@ -386,6 +393,10 @@ void Session::drain()
         if (stream >= pool_.streams())
             stream = 0;
         std::uint8_t *b = pool_.buffer(idx);
+        if (events == 0 && filled <= etl::kBufferHeaderSize && !(state & BufferPool::kForced)) {
+            pool_.release(idx); // sealed before anyone wrote in it (BufferPool::seal_detached)
+            continue;
+        }
         if (state & BufferPool::kForced) {
             // Writers died in it: keep the finished records, count the rest lost.
             const etl::RepairResult r = etl::repair_buffer(b, filled, bs);
@@ -727,23 +738,44 @@ void Session::take_dead_writers_buffers()
         return;
     // Sealed buffers take no new writers; once every live writer was seen
     // outside (other processes) and a grace period passed (this one), what
-    // is still reserved in them belongs to the dead.
+    // is still reserved in them, or never handed on, belongs to the dead.
     seal_all();
+    pool_.seal_detached();
     const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
-    if (!stuck.empty()) {
-        if (!quiesce_writers(cb, 50))
-            return; // a live writer stayed busy: next time
-        Grace::global().synchronize();
-        if (pool_.force_stuck(stuck) != stuck.size()) {
-            // Some changed meanwhile (live writers were in them too): still
-            // stuck now, they are looked at again next time.
-            for (const BufferPool::Stuck &now : pool_.stuck_buffers())
-                for (const BufferPool::Stuck &was : stuck)
-                    if (now.index == was.index)
-                        return;
-        }
+    const std::vector<BufferPool::Stuck> idle = pool_.sealed_idle();
+    if (!quiesce_writers(cb, 50))
+        return; // a live writer stayed busy: next time
+    Grace::global().synchronize();
+    requeue_lost_hand_offs(idle);
+    if (!stuck.empty() && pool_.force_stuck(stuck) != stuck.size()) {
+        // Some changed meanwhile (live writers were in them too): still
+        // stuck now, they are looked at again next time.
+        for (const BufferPool::Stuck &now : pool_.stuck_buffers())
+            for (const BufferPool::Stuck &was : stuck)
+                if (now.index == was.index)
+                    return;
     }
     dead_writer_pending_ = false;
+}
+
+void Session::requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle)
+{
+    // Logger thread: nothing leaves the flush queue meanwhile, so a buffer
+    // still idle, unchanged, in no queue and not held here was being handed
+    // on by a writer that died.
+    if (idle.empty())
+        return;
+    std::vector<std::uint32_t> held = pool_.queued();
+    held.insert(held.end(), ring_.begin(), ring_.end());
+    {
+        std::lock_guard<std::mutex> lock(rt_mutex_);
+        for (const RtEntry &e : rt_queue_)
+            held.push_back(e.index);
+    }
+    for (const BufferPool::Stuck &b : idle)
+        if (std::find(held.begin(), held.end(), b.index) == held.end() &&
+            pool_.desc(b.index).state.load(std::memory_order_acquire) == b.state)
+            pool_.requeue(b.index);
 }
 
 void Session::close_remote_writers()
@@ -752,11 +784,16 @@ void Session::close_remote_writers()
     cb.closing.store(1, std::memory_order_seq_cst);
     // Writers that saw the session open finish their event; later ones refuse.
     seal_all();
+    pool_.seal_detached();
     const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
+    const std::vector<BufferPool::Stuck> idle = pool_.sealed_idle();
     const bool quiet = quiesce_writers(cb, kCloseWaitMs);
     reap_dead_writers(cb);
-    if (quiet)
-        pool_.force_stuck(stuck); // what is still reserved belongs to dead writers
+    if (quiet) {
+        // What is still reserved, or never handed on, belongs to dead writers.
+        requeue_lost_hand_offs(idle);
+        pool_.force_stuck(stuck);
+    }
 }
 
 Status Session::flush(const std::string &path)

@@ -210,6 +210,7 @@ private:
     // other processes left reserved; at a stop, closes the session to them.
     void take_dead_writers_buffers();
     void close_remote_writers();
+    void requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle);
     std::int64_t now_raw() const noexcept;
     void logger_main();
     void drain();
