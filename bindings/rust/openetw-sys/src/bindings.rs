@@ -2680,6 +2680,12 @@ extern "C" {
     #[doc = " Opens a running session by name (case-insensitive) to control it; the"]
     #[doc = " handle is released with etw_session_close. ETW_ERROR_WMI_INSTANCE_NOT_FOUND"]
     #[doc = " when no running session has that name; ETW_ERROR_INVALID_PARAMETER for NULL."]
+    #[doc = " A session of another process (system-wide sessions) opens too: query,"]
+    #[doc = " update, flush, stop, enable_provider and grant on the handle are requests"]
+    #[doc = " its host serves, and return ETW_ERROR_ACCESS_DENIED when the session"]
+    #[doc = " grants this process's user no ETW_SESSION_RIGHT_CONTROL (see"]
+    #[doc = " etw_session_grant), ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the host stopped"]
+    #[doc = " the session or died before answering."]
     pub fn etw_session_open(
         out: *mut *mut etw_session,
         session_name: *const core::ffi::c_char,
@@ -3051,11 +3057,16 @@ fn bindgen_test_layout_etw_provider_enable_info() {
     }
     test_field_session_handle();
 }
-#[doc = " Enable notification. Called on the thread that enables or disables the"]
-#[doc = " provider (etw_session_enable_provider, etw_session_start of a private"]
-#[doc = " session, etw_session_stop), or on the registering thread when a session"]
-#[doc = " already enables it; never from a hidden thread, and with no library lock"]
-#[doc = " held, so it may call back into the library. info is valid during the call."]
+#[doc = " Enable notification. For a session of this process it is called on the"]
+#[doc = " thread that enables or disables the provider (etw_session_enable_provider,"]
+#[doc = " etw_session_start of a private session, etw_session_stop), or on the"]
+#[doc = " registering thread when a session already enables it. For a session of"]
+#[doc = " another process (system-wide sessions, docs/SYSTEM_SESSIONS.md) it is"]
+#[doc = " called on the registering thread when that session already enables the"]
+#[doc = " provider, and otherwise on the library's notification thread of this"]
+#[doc = " process (one, started by the first registration), as Windows calls it on a"]
+#[doc = " thread of its own. Always with no library lock held, so it may call back"]
+#[doc = " into the library. info is valid during the call."]
 pub type etw_provider_enable_callback = ::core::option::Option<
     unsafe extern "C" fn(info: *const etw_provider_enable_info, user_data: *mut core::ffi::c_void),
 >;
@@ -3065,7 +3076,10 @@ pub type etw_user_data_free =
 extern "C" {
     #[doc = " Registers a provider for guid (several registrations of one GUID are"]
     #[doc = " allowed). callback and user_data_free may be NULL. If a session already"]
-    #[doc = " enables the GUID, the callback runs before this returns. On success the"]
+    #[doc = " enables the GUID, the callback runs before this returns. Sessions of other"]
+    #[doc = " processes enable it too when their host runs as this process's user or"]
+    #[doc = " root and admits it (ETW_SESSION_RIGHT_LOG, see etw_session_grant); its"]
+    #[doc = " events then go straight into their shared buffers. On success the"]
     #[doc = " library owns user_data (freed with user_data_free at unregister); on"]
     #[doc = " failure it does not. ETW_ERROR_INVALID_PARAMETER for NULL out or guid."]
     pub fn etw_provider_register(
@@ -5439,10 +5453,14 @@ extern "C" {
     #[doc = " The logfile header (etw_consumer_logfile_header, file 0) describes the"]
     #[doc = " session: its name, clock, start time; log_file_name is the session's log"]
     #[doc = " file, if any; path is session_name. ETW_CONSUMER_ORDER_* have no effect."]
+    #[doc = " A session of another process works the same way: its host relays each"]
+    #[doc = " buffer with the losses counted since the last one; if the host dies the"]
+    #[doc = " feed ends and etw_consumer_process returns ETW_ERROR_HANDLE_EOF saying so."]
     #[doc = " Returns ETW_ERROR_INVALID_PARAMETER (NULL out or name, bad options, a"]
     #[doc = " session not in real-time mode), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (no"]
-    #[doc = " running session of that name), ETW_ERROR_NO_UNICODE_TRANSLATION. On"]
-    #[doc = " failure user_data_free (if any) has run."]
+    #[doc = " running session of that name, or an orphaned one), ETW_ERROR_ACCESS_DENIED"]
+    #[doc = " (another user's session that grants this user no ETW_SESSION_RIGHT_CONSUME),"]
+    #[doc = " ETW_ERROR_NO_UNICODE_TRANSLATION. On failure user_data_free (if any) has run."]
     pub fn etw_consumer_open_session(
         out: *mut *mut etw_consumer,
         session_name: *const core::ffi::c_char,
