@@ -719,16 +719,7 @@ void Engine::sync_remote()
                 next.push_back({t->second, std::uint8_t(w.rec.level), w.rec.match_any, w.rec.match_all});
                 handle = w.handle;
             }
-            auto same = [](const std::vector<Enablement> &a, const std::vector<Enablement> &b) {
-                if (a.size() != b.size())
-                    return false;
-                for (std::size_t i = 0; i < a.size(); ++i)
-                    if (a[i].session != b[i].session || a[i].level != b[i].level || a[i].match_any != b[i].match_any ||
-                        a[i].match_all != b[i].match_all)
-                        return false;
-                return true;
-            };
-            if (same(g->second.remote, next))
+            if (g->second.remote == next)
                 continue;
             for (Enablement &old : g->second.remote)
                 dropped.push_back(std::move(old.session));

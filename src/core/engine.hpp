@@ -120,6 +120,7 @@ private:
         std::uint8_t level;
         std::uint64_t match_any;
         std::uint64_t match_all;
+        bool operator==(const Enablement &) const = default;
     };
     struct GuidEntry {
         std::vector<Provider *> providers;

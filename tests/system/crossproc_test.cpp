@@ -31,6 +31,7 @@
 #include <pwd.h>
 #include <random>
 #include <signal.h>
+#include <span>
 #include <sstream>
 #include <string>
 #include <sys/mman.h>
@@ -466,6 +467,22 @@ struct Provider {
     std::uint64_t started(int t) const { return xp_load(&counters->s->threads[t].started); }
 };
 
+// Starts providers[i] as provider process i with `threads` threads each and
+// waits until every one is enabled; `all` receives them for sum().
+::testing::AssertionResult start_enabled(std::span<Provider> providers, int threads,
+                                         const std::vector<std::string> &args, std::vector<Provider *> *all)
+{
+    for (std::size_t i = 0; i < providers.size(); ++i) {
+        if (auto r = providers[i].start(int(i), threads, args); !r)
+            return r;
+        all->push_back(&providers[i]);
+    }
+    for (Provider &p : providers)
+        if (auto r = p.wait_enabled(3000); !r)
+            return r;
+    return ::testing::AssertionSuccess();
+}
+
 Totals sum(const std::vector<Provider *> &ps)
 {
     Totals t;
@@ -725,12 +742,7 @@ TEST(CrossProcess, SeveralProviderProcessesAccountExactly)
     EXPECT_FALSE(g_ns.region_files().empty()) << "no session region file " << g_ns.registry << ".<slot>.<generation>";
     std::array<Provider, 4> providers;
     std::vector<Provider *> all;
-    for (int i = 0; i < 4; ++i) {
-        ASSERT_TRUE(providers[i].start(i, 2, {"events=250000", "min=16", "max=200"}));
-        all.push_back(&providers[i]);
-    }
-    for (Provider &p : providers)
-        ASSERT_TRUE(p.wait_enabled(3000));
+    ASSERT_TRUE(start_enabled(providers, 2, {"events=250000", "min=16", "max=200"}, &all));
     const auto t0 = Clock::now();
     for (Provider &p : providers)
         p.run();
@@ -782,12 +794,7 @@ TEST(CrossProcess, HostKilledAtRandomMomentsLeavesEveryCommittedEvent)
         ASSERT_TRUE(start_host(host, {"name=XpHostKill", "file=" + file, "buf=64", "max=40"}));
         std::array<Provider, 2> providers;
         std::vector<Provider *> all;
-        for (int i = 0; i < 2; ++i) {
-            ASSERT_TRUE(providers[i].start(i, 1, {"min=16", "max=200"}));
-            all.push_back(&providers[i]);
-        }
-        for (Provider &p : providers)
-            ASSERT_TRUE(p.wait_enabled(3000));
+        ASSERT_TRUE(start_enabled(providers, 1, {"min=16", "max=200"}, &all));
         for (Provider &p : providers)
             p.run();
         std::this_thread::sleep_for(std::chrono::microseconds(1000 + rng() % 39000));
@@ -848,12 +855,7 @@ TEST(CrossProcess, ProviderKilledAtRandomMomentsIsSkippedAndCounted)
         ASSERT_TRUE(start_host(host, {"name=XpProvKill", "file=" + file, "buf=64", "max=40"}));
         std::array<Provider, 3> providers;
         std::vector<Provider *> all;
-        for (int i = 0; i < 3; ++i) {
-            ASSERT_TRUE(providers[i].start(i, 2, {"min=8192", "max=61440"}));
-            all.push_back(&providers[i]);
-        }
-        for (Provider &p : providers)
-            ASSERT_TRUE(p.wait_enabled(3000));
+        ASSERT_TRUE(start_enabled(providers, 2, {"min=8192", "max=61440"}, &all));
         for (Provider &p : providers)
             p.run();
         std::this_thread::sleep_for(std::chrono::microseconds(1000 + rng() % 29000));
