@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: the whole Meson suite (unit, black-box C,
 # layout against mingw-w64, samples, fuzz, abi, conformance, bench-smoke: the
-# benchmark programs run once with tiny counts), the same suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded unit
+# benchmark programs run once with tiny counts), a release build, the same
+# suite under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded unit
 # suites under ThreadSanitizer, the language bindings, and the Windows DLL
 # under wine. Exits non-zero if anything fails.
 set -uo pipefail
@@ -25,6 +25,17 @@ run_suite() { # name, build dir, meson test options, meson setup options...
 }
 
 run_suite "tests" build-test "" -Dfuzz_seconds=20
+# Packagers build -Dbuildtype=release: it must compile (warnings are errors) too.
+echo "=== release build"
+runs=$((runs + 1))
+if ! { [ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release >build-release.setup.log 2>&1; }; then
+  cat build-release.setup.log; failed+=("release build (setup)")
+elif ! ninja -C build-release >build-release.build.log 2>&1; then
+  tail -50 build-release.build.log; failed+=("release build")
+else
+  echo "built at -O3 ($(grep -c "warning:" build-release.build.log) warnings left as warnings, see meson.build)"
+fi
+
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all

@@ -189,8 +189,9 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     // Log file name: private sessions get the process id appended.
     std::u16string file = props.log_file_name();
     if (mode & ETW_PRIVATE_LOGGER_MODE) {
-        std::string suffix = "_" + std::to_string(platform::process_id());
-        std::u16string usuffix(suffix.begin(), suffix.end());
+        std::u16string usuffix = u"_";
+        for (char c : std::to_string(platform::process_id()))
+            usuffix += char16_t(c);
         if (file.size() < usuffix.size() || file.compare(file.size() - usuffix.size(), usuffix.size(), usuffix) != 0)
             file += usuffix;
     }
