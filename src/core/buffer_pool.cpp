@@ -2,6 +2,7 @@
 
 #include "format/etl_layout.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -39,7 +40,7 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
     return l;
 }
-constexpr std::uint32_t kLayoutVersion = 2;
+constexpr std::uint32_t kLayoutVersion = 3;
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept
@@ -133,6 +134,7 @@ std::uint32_t BufferPool::allocated() const noexcept
 void BufferPool::push_free(std::uint32_t idx) noexcept
 {
     ControlBlock &cb = control();
+    desc(idx).owner.store(0, std::memory_order_relaxed); // published by the CAS below
     std::uint64_t head = cb.free_head.load(std::memory_order_relaxed);
     for (;;) {
         desc(idx).next.store(index_of(head), std::memory_order_relaxed);
@@ -159,6 +161,7 @@ std::uint32_t BufferPool::acquire_free() noexcept
             // see; this acquire says it where it can.
             if (is_shared())
                 (void)desc(idx).state.load(std::memory_order_acquire);
+            desc(idx).owner.store(platform::process_id(), std::memory_order_relaxed);
             return idx;
         }
     }
@@ -168,8 +171,10 @@ std::uint32_t BufferPool::acquire_free() noexcept
         // Backed before it is counted: a buffer that cannot be backed is never handed out.
         if (platform::region_commit(region_, data_offset_ + std::size_t(n) * buffer_size_, buffer_size_) != ETW_OK)
             return kNoBuffer;
-        if (cb.allocated.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed))
+        if (cb.allocated.compare_exchange_weak(n, n + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+            desc(n).owner.store(platform::process_id(), std::memory_order_relaxed);
             return n;
+        }
     }
     return kNoBuffer;
 }
@@ -310,14 +315,16 @@ std::vector<BufferPool::Stuck> BufferPool::stuck_buffers() const
     return out;
 }
 
+bool BufferPool::is_current(std::uint32_t idx) const noexcept
+{
+    for (std::uint32_t st = 0; st < streams_; ++st)
+        if (slot(st).current.load(std::memory_order_acquire) == idx)
+            return true;
+    return false;
+}
+
 void BufferPool::seal_detached() noexcept
 {
-    auto is_current = [&](std::uint32_t idx) {
-        for (std::uint32_t st = 0; st < streams_; ++st)
-            if (slot(st).current.load(std::memory_order_acquire) == idx)
-                return true;
-        return false;
-    };
     const std::uint32_t n = allocated();
     for (std::uint32_t i = 0; i < n; ++i)
         if (!(desc(i).state.load(std::memory_order_acquire) & kSealed) && !is_current(i))
@@ -334,6 +341,41 @@ std::vector<BufferPool::Stuck> BufferPool::sealed_idle() const
             out.push_back({i, v});
     }
     return out;
+}
+
+std::vector<BufferPool::Unopened> BufferPool::unopened_of_dead() const
+{
+    std::vector<Unopened> out;
+    const std::uint32_t self = platform::process_id();
+    const std::uint32_t n = allocated();
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
+        const std::uint32_t owner = desc(i).owner.load(std::memory_order_relaxed);
+        // Free and taken buffers look alike (sealed, empty); a free one has no owner.
+        if (!(v & kSealed) || writers_of(v) != 0 || events_of(v) != 0 || owner == 0 || owner == self ||
+            is_current(i) || platform::process_start_time(owner) != 0)
+            continue;
+        out.push_back({i, v, owner});
+    }
+    return out;
+}
+
+std::uint32_t BufferPool::reclaim_unopened(const std::vector<Unopened> &lost,
+                                           const std::vector<std::uint32_t> &held) noexcept
+{
+    std::uint32_t reclaimed = 0;
+    for (const Unopened &u : lost) {
+        // An owner that changed took it from the free list since: it is live.
+        if (desc(u.index).state.load(std::memory_order_acquire) != u.state ||
+            desc(u.index).owner.load(std::memory_order_relaxed) != u.owner || is_current(u.index) ||
+            std::find(held.begin(), held.end(), u.index) != held.end())
+            continue;
+        push_free(u.index);
+        ++reclaimed;
+    }
+    if (reclaimed != 0)
+        notify_space();
+    return reclaimed;
 }
 
 std::vector<std::uint32_t> BufferPool::queued() const

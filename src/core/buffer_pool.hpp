@@ -65,6 +65,7 @@ struct BufferDesc {
     std::atomic<std::uint64_t> state;
     std::atomic<std::uint32_t> next; // free list / flush queue link
     std::atomic<std::uint32_t> stream;
+    std::atomic<std::uint32_t> owner; // pid that took it from the free list; 0 once free again
 };
 
 struct ControlBlock {
@@ -226,6 +227,21 @@ public:
     // Returns how many.
     std::uint32_t force_stuck(const std::vector<Stuck> &stuck) noexcept;
 
+    // Buffers a writer process took from the free list and died before
+    // installing (sealed, empty, in no slot, owner gone): (index, state,
+    // owner). Taken before the caller waits for live writers to finish.
+    struct Unopened {
+        std::uint32_t index;
+        std::uint64_t state;
+        std::uint32_t owner;
+    };
+    std::vector<Unopened> unopened_of_dead() const;
+    // Returns to the free list those of `lost` whose state and owner have not
+    // changed since, that are in no stream slot and not in `held` (the flush
+    // queue and what the logger holds): the caller made sure every live
+    // writer finished what it had begun before lost was taken. Returns how many.
+    std::uint32_t reclaim_unopened(const std::vector<Unopened> &lost, const std::vector<std::uint32_t> &held) noexcept;
+
     // Logger side: takes every handed-off buffer, oldest first, into out
     // (capacity entries). Returns the count.
     std::uint32_t take_flushed(std::uint32_t *out, std::uint32_t max) noexcept;
@@ -242,11 +258,13 @@ public:
     std::atomic<std::uint32_t> &wake_word() const noexcept { return control().wake_word; }
 
 private:
+    friend struct BufferPoolTestAccess; // tests/engine/buffer_pool_test.cpp: a writer dying between two steps
     std::uint32_t acquire_free() noexcept;
     void push_free(std::uint32_t idx) noexcept;
     void seal(std::uint32_t idx) noexcept;
     void hand_off(std::uint32_t idx) noexcept;
 
+    bool is_current(std::uint32_t idx) const noexcept;
     void derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept;
 
     platform::Region region_{};

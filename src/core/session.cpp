@@ -744,10 +744,12 @@ void Session::take_dead_writers_buffers()
     pool_.seal_detached();
     const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
     const std::vector<BufferPool::Stuck> idle = pool_.sealed_idle();
+    const std::vector<BufferPool::Unopened> unopened = pool_.unopened_of_dead();
     if (!quiesce_writers(cb, 50))
         return; // a live writer stayed busy: next time
     Grace::global().synchronize();
     requeue_lost_hand_offs(idle);
+    pool_.reclaim_unopened(unopened, logger_held_buffers());
     if (!stuck.empty() && pool_.force_stuck(stuck) != stuck.size()) {
         // Some changed meanwhile (live writers were in them too): still
         // stuck now, they are looked at again next time.
@@ -759,6 +761,16 @@ void Session::take_dead_writers_buffers()
     dead_writer_pending_ = false;
 }
 
+std::vector<std::uint32_t> Session::logger_held_buffers()
+{
+    std::vector<std::uint32_t> held = pool_.queued();
+    held.insert(held.end(), ring_.begin(), ring_.end());
+    std::lock_guard<std::mutex> lock(rt_mutex_);
+    for (const RtEntry &e : rt_queue_)
+        held.push_back(e.index);
+    return held;
+}
+
 void Session::requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle)
 {
     // Logger thread: nothing leaves the flush queue meanwhile, so a buffer
@@ -766,13 +778,7 @@ void Session::requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle)
     // on by a writer that died.
     if (idle.empty())
         return;
-    std::vector<std::uint32_t> held = pool_.queued();
-    held.insert(held.end(), ring_.begin(), ring_.end());
-    {
-        std::lock_guard<std::mutex> lock(rt_mutex_);
-        for (const RtEntry &e : rt_queue_)
-            held.push_back(e.index);
-    }
+    const std::vector<std::uint32_t> held = logger_held_buffers();
     for (const BufferPool::Stuck &b : idle)
         if (std::find(held.begin(), held.end(), b.index) == held.end() &&
             pool_.desc(b.index).state.load(std::memory_order_acquire) == b.state)

@@ -207,10 +207,13 @@ private:
     Session() = default;
     etw_status write_here(const EventInput &ev, std::uint32_t cpu) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of
-    // other processes left reserved; at a stop, closes the session to them.
+    // other processes left reserved, frees those they took and never
+    // installed; at a stop, closes the session to them.
     void take_dead_writers_buffers();
     void close_remote_writers();
     void requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle);
+    // Logger thread: the flush queue and the buffers the logger holds.
+    std::vector<std::uint32_t> logger_held_buffers();
     std::int64_t now_raw() const noexcept;
     void logger_main();
     void drain();
