@@ -934,6 +934,11 @@ int main(int argc, char **argv)
         g_registry = "/dev/shm/oeb-" + std::to_string(getpid()) + ".registry";
         ::setenv("OPENETW_REGISTRY", g_registry.c_str(), 1);
         remove_registry(); // a file of a dead process with our pid
+        // --hosting=daemon: sessions go to the session host (openetw-hostd)
+        // as they do for users; otherwise the process that starts a session
+        // hosts it (write.local / write.remote compare exactly that).
+        if (a.str("hosting", "inprocess") != "daemon")
+            ::setenv("OPENETW_HOST", "inprocess", 1);
     }
     const int rc = dispatch(a);
     remove_registry();

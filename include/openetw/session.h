@@ -5,9 +5,25 @@
  * A session collects events from the providers it enables into buffers
  * (per processor, or one stream with ETW_NO_PER_PROCESSOR_BUFFERING) and a
  * logger thread writes full buffers to an .etl log file, delivers them to
- * live consumers, or keeps them in memory. Sessions live in this process
- * (other processes do not see them yet); a session keeps running until it
- * is stopped, whatever happens to the handles that refer to it.
+ * live consumers, or keeps them in memory. A session keeps running until
+ * it is stopped, whatever happens to the handles that refer to it and to
+ * the process that started it.
+ *
+ * The session host: on Linux, etw_session_start hands the session to the
+ * namespace's session host (openetw-hostd: one per user, one system-wide
+ * for root; started on demand when none runs, or by systemd), which owns
+ * its buffers, logger thread and log file from then on. Control calls from
+ * any process are requests to the host, authorised by the caller's user as
+ * the kernel reports it (etw_session_grant); providers write straight into
+ * the session's shared buffers and live consumers read them, with no round
+ * trip to the host. When no host can be found or started (openetw-hostd not
+ * installed beside the library or in its libexec folder, and $OPENETW_HOSTD
+ * unset), and on Windows, the session runs in the calling process and ends
+ * with it (etw_session_get_host_info says is_local). Private sessions
+ * (ETW_PRIVATE_LOGGER_MODE) always run in their process. Environment:
+ * OPENETW_REGISTRY=PATH chooses the namespace (none: sessions are
+ * process-local); OPENETW_HOST=inprocess makes each process host what it
+ * starts (the sessions end with it).
  *
  * Real-time mode (ETW_REAL_TIME_MODE, alone or with a log file): every
  * buffer the logger flushes is queued for the live consumers
@@ -103,7 +119,12 @@ typedef struct etw_session etw_session;
  * On failure props is unchanged but for its cleared output members, and the
  * thread's last error message names the member at fault.
  * Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),
- * ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...).
+ * ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...), and
+ * from the session host: ETW_ERROR_ACCESS_DENIED (the namespace's host runs
+ * as another user), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before
+ * answering). A relative log file name is the caller's: it is made absolute
+ * before the host sees it. A log file that cannot be created leaves no
+ * name, region or file behind.
  */
 ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
 
@@ -149,6 +170,9 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
  * The options the session runs with, defaults applied (realtime_backlog_buffers
  * is the effective limit). out->struct_size must be set; at most that many
  * bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
+ * A session of another process: a request to its host (ETW_ERROR_ACCESS_DENIED
+ * without ETW_SESSION_RIGHT_CONTROL, ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it
+ * stopped or is orphaned).
  */
 ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_session *session);
 
@@ -171,17 +195,18 @@ ETW_API etw_status etw_session_open(etw_session **out, const char *session_name)
 /** Where a session runs. Set struct_size to sizeof(etw_session_host_info). */
 typedef struct etw_session_host_info {
     uint32_t struct_size;
-    uint32_t process_id; /* the host process (the one that started the session) */
+    uint32_t process_id; /* the host process (openetw-hostd, or the process that started it) */
     uint32_t state;      /* ETW_SESSION_HOST_* */
-    uint32_t is_local;   /* 1 when the calling process is the host */
+    uint32_t is_local;   /* 1 when the calling process is the host: the session ends with it */
 } etw_session_host_info;
 
 /**
  * Fills out with the session's host process and state.
  * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;
  * ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
- * etw_session_get_options and etw_session_flush_to_file need a session
- * hosted by the calling process (ETW_ERROR_NOT_SUPPORTED otherwise).
+ * An orphan (its host was killed) is finished by the next session host,
+ * which starts with the next etw_session_start or etw_session_stop of the
+ * namespace: stopping it returns its final statistics.
  */
 ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session);
 
@@ -238,7 +263,11 @@ ETW_API etw_status etw_session_flush(etw_session *session, etw_properties *props
  * .etl file at path (UTF-8; created or truncated), and keeps them.
  * ETW_ERROR_INVALID_PARAMETER for NULL or a session not in buffering mode,
  * ETW_ERROR_PATH_NOT_FOUND when the folder is missing, file errors.
- * props may be NULL; otherwise it receives the statistics.
+ * props may be NULL; otherwise it receives the statistics. A session in the
+ * session host: the host writes the file, as its own user, so only that
+ * user or root may ask (ETW_ERROR_ACCESS_DENIED for a user with a control
+ * grant); a relative path is the caller's. Paths are at most 1024
+ * characters there.
  */
 ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *path, etw_properties *props);
 

@@ -6,6 +6,7 @@
 #include "api/properties_handle.hpp"
 #include "base/utf.hpp"
 #include "core/engine.hpp"
+#include "core/host_channel.hpp"
 #include "platform/platform.hpp"
 
 #include <memory>
@@ -17,19 +18,6 @@ using openetw::api::guarded;
 using openetw::api::props_of;
 using openetw::core::Engine;
 
-namespace {
-
-// Operations that need the session in this process (for now).
-Status require_local(const etw_session *session, const char *what)
-{
-    if (session->session)
-        return Status::ok();
-    return Fail(ETW_ERROR_NOT_SUPPORTED, std::string(what) + " needs a session hosted by this process; this one runs in process " +
-                                             std::to_string(session->remote->host_pid()));
-}
-
-} // namespace
-
 extern "C" {
 
 ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props)
@@ -39,7 +27,7 @@ ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props)
         *out = nullptr;
         ETW_REQUIRE_ARG(props);
         auto handle = std::make_unique<etw_session>();
-        if (Status st = Engine::instance().start(*props_of(props), &handle->session); !st)
+        if (Status st = openetw::core::start_session(*props_of(props), {}, &handle->session, &handle->remote); !st)
             return st;
         *out = handle.release();
         return Status::ok();
@@ -70,9 +58,7 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.realtime_backlog = options->realtime_backlog_buffers;
         }
         auto handle = std::make_unique<etw_session>();
-        Status st = o.take_over ? Engine::instance().take_over(*props_of(props), o, &handle->session)
-                                : Engine::instance().start(*props_of(props), o, &handle->session);
-        if (!st)
+        if (Status st = openetw::core::start_session(*props_of(props), o, &handle->session, &handle->remote); !st)
             return st;
         *out = handle.release();
         return Status::ok();
@@ -86,13 +72,19 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
         ETW_REQUIRE_ARG(session);
         if (out->struct_size < sizeof(etw_session_options))
             return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_options)");
-        if (Status st = require_local(session, "etw_session_get_options"); !st)
-            return st;
-        const openetw::core::Session &s = *session->session;
+        openetw::core::SessionOptions o;
+        if (session->remote) {
+            if (Status st = session->remote->options(&o); !st)
+                return st;
+        } else {
+            o = session->session->options();
+            o.lossless = session->session->is_lossless();
+            o.realtime_backlog = session->session->realtime_backlog_limit();
+        }
         out->struct_size = sizeof(etw_session_options);
-        out->flags = s.is_lossless() ? ETW_SESSION_LOSSLESS : 0u;
-        out->lossless_timeout_ms = s.options().lossless_timeout_ms;
-        out->realtime_backlog_buffers = s.realtime_backlog_limit();
+        out->flags = o.lossless ? ETW_SESSION_LOSSLESS : 0u;
+        out->lossless_timeout_ms = o.lossless_timeout_ms;
+        out->realtime_backlog_buffers = o.realtime_backlog;
         return Status::ok();
     });
 }
@@ -102,12 +94,12 @@ ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *p
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(path);
-        if (Status st = require_local(session, "etw_session_flush_to_file"); !st)
-            return st;
-        if (!session->session->is_buffering())
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
         if (!*path)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "path is empty");
+        if (session->remote)
+            return session->remote->flush_to(path, props_of(props));
+        if (!session->session->is_buffering())
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
         return Engine::instance().flush(session->session, props_of(props), path);
     });
 }
@@ -172,8 +164,11 @@ ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props)
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
-        if (session->remote)
-            return session->remote->stop(props_of(props));
+        if (session->remote) {
+            Status st = session->remote->stop(props_of(props));
+            Engine::instance().sync_providers(); // this process's providers let go before the call returns
+            return st;
+        }
         return Engine::instance().stop(session->session, props_of(props));
     });
 }
@@ -260,7 +255,10 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
             rec.level = level;
             rec.match_any = match_any_keyword;
             rec.match_all = match_all_keyword;
-            return session->remote->enable(rec, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER);
+            Status st = session->remote->enable(rec, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER);
+            if (st)
+                Engine::instance().sync_providers(); // this process's providers hear of it before the call returns
+            return st;
         }
         return Engine::instance().enable_provider(session->session, *provider_guid,
                                                   control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,

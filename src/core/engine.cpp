@@ -1,4 +1,5 @@
 #include "core/engine.hpp"
+#include "core/engine_detail.hpp"
 
 #include "core/remote_session.hpp"
 #include "core/session_channel.hpp"
@@ -15,11 +16,11 @@
 
 namespace openetw::core {
 
+using detail::key_of;
+
 namespace {
 
 constexpr std::uint64_t kEnabledBit = 1ull << 63;
-
-std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
 
 char16_t fold(char16_t c)
 {
@@ -50,15 +51,6 @@ etw_guid random_guid()
 namespace {
 bool shared_private(std::uint32_t mode) { return (mode & ETW_PRIVATE_LOGGER_MODE) != 0; }
 
-// Requests being served. A host that exits right after another process
-// stopped its session (it sees the stop at once) must still answer: exit
-// waits for the answers in flight, at most a few seconds.
-std::atomic<int> g_serving{0};
-void finish_answers()
-{
-    for (int i = 0; i < 5000 && g_serving.load(std::memory_order_acquire) > 0; ++i)
-        platform::sleep_ms(1);
-}
 } // namespace
 
 bool session_names_equal(const std::u16string &a, const std::u16string &b)
@@ -197,7 +189,13 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
         }
         const std::uint64_t handle = (next_serial_++ << 16) | id;
         // Private sessions belong to their process: not in the system registry.
-        SystemRegistry *reg = shared_private(r.LogFileMode) ? nullptr : SystemRegistry::get();
+        // Sessions enter the registry only where they are hosted: in the
+        // session host (or with OPENETW_HOST=inprocess); a process that could
+        // not reach a host keeps its sessions to itself.
+        SystemRegistry *reg =
+            shared_private(r.LogFileMode) || !SystemRegistry::is_host_process() ? nullptr : SystemRegistry::get();
+        if (reg && !reg->writable())
+            reg = nullptr; // another user's namespace: this process cannot enter its sessions there
         std::uint32_t slot = 0, generation = 0;
         if (reg) {
             Status st = reg->claim(props.session_name(), r.Wnode.Guid, handle, &slot, &generation);
@@ -224,8 +222,12 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
         }
         if (!made) {
             s.reset();
-            if (reg)
+            if (reg) {
+                // Session::create maps the region before it opens the log
+                // file: a start that failed there leaves no region behind.
+                platform::remove_file(reg->region_path(slot, generation));
                 reg->release(slot, generation);
+            }
             r.Wnode.Guid = original;
             props.clear_outputs();
             return made;
@@ -239,7 +241,7 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
             h->generation = generation;
             h->listener = listener;
             hosted_[shared.get()] = h;
-            static const bool registered = (std::atexit(finish_answers), true);
+            static const bool registered = (std::atexit(detail::finish_answers), true);
             (void)registered;
             h->servant = std::thread([this, h, shared] { serve(h, shared); });
         }
@@ -252,47 +254,6 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
     }
     retire(retired);
     deliver(notify);
-    return Status::ok();
-}
-
-Status Engine::take_over(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out)
-{
-    SystemRegistry *reg = SystemRegistry::get();
-    if (!reg)
-        return Fail(ETW_ERROR_NOT_SUPPORTED, "sessions are not system-wide here (OPENETW_REGISTRY=none, or no shared "
-                                             "registry on this system): there is no orphan to take over");
-    RegistryEntry orphan;
-    if (!reg->find(props.session_name(), &orphan))
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no session named \"" + props.session_name_utf8() + "\" to take over");
-    if (!orphan.orphaned)
-        return Fail(ETW_ERROR_ALREADY_EXISTS, "the session \"" + props.session_name_utf8() + "\" is not orphaned: process " +
-                                                  std::to_string(orphan.host_pid) + " hosts it");
-    Properties settings(orphan.name);
-    std::vector<EnableRecord> enables;
-    std::vector<GrantRecord> grants;
-    if (!reg->published(orphan, settings) || !reg->tables(orphan, &enables, &grants))
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the orphan went away while being taken over");
-    etw_event_trace_properties &rec = settings.record();
-    if (rec.LogFileMode & (ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_NEWFILE | ETW_BUFFERING_MODE))
-        return Fail(ETW_ERROR_NOT_SUPPORTED, "only a sequential or real-time session can be continued: stop the orphan "
-                                             "(its file is finished) and start anew");
-    // Stopped first: every committed buffer is in its file, then logging goes on after them.
-    if (Status st = RemoteSession(*reg, orphan).stop(nullptr); !st && st.code == ETW_ERROR_ACCESS_DENIED)
-        return st;
-    if (!settings.log_file_name().empty()) {
-        rec.LogFileMode |= ETW_FILE_MODE_APPEND;
-        rec.LogFileMode &= ~ETW_FILE_MODE_PREALLOCATE;
-    }
-    copy_settings(rec, props.record());
-    props.assign_log_file_name(settings.log_file_name());
-    SessionOptions o = options;
-    o.take_over = false;
-    if (Status st = start(props, o, out); !st)
-        return Fail(st.code, "the orphan was stopped (its file finished) but could not be started again: " + st.message);
-    for (const EnableRecord &e : enables)
-        enable_provider(*out, e.guid, true, std::uint8_t(e.level), e.match_any, e.match_all);
-    for (const GrantRecord &g : grants)
-        grant(*out, g.uid, g.rights);
     return Status::ok();
 }
 
@@ -353,162 +314,20 @@ Status Engine::stop(const std::shared_ptr<Session> &session, Properties *props)
         SystemRegistry &reg = *SystemRegistry::get();
         // Every committed buffer is in the file: the region is not needed to recover anything.
         platform::remove_file(reg.region_path(hosted->slot, hosted->generation));
-        hosted->quit.store(true, std::memory_order_release);
         if (hosted->servant.get_id() == std::this_thread::get_id()) {
             // A stop requested by another process: the servant answers, then frees the slot.
+            hosted->quit.store(true, std::memory_order_release);
             hosted->servant.detach();
         } else {
             reg.release(hosted->slot, hosted->generation);
+            // Wakes the servant out of its accept now (it closes the listener
+            // only after it sees quit, so the descriptor is still its own).
+            platform::channel_shutdown(hosted->listener);
+            hosted->quit.store(true, std::memory_order_release);
             hosted->servant.join();
         }
     }
     return st;
-}
-
-bool Engine::allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights)
-{
-    if (uid == 0 || uid == platform::effective_user_id())
-        return true; // root and the host's own user hold every right
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const GrantRecord &g : h.grants)
-        if (g.uid == uid)
-            return (g.rights & rights) == rights;
-    return false;
-}
-
-void Engine::publish_tables(const std::shared_ptr<Session> &s)
-{
-    auto it = hosted_.find(s.get());
-    if (it == hosted_.end())
-        return;
-    std::vector<EnableRecord> recs;
-    for (auto &[key, e] : guids_)
-        for (const Enablement &en : e.enablements)
-            if (en.session == s) {
-                EnableRecord r{};
-                std::memcpy(&r.guid, key.data(), sizeof r.guid);
-                r.level = en.level;
-                r.match_any = en.match_any;
-                r.match_all = en.match_all;
-                recs.push_back(r);
-            }
-    SystemRegistry::get()->publish_tables(it->second->slot, recs, it->second->grants);
-}
-
-Status Engine::grant(const std::shared_ptr<Session> &session, std::uint32_t uid, std::uint32_t rights)
-{
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (session->state.load() != Session::Running)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
-    auto it = hosted_.find(session.get());
-    if (it == hosted_.end())
-        return Fail(ETW_ERROR_NOT_SUPPORTED, session->is_private()
-                                                 ? "a private session belongs to its process: it grants no rights"
-                                                 : "sessions are not system-wide here (OPENETW_REGISTRY=none, or no "
-                                                   "shared registry on this system)");
-    std::vector<GrantRecord> &g = it->second->grants;
-    auto at = std::find_if(g.begin(), g.end(), [&](const GrantRecord &r) { return r.uid == uid; });
-    if (rights == 0) {
-        if (at != g.end())
-            g.erase(at);
-    } else if (at != g.end()) {
-        at->rights = rights;
-    } else {
-        if (g.size() >= kSlotGrants)
-            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session already grants rights to " +
-                                                           std::to_string(kSlotGrants) + " users");
-        g.push_back({uid, rights});
-    }
-    publish_tables(session);
-    return Status::ok();
-}
-
-void Engine::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
-{
-    SystemRegistry &reg = *SystemRegistry::get();
-    struct Close {
-        Hosted &h;
-        ~Close() { platform::channel_close(&h.listener); }
-    } close_listener{*h};
-    while (!h->quit.load(std::memory_order_acquire)) {
-        platform::ChannelHandle c = platform::kNoChannel;
-        platform::PeerCredentials peer;
-        if (platform::channel_accept(h->listener, 250, &c, &peer) != ETW_OK)
-            continue;
-        IncomingRequest req;
-        req.props.assign_session_name(s->name());
-        if (Status st = read_request(c, &req); !st) {
-            platform::channel_close(&c);
-            continue;
-        }
-        if (!allowed(*h, peer.uid, right_needed(req.code))) {
-            const char *right = req.code == Request::Writer    ? "logging"
-                                : req.code == Request::Consume ? "consuming"
-                                                               : "control";
-            answer(c, Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
-                                                         " right over the session (see etw_session_grant)"),
-                   nullptr);
-            platform::channel_close(&c);
-            continue;
-        }
-        if (req.code == Request::Consume) {
-            std::unique_ptr<RealtimeReader> reader;
-            if (Status st = s->attach(&reader); !st) {
-                answer(c, st, nullptr);
-                platform::channel_close(&c);
-                continue;
-            }
-            std::thread([c, r = std::move(reader), hb = s->header_buffer()]() mutable { relay(c, std::move(r), hb); })
-                .detach();
-            continue;
-        }
-        if (req.code == Request::Writer) {
-            if (s->state.load() != Session::Running)
-                answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
-            else if (!s->is_shared())
-                answer(c, Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
-                                                        "could not be created)"),
-                       nullptr);
-            else
-                answer_writer(c, s->region_fd(), s->writer_params());
-            platform::channel_close(&c);
-            continue;
-        }
-        g_serving.fetch_add(1, std::memory_order_acq_rel);
-        struct Done {
-            ~Done() { g_serving.fetch_sub(1, std::memory_order_acq_rel); }
-        } done;
-        Properties out(s->name());
-        Status st;
-        bool with_props = true;
-        switch (req.code) {
-        case Request::Query: st = query(s, out); break;
-        case Request::Update:
-            st = update(s, req.props);
-            out = req.props;
-            break;
-        case Request::Flush: st = flush(s, &out); break;
-        case Request::Stop: st = stop(s, &out); break;
-        case Request::Enable:
-            with_props = false;
-            st = enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level), req.enable.match_any,
-                                 req.enable.match_all);
-            break;
-        case Request::Grant:
-            with_props = false;
-            st = grant(s, req.grant.uid, req.grant.rights);
-            break;
-        default: st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request"); break;
-        }
-        if (st && with_props && req.code != Request::Stop)
-            reg.publish(h->slot, out); // what an orphan will report
-        answer(c, st, with_props ? &out : nullptr);
-        platform::channel_close(&c);
-        if (req.code == Request::Stop && s->state.load() != Session::Running) {
-            reg.release(h->slot, h->generation);
-            return;
-        }
-    }
 }
 
 Status Engine::query(const std::shared_ptr<Session> &session, Properties &props)
@@ -545,22 +364,6 @@ std::vector<std::shared_ptr<Session>> Engine::running()
         if (s->state.load() == Session::Running)
             out.push_back(s);
     return out;
-}
-
-std::vector<RegistryEntry> Engine::foreign_sessions()
-{
-    std::vector<RegistryEntry> out;
-    if (SystemRegistry *reg = SystemRegistry::get())
-        for (RegistryEntry &e : reg->list())
-            if (!e.own)
-                out.push_back(std::move(e));
-    return out;
-}
-
-bool Engine::find_foreign(const std::u16string &name, RegistryEntry *out)
-{
-    SystemRegistry *reg = SystemRegistry::get();
-    return reg && reg->find(name, out) && !out->own;
 }
 
 Status Engine::set_max_sessions(std::uint32_t n)
@@ -618,132 +421,6 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
     return Status::ok();
 }
 
-namespace {
-std::uint64_t target_key(std::uint32_t slot, std::uint32_t generation) { return (std::uint64_t(slot) << 32) | generation; }
-} // namespace
-
-void Engine::start_watcher()
-{
-    // Caller holds mutex_. One thread per process with providers: it sleeps
-    // on the registry's enable sequence (and wakes each second to notice
-    // hosts that died) and re-reads the enable tables when it moves.
-    if (watcher_started_)
-        return;
-    watcher_started_ = true;
-    std::thread([this] {
-        SystemRegistry &reg = *SystemRegistry::get();
-        std::uint32_t seen = reg.enable_sequence();
-        for (;;) {
-            reg.wait_enables(seen, 1000);
-            seen = reg.enable_sequence();
-            sync_remote();
-        }
-    }).detach();
-}
-
-void Engine::sync_remote()
-{
-    SystemRegistry *reg = SystemRegistry::get();
-    if (!reg)
-        return;
-    std::lock_guard<std::mutex> sync(sync_mutex_);
-    const std::uint32_t seq = reg->enable_sequence();
-    std::vector<std::string> mine; // GUIDs registered here
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (auto &[key, e] : guids_)
-            if (!e.providers.empty())
-                mine.push_back(key);
-    }
-    // What the other processes' live sessions enable of ours.
-    struct Want {
-        EnableRecord rec;
-        std::uint64_t target;
-        std::uint64_t handle;
-    };
-    std::map<std::string, std::vector<Want>> want;
-    std::map<std::uint64_t, RegistryEntry> needed;
-    if (!mine.empty()) {
-        for (const RegistryEntry &e : reg->list()) {
-            if (e.own || e.orphaned)
-                continue;
-            std::vector<EnableRecord> recs;
-            if (!reg->tables(e, &recs, nullptr))
-                continue;
-            for (const EnableRecord &r : recs) {
-                const std::string key = key_of(r.guid);
-                if (std::find(mine.begin(), mine.end(), key) == mine.end())
-                    continue;
-                const std::uint64_t t = target_key(e.slot, e.generation);
-                want[key].push_back({r, t, e.handle});
-                needed[t] = e;
-            }
-        }
-    }
-    // Attach to the sessions not yet attached (outside the engine lock: a
-    // round trip to each host). A host that refused is asked again only
-    // after its tables change.
-    for (auto &[t, e] : needed) {
-        if (remote_targets_.count(t))
-            continue;
-        if (auto d = remote_denied_.find(t); d != remote_denied_.end() && d->second == seq)
-            continue;
-        platform::Region region;
-        Session::WriterParams params;
-        std::shared_ptr<Session> target;
-        Status st = request_writer(*reg, e, &region, &params);
-        if (st)
-            st = Session::attach_writer(region, params, &target);
-        if (st)
-            remote_targets_[t] = target;
-        else
-            remote_denied_[t] = seq;
-    }
-    // Publish the new lists; sessions no longer wanted are let go after a
-    // grace period (writers may still be inside them).
-    std::vector<ProviderSnapshot *> retired;
-    std::vector<Pending> notify;
-    std::vector<std::shared_ptr<Session>> dropped;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const std::string &key : mine) {
-            auto g = guids_.find(key);
-            if (g == guids_.end())
-                continue;
-            std::vector<Enablement> next;
-            std::uint64_t handle = 0;
-            for (const Want &w : want[key]) {
-                auto t = remote_targets_.find(w.target);
-                if (t == remote_targets_.end())
-                    continue;
-                next.push_back({t->second, std::uint8_t(w.rec.level), w.rec.match_any, w.rec.match_all});
-                handle = w.handle;
-            }
-            if (g->second.remote == next)
-                continue;
-            for (Enablement &old : g->second.remote)
-                dropped.push_back(std::move(old.session));
-            const std::uint64_t cb_handle = handle ? handle : g->second.remote_handle;
-            g->second.remote = std::move(next);
-            g->second.remote_handle = handle;
-            etw_guid guid;
-            std::memcpy(&guid, key.data(), sizeof guid);
-            republish(guid, retired, notify, cb_handle);
-        }
-        for (auto t = remote_targets_.begin(); t != remote_targets_.end();) {
-            if (needed.count(t->first)) {
-                ++t;
-                continue;
-            }
-            dropped.push_back(std::move(t->second));
-            t = remote_targets_.erase(t);
-        }
-    }
-    retire(retired); // a grace period: no writer is inside a dropped session after it
-    dropped.clear();
-    deliver(notify);
-}
-
 Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out)
 {
     auto *p = new Provider();
@@ -777,7 +454,7 @@ Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *
     *out = p;
     retire(retired);
     deliver(notify);
-    if (SystemRegistry::get()) {
+    if (platform::shared_registry_supported() && !platform::registry_path().empty()) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             start_watcher();

@@ -103,6 +103,15 @@ public:
     // providers (ETW_SESSION_TAKE_OVER_ORPHAN).
     Status take_over(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out);
 
+    // The registry slot of a session this process hosts; false for one it
+    // does not (private, process-local, stopped).
+    bool hosted_slot(const Session *session, std::uint32_t *slot, std::uint32_t *generation);
+    // Brings this process's providers up to date with what other processes'
+    // sessions enable, now (the watcher does it too, a moment later): after
+    // a control call through the session host, the caller's own providers
+    // are enabled or disabled before the call returns.
+    void sync_providers();
+
     // Providers.
     Status register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out);
     // Returns after every callback of this provider has returned (except one

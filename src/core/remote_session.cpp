@@ -1,5 +1,7 @@
 #include "core/remote_session.hpp"
 
+#include "base/utf.hpp"
+#include "core/host_channel.hpp"
 #include "core/log_file.hpp"
 #include "core/orphan_recovery.hpp"
 #include "core/session_channel.hpp"
@@ -42,6 +44,29 @@ Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
                                                           std::to_string(entry_.host_pid) + " died): it can only be stopped");
     return request_grant(registry_, entry_, GrantRecord{uid, rights});
+}
+
+Status RemoteSession::options(SessionOptions *out)
+{
+    if (!registry_.refresh(entry_))
+        return gone();
+    if (entry_.orphaned)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
+                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+    return request_options(registry_, entry_, out);
+}
+
+Status RemoteSession::flush_to(const std::string &path, Properties *props)
+{
+    if (!registry_.refresh(entry_))
+        return gone();
+    if (entry_.orphaned)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
+                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+    auto abs = utf8_to_utf16(platform::absolute_path(path)); // the host's folder is not the caller's
+    if (!abs || abs->size() > kRegistryNameMax)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "path is not valid UTF-8 or longer than 1024 characters");
+    return request_flush_to(registry_, entry_, *abs, props);
 }
 
 Status RemoteSession::gone() const
@@ -98,6 +123,8 @@ Status RemoteSession::stop(Properties *props)
     if (entry_.orphaned) {
         if (Status st = orphan_access(); !st)
             return st;
+        if (!registry_.writable())
+            return host_stop_orphan(entry_, props); // the host finishes it (it alone writes the registry)
         // The name becomes free whatever the file holds; the file keeps the
         // buffers the host wrote and those still in its memory, finished so
         // that readers take them all.

@@ -6,6 +6,7 @@
 
 #include "base/status.hpp"
 #include "core/properties.hpp"
+#include "core/session.hpp"
 #include "core/system_registry.hpp"
 
 namespace openetw::core {
@@ -20,6 +21,9 @@ public:
     Status stop(Properties *props);
     Status enable(const EnableRecord &rec, bool enable);
     Status grant(std::uint32_t uid, std::uint32_t rights);
+    Status options(SessionOptions *out);
+    // A buffering session's snapshot to path (made absolute here).
+    Status flush_to(const std::string &path, Properties *props);
     const RegistryEntry &entry() const { return entry_; }
 
     std::uint64_t handle() const { return entry_.handle; }

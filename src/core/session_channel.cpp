@@ -1,131 +1,18 @@
 #include "core/session_channel.hpp"
 
+#include "core/channel_frames.hpp"
+
 #include <openetw/session.h>
 
 #include <cstring>
 
 namespace openetw::core {
 
+using namespace frames;
+
 namespace {
 
 using platform::ChannelHandle;
-
-constexpr std::uint32_t kMagic = 0x4843454F;           // "OECH"
-constexpr std::uint32_t kMaxBody = (16u << 20) + 4096; // a 16 MiB buffer and its frame
-constexpr std::int64_t kRequestWaitMs = 5000;          // a caller's request must arrive within this
-constexpr std::uint32_t kMessageMax = 1024;
-
-enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
-
-struct Frame {
-    std::uint32_t magic;
-    std::uint32_t kind;   // Request or Kind
-    std::uint32_t status; // answers
-    std::uint32_t length; // body bytes
-};
-
-// ---- Body encoding: little pieces appended and read back with bounds checks ----
-
-struct Writer {
-    std::vector<std::uint8_t> bytes;
-    void put(const void *p, std::size_t n)
-    {
-        const auto *b = static_cast<const std::uint8_t *>(p);
-        bytes.insert(bytes.end(), b, b + n);
-    }
-    void u32(std::uint32_t v) { put(&v, 4); }
-    void text16(const std::u16string &s)
-    {
-        u32(std::uint32_t(s.size()));
-        put(s.data(), s.size() * 2);
-    }
-    void text8(const std::string &s)
-    {
-        const std::uint32_t n = std::uint32_t(std::min<std::size_t>(s.size(), kMessageMax));
-        u32(n);
-        put(s.data(), n);
-    }
-};
-
-struct Reader {
-    const std::vector<std::uint8_t> &bytes;
-    std::size_t at = 0;
-    bool get(void *p, std::size_t n)
-    {
-        if (n > bytes.size() - at)
-            return false;
-        std::memcpy(p, bytes.data() + at, n);
-        at += n;
-        return true;
-    }
-    bool u32(std::uint32_t *v) { return get(v, 4); }
-    bool text16(std::u16string *s)
-    {
-        std::uint32_t n;
-        if (!u32(&n) || n > kRegistryNameMax)
-            return false;
-        s->resize(n);
-        return get(s->data(), std::size_t(n) * 2);
-    }
-    bool text8(std::string *s)
-    {
-        std::uint32_t n;
-        if (!u32(&n) || n > kMessageMax)
-            return false;
-        s->resize(n);
-        return get(s->data(), n);
-    }
-};
-
-void put_props(Writer &w, const Properties &p)
-{
-    w.put(&p.record(), sizeof(etw_event_trace_properties));
-    w.text16(p.log_file_name());
-}
-
-bool get_props(Reader &r, Properties *p)
-{
-    etw_event_trace_properties rec;
-    std::u16string file;
-    if (!r.get(&rec, sizeof rec) || !r.text16(&file))
-        return false;
-    copy_settings(rec, p->record());
-    if (p->log_file_name() != file)
-        p->assign_log_file_name(file);
-    return true;
-}
-
-etw_status send_frame(ChannelHandle c, std::uint32_t kind, std::uint32_t status, const std::vector<std::uint8_t> &body,
-                      std::intptr_t fd = -1)
-{
-    Frame f{kMagic, kind, status, std::uint32_t(body.size())};
-    std::vector<std::uint8_t> all(sizeof f + body.size());
-    std::memcpy(all.data(), &f, sizeof f);
-    if (!body.empty())
-        std::memcpy(all.data() + sizeof f, body.data(), body.size());
-    return platform::channel_send(c, all.data(), all.size(), -1, fd);
-}
-
-// Reads one frame; false (with why) for a closed channel or a malformed frame.
-bool recv_frame(ChannelHandle c, Frame *f, std::vector<std::uint8_t> *body, std::int64_t timeout_ms, std::intptr_t *fd,
-                Status *why)
-{
-    etw_status st = platform::channel_recv(c, f, sizeof *f, timeout_ms, fd);
-    if (st == ETW_OK && (f->magic != kMagic || f->length > kMaxBody))
-        st = ETW_ERROR_INVALID_DATA;
-    if (st == ETW_OK) {
-        body->resize(f->length);
-        if (f->length)
-            st = platform::channel_recv(c, body->data(), f->length, timeout_ms);
-    }
-    if (st == ETW_OK)
-        return true;
-    *why = st == ETW_ERROR_HANDLE_EOF   ? Fail(st, "the host process ended the conversation (it died or stopped the session)")
-           : st == ETW_ERROR_TIMEOUT    ? Fail(st, "no answer in time")
-           : st == ETW_ERROR_INVALID_DATA ? Fail(st, "a malformed message")
-                                        : Fail(st, "the channel failed");
-    return false;
-}
 
 // Connects to the host of e and sends a request; conn is the caller's.
 Status send_request(SystemRegistry &reg, const RegistryEntry &e, Request code, const std::vector<std::uint8_t> &body,
@@ -140,26 +27,6 @@ Status send_request(SystemRegistry &reg, const RegistryEntry &e, Request code, c
                                                           " closed the channel before the request was sent");
     }
     return Status::ok();
-}
-
-// Waits for the answer (as long as the host lives: a stop may take a while).
-Status await_answer(ChannelHandle c, std::vector<std::uint8_t> *body, std::intptr_t *fd)
-{
-    Frame f;
-    Status why;
-    if (!recv_frame(c, &f, body, -1, fd, &why))
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no answer: " + why.message);
-    if (f.kind != Answer)
-        return Fail(ETW_ERROR_INVALID_DATA, "the host answered with something else");
-    Reader r{*body};
-    std::string message;
-    if (!r.text8(&message))
-        return Fail(ETW_ERROR_INVALID_DATA, "the host's answer is malformed");
-    body->erase(body->begin(), body->begin() + std::ptrdiff_t(r.at));
-    Status st;
-    st.code = f.status;
-    st.message = message;
-    return st;
 }
 
 } // namespace
@@ -223,6 +90,46 @@ Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRec
     Writer w;
     w.put(&grant, sizeof grant);
     return status_request(reg, e, Request::Grant, w.bytes);
+}
+
+Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out)
+{
+    ChannelHandle c = platform::kNoChannel;
+    if (Status st = send_request(reg, e, Request::Options, {}, &c); !st)
+        return st;
+    std::vector<std::uint8_t> body;
+    Status st = await_answer(c, &body, nullptr);
+    platform::channel_close(&c);
+    if (!st)
+        return st;
+    Reader r{body};
+    std::uint32_t lossless = 0;
+    if (!r.u32(&lossless) || !r.u32(&out->lossless_timeout_ms) || !r.u32(&out->realtime_backlog))
+        return Fail(ETW_ERROR_INVALID_DATA, "the host's answer is malformed");
+    out->lossless = lossless != 0;
+    return st;
+}
+
+Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::u16string &path, Properties *props)
+{
+    Writer w;
+    w.text16(path);
+    Properties none(e.name);
+    put_props(w, props ? *props : none);
+    ChannelHandle c = platform::kNoChannel;
+    if (Status st = send_request(reg, e, Request::FlushTo, w.bytes, &c); !st)
+        return st;
+    std::vector<std::uint8_t> body;
+    Status st = await_answer(c, &body, nullptr);
+    platform::channel_close(&c);
+    if (props && !body.empty()) {
+        Reader r{body};
+        if (!get_props(r, props))
+            return Fail(ETW_ERROR_INVALID_DATA, "the host's answer is malformed");
+        if (props->session_name() != e.name)
+            props->assign_session_name(e.name);
+    }
+    return st;
 }
 
 Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region, Session::WriterParams *params)
@@ -325,7 +232,7 @@ Status read_request(ChannelHandle c, IncomingRequest *out)
     Status why;
     if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why))
         return why;
-    if (f.kind < std::uint32_t(Request::Query) || f.kind > std::uint32_t(Request::Consume))
+    if (f.kind < std::uint32_t(Request::Query) || f.kind > std::uint32_t(Request::FlushTo))
         return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(f.kind));
     out->code = Request(f.kind);
     Reader r{body};
@@ -342,6 +249,7 @@ Status read_request(ChannelHandle c, IncomingRequest *out)
         break;
     }
     case Request::Grant: ok = r.get(&out->grant, sizeof out->grant); break;
+    case Request::FlushTo: ok = r.text16(&out->path) && !out->path.empty() && get_props(r, &out->props); break;
     default: break;
     }
     return ok ? Status::ok() : Fail(ETW_ERROR_INVALID_DATA, "a malformed request");
@@ -354,6 +262,15 @@ void answer(ChannelHandle c, const Status &st, const Properties *props)
     if (props)
         put_props(w, *props);
     send_frame(c, Answer, st.code, w.bytes);
+}
+
+void answer_options(ChannelHandle c, const SessionOptions &o)
+{
+    Writer w;
+    w.u32(o.lossless ? 1 : 0);
+    w.u32(o.lossless_timeout_ms);
+    w.u32(o.realtime_backlog);
+    send_answer(c, Status::ok(), w.bytes);
 }
 
 void answer_writer(ChannelHandle c, std::intptr_t region_fd, const Session::WriterParams &params)

@@ -22,6 +22,8 @@ namespace openetw::core {
 
 enum class Request : std::uint32_t {
     Query = 1, Update = 2, Flush = 3, Stop = 4, Enable = 5, Grant = 6, Writer = 7, Consume = 8,
+    Options = 9, // the options the session runs with (control right)
+    FlushTo = 10, // a buffering session's snapshot to a path: the host's own user or root only
 };
 
 // The right a request needs (ETW_SESSION_RIGHT_*).
@@ -35,6 +37,9 @@ Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code
 // Enable (enable = false: disable) a provider in the session.
 Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable);
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant);
+Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out);
+// FlushTo: the host writes the snapshot to path (absolute) as its own user.
+Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::u16string &path, Properties *props);
 // The session's region and what a writer needs; region is the caller's to adopt.
 Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region,
                       Session::WriterParams *params);
@@ -66,12 +71,15 @@ struct IncomingRequest {
     EnableRecord enable{};       // Enable
     bool enable_on = false;
     GrantRecord grant{};         // Grant
+    std::u16string path;         // FlushTo
 };
 // Reads one request from a caller (bounded wait: a caller that sends nothing
 // is dropped). ETW_ERROR_INVALID_DATA for a malformed one.
 Status read_request(platform::ChannelHandle c, IncomingRequest *out);
 // Answers a control request (props may be null).
 void answer(platform::ChannelHandle c, const Status &st, const Properties *props);
+// Answers an Options request.
+void answer_options(platform::ChannelHandle c, const SessionOptions &o);
 // Answers a writer request: the region's descriptor travels with the answer.
 void answer_writer(platform::ChannelHandle c, std::intptr_t region_fd, const Session::WriterParams &params);
 // Relays a real-time reader to a caller until the session ends or the

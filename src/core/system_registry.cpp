@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -12,7 +13,7 @@ namespace openetw::core {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x47455245; // "EREG"
-constexpr std::uint32_t kLayoutVersion = 2; // also in the default file name (platform::registry_path)
+constexpr std::uint32_t kLayoutVersion = 3; // also in the default folder name (platform::registry_path)
 constexpr std::size_t kHeaderBytes = 4096;
 constexpr int kLockTimeoutMs = 5000; // longest wait for a registry or request lock
 
@@ -140,30 +141,72 @@ void copy_settings(const etw_event_trace_properties &from, etw_event_trace_prope
     to.LoggerThreadId = from.LoggerThreadId;
 }
 
+namespace {
+
+bool registry_usable(const void *base)
+{
+    const auto *h = static_cast<const RegistryHeader *>(base);
+    return h->magic == kMagic && h->layout_version == kLayoutVersion && h->slot_count == kRegistrySlots &&
+           h->slot_size == sizeof(RegistrySlot);
+}
+
+std::atomic<bool> g_host_process{false};
+std::mutex g_registry_mutex;
+SystemRegistry *g_registry = nullptr;
+
+} // namespace
+
+void SystemRegistry::become_host() { g_host_process.store(true, std::memory_order_release); }
+
+bool SystemRegistry::is_host_process()
+{
+    if (g_host_process.load(std::memory_order_acquire))
+        return true;
+    // OPENETW_HOST=inprocess: the design before the session host, where each
+    // process hosts the sessions it starts (they end with it).
+    const char *mode = std::getenv("OPENETW_HOST");
+    return mode != nullptr && std::strcmp(mode, "inprocess") == 0;
+}
+
 SystemRegistry *SystemRegistry::get()
 {
-    static SystemRegistry *instance = [] () -> SystemRegistry * {
-        if (!platform::shared_registry_supported())
-            return nullptr;
-        const std::string path = platform::registry_path();
-        if (path.empty())
-            return nullptr;
-        platform::Region r;
-        if (platform::shared_file_map(&r, path, kRegistryBytes, init_registry, nullptr) != ETW_OK)
-            return nullptr; // unusable: sessions stay process-local
-        const auto *h = static_cast<const RegistryHeader *>(r.base);
-        if (h->magic != kMagic || h->layout_version != kLayoutVersion || h->slot_count != kRegistrySlots ||
-            h->slot_size != sizeof(RegistrySlot)) {
-            platform::region_unmap(&r);
-            return nullptr;
-        }
-        auto *reg = new SystemRegistry(); // never destroyed: hosts serve until the process ends
-        reg->region_ = r;
-        reg->path_ = path;
-        reg->self_start_ = platform::process_start_time(platform::process_id());
-        return reg;
-    }();
-    return instance;
+    if (SystemRegistry *r = __atomic_load_n(&g_registry, __ATOMIC_ACQUIRE))
+        return r;
+    if (!platform::shared_registry_supported())
+        return nullptr;
+    const std::string path = platform::registry_path();
+    if (path.empty())
+        return nullptr;
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    if (g_registry)
+        return g_registry;
+    // The host writes the registry; every other process maps it read-only
+    // and asks the host for every change. A client finds none until a host
+    // made it (get() is asked again then).
+    platform::Region r;
+    const bool host = is_host_process();
+    std::uint32_t owner = platform::effective_user_id();
+    etw_status st = host ? platform::registry_create(&r, path, kRegistryBytes, registry_usable, init_registry, nullptr)
+                         : platform::registry_open_readonly(&r, path, kRegistryBytes, &owner);
+    bool writable = host && st == ETW_OK;
+    if (st == ETW_ERROR_ACCESS_DENIED && host && !g_host_process.load())
+        // OPENETW_HOST=inprocess in another user's namespace: this process
+        // reads it (controls and logs into its sessions with their grants).
+        st = platform::registry_open_readonly(&r, path, kRegistryBytes, &owner);
+    if (st != ETW_OK)
+        return nullptr;
+    if (!registry_usable(r.base)) {
+        platform::region_unmap(&r);
+        return nullptr;
+    }
+    auto *reg = new SystemRegistry(); // never destroyed: hosts serve until the process ends
+    reg->region_ = r;
+    reg->path_ = path;
+    reg->writable_ = writable;
+    reg->owner_ = owner;
+    reg->self_start_ = platform::process_start_time(platform::process_id());
+    __atomic_store_n(&g_registry, reg, __ATOMIC_RELEASE);
+    return reg;
 }
 
 RegistrySlot &SystemRegistry::slot(std::uint32_t i) const
@@ -182,6 +225,8 @@ bool SystemRegistry::host_alive(const RegistrySlot &s) const
 Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, std::uint64_t handle,
                              std::uint32_t *out_slot, std::uint32_t *out_generation)
 {
+    if (!writable_)
+        return Fail(ETW_ERROR_ACCESS_DENIED, "only the session host writes the registry");
     auto *h = static_cast<RegistryHeader *>(region_.base);
     // A dead holder's claim is re-checked below; a lock held for seconds is scribbled or stuck.
     if (platform::shared_mutex_lock(&h->claim_lock, kLockTimeoutMs) == platform::SharedLock::Failed)
@@ -244,6 +289,8 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
 
 void SystemRegistry::publish(std::uint32_t i, const Properties &props)
 {
+    if (!writable_)
+        return;
     RegistrySlot &s = slot(i);
     s.pub_seq.fetch_add(1, std::memory_order_acq_rel); // odd: being rewritten (the stores below stay after it)
     store_bytes(&s.record, &props.record(), sizeof s.record);
@@ -254,6 +301,8 @@ void SystemRegistry::publish(std::uint32_t i, const Properties &props)
 
 void SystemRegistry::release(std::uint32_t i, std::uint32_t generation)
 {
+    if (!writable_)
+        return;
     RegistrySlot &s = slot(i);
     if (s.generation.load(std::memory_order_acquire) == generation)
         s.state.store(Free, std::memory_order_release);
@@ -306,6 +355,38 @@ bool SystemRegistry::find(const std::u16string &name, RegistryEntry *out)
     return false;
 }
 
+void SystemRegistry::remove_stray_regions()
+{
+    if (!writable_)
+        return;
+    const auto slash = path_.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : path_.substr(0, slash == 0 ? 1 : slash);
+    const std::string prefix = path_.substr(slash == std::string::npos ? 0 : slash + 1) + ".";
+    for (const std::string &name : platform::list_folder(folder)) {
+        if (name.compare(0, prefix.size(), prefix) != 0)
+            continue;
+        unsigned slot = 0, generation = 0;
+        char tail = 0;
+        if (std::sscanf(name.c_str() + prefix.size(), "%u.%u%c", &slot, &generation, &tail) != 2 || slot >= kRegistrySlots)
+            continue; // not a region file (the lock, another namespace's file)
+        RegistrySlot &s = this->slot(slot);
+        const std::uint32_t st = s.state.load(std::memory_order_acquire);
+        if ((st == Claimed && host_alive(s)) || st == Running)
+            if (s.generation.load(std::memory_order_acquire) == generation)
+                continue;
+        platform::remove_file(folder + "/" + name);
+    }
+}
+
+bool SystemRegistry::at(std::uint32_t slot, std::uint32_t generation, RegistryEntry *out)
+{
+    RegistryEntry e;
+    if (slot >= kRegistrySlots || !read_entry(slot, &e) || e.generation != generation)
+        return false;
+    *out = std::move(e);
+    return true;
+}
+
 bool SystemRegistry::refresh(RegistryEntry &e)
 {
     RegistryEntry now;
@@ -348,19 +429,33 @@ std::string SystemRegistry::region_path(std::uint32_t slot, std::uint32_t genera
     return path_ + "." + std::to_string(slot) + "." + std::to_string(generation);
 }
 
-std::string SystemRegistry::channel_name(std::uint32_t slot, std::uint32_t generation) const
+namespace {
+// Socket names are short (108 bytes): the registry's path goes in hashed (FNV-1a).
+std::string path_hash(const std::string &path)
 {
-    // Socket names are short (108 bytes): the registry's path goes in hashed (FNV-1a).
     std::uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : path_)
+    for (unsigned char c : path)
         h = (h ^ c) * 0x100000001b3ull;
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return std::string(hex) + ":" + std::to_string(slot) + ":" + std::to_string(generation);
+    return hex;
+}
+} // namespace
+
+std::string SystemRegistry::channel_name(std::uint32_t slot, std::uint32_t generation) const
+{
+    return path_hash(path_) + ":" + std::to_string(slot) + ":" + std::to_string(generation);
+}
+
+std::string SystemRegistry::host_channel_name(const std::string &registry_path)
+{
+    return "host:" + path_hash(registry_path);
 }
 
 void SystemRegistry::bump_enables()
 {
+    if (!writable_)
+        return;
     auto *h = static_cast<RegistryHeader *>(region_.base);
     h->enable_seq.fetch_add(1, std::memory_order_acq_rel);
     platform::wake_all(&h->enable_seq);
@@ -379,6 +474,8 @@ void SystemRegistry::wait_enables(std::uint32_t seen, std::int64_t timeout_ms)
 void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRecord> &enables,
                                     const std::vector<GrantRecord> &grants)
 {
+    if (!writable_)
+        return;
     RegistrySlot &s = slot(i);
     const std::uint32_t ne = std::uint32_t(std::min<std::size_t>(enables.size(), kSlotEnables));
     const std::uint32_t ng = std::uint32_t(std::min<std::size_t>(grants.size(), kSlotGrants));

@@ -58,9 +58,26 @@ struct RegistrySlot;
 class SystemRegistry {
 public:
     // The registry of this process's namespace (platform::registry_path()),
-    // or nullptr when there is none (disabled, unsupported, unusable file).
+    // or nullptr when there is none (disabled, unsupported, unusable file,
+    // or no host made it yet: asked again on the next call). The session
+    // host maps it writable; every other process read-only.
     static SystemRegistry *get();
+    // Called by the session host (openetw-hostd) before anything maps the
+    // registry: this process writes it.
+    static void become_host();
+    // True in the host, and in every process when OPENETW_HOST=inprocess
+    // (each process hosts the sessions it starts, in the shared registry,
+    // which must then be its own user's).
+    static bool is_host_process();
+    bool writable() const { return writable_; }
+    // The uid owning the registry file (the namespace's host user).
+    std::uint32_t owner() const { return owner_; }
+    const std::string &path() const { return path_; }
+    // The name the namespace's host listens under (platform/channel.hpp).
+    std::string host_channel_name() const { return host_channel_name(path_); }
+    static std::string host_channel_name(const std::string &registry_path);
 
+    // Host only (the others get ETW_ERROR_ACCESS_DENIED, or nothing happens).
     // Takes a slot for a session about to start: ETW_ERROR_ALREADY_EXISTS
     // when a live or orphaned session has the name (case-insensitive) or the
     // GUID, ETW_ERROR_NO_SYSTEM_RESOURCES when every slot is taken.
@@ -75,6 +92,11 @@ public:
     // Running sessions of every process, own included.
     std::vector<RegistryEntry> list();
     bool find(const std::u16string &name, RegistryEntry *out);
+    // Host: removes region files (region_path) of no claimed or running slot:
+    // left by a start killed before it published, or by a host that died.
+    void remove_stray_regions();
+    // The running session in slot with that generation.
+    bool at(std::uint32_t slot, std::uint32_t generation, RegistryEntry *out);
     // Refreshes e (orphaned flag); false when the slot no longer holds it.
     bool refresh(RegistryEntry &e);
     // The slot's last published properties.
@@ -105,6 +127,8 @@ private:
     void bump_enables();
     platform::Region region_{};
     std::string path_;
+    bool writable_ = false;
+    std::uint32_t owner_ = 0;
     std::uint64_t self_start_ = 0;
 };
 

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 // Thread-locals of the write path: on ELF the initial-exec model makes each
 // access a thread-pointer-relative load instead of a __tls_get_addr call (the
@@ -103,18 +104,45 @@ void region_unmap(Region *region) noexcept;
 // (Windows, for now) the functions below fail with ETW_ERROR_NOT_SUPPORTED
 // and sessions stay in the process that starts them.
 bool shared_registry_supported() noexcept;
-// The registry file: $OPENETW_REGISTRY, or the system default; empty when
-// the variable is "none" (process-local sessions).
+// The registry file: $OPENETW_REGISTRY, or the default of this user's
+// namespace (root: /dev/shm/openetw-3/registry, the system's; any other
+// user: /dev/shm/openetw-3-u<uid>/registry); empty when the variable is
+// "none" (process-local sessions).
 std::string registry_path();
-// Maps the file at path (created readable and writable by every user when
-// absent: it is the system's list of sessions; nothing read from it is
-// trusted and it carries no rights) with size bytes,
-// shared between processes. When this call finds the file empty it sizes it
-// and runs init(base, ctx) before any other process can map it (they wait
-// on a file lock). ETW_ERROR_BAD_LENGTH when an existing file has another
-// size; file errors otherwise.
-etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
-                           void *ctx) noexcept;
+// True when registry_path() is a default namespace (its folder is made by
+// the session host, owner-only for users, readable by all for root).
+bool registry_path_is_default();
+
+// ---- The session host (docs/SYSTEM_SESSIONS.md, "The session host") ----
+// Host: takes the namespace's host lock (a file path + ".lock", owner-only,
+// flock'ed for the host's life; *fd keeps it). ETW_ERROR_ALREADY_EXISTS when
+// another host holds it; ETW_ERROR_ACCESS_DENIED when the file (or the
+// namespace folder) belongs to another user.
+etw_status host_lock(const std::string &registry, std::intptr_t *fd) noexcept;
+// Host: maps the registry at path, size bytes, writable by this user only
+// and readable by every user that can reach its folder. A file that is new,
+// or of another size or layout (check says so), is (re)initialised by
+// init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it.
+etw_status registry_create(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
+                           void (*init)(void *base, void *ctx), void *ctx) noexcept;
+// Everyone else: maps the registry read-only (nothing written to it by
+// another process can reach the caller except as data, checked on use).
+// ETW_ERROR_FILE_NOT_FOUND when there is none yet; ETW_ERROR_ACCESS_DENIED
+// when it is owned by a user other than the caller or root;
+// ETW_ERROR_BAD_LENGTH when its size is not size. *owner: its owner's uid.
+etw_status registry_open_readonly(Region *out, const std::string &path, std::size_t size, std::uint32_t *owner) noexcept;
+// Starts program (argv[0], an absolute path) as a daemon: a new session,
+// standard streams on /dev/null, no descriptor of this process inherited;
+// returns once it is started (not waiting for it). ETW_ERROR_FILE_NOT_FOUND.
+etw_status spawn_daemon(const std::vector<std::string> &argv) noexcept;
+// The folder of the file holding this code (the shared library, or the
+// program linking it statically); empty when unknown.
+std::string code_directory();
+// The names in a folder (no "." or ".."); empty when it cannot be read.
+std::vector<std::string> list_folder(const std::string &folder);
+// True when path names a regular file this process may execute.
+bool is_executable(const std::string &path) noexcept;
+
 // Session regions (docs/SYSTEM_SESSIONS.md): a file of size bytes at path,
 // created owner-only (a stale file of that name is replaced) and mapped
 // shared; out->fd stays open so the host can hand the region to the

@@ -1,211 +1,126 @@
 /*
- * openetw-demo: starts a session, writes events from several threads through
- * a registered provider, stops, and prints the statistics.
+ * openetw-demo: writes events from several threads through the demo
+ * provider into a session and prints what became of them. It starts its
+ * own session (file, real-time or buffering mode) or, with --attach,
+ * writes into a running session that another process controls.
  */
-#include <openetw/openetw.h>
+#include "demo.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const etw_guid kProvider = { 0x6f70656eu, 0x6574u, 0x7764u, { 0x64, 0x65, 0x6d, 0x6f, 0x00, 0x00, 0x00, 0x01 } };
-
-struct worker {
-    etw_provider *provider;
-    unsigned long events;
-    unsigned long payload;
-    unsigned long ok;
-    unsigned long lost;
-    unsigned long failed;
-    int index;
-};
-
-static void *write_events(void *arg)
-{
-    struct worker *w = (struct worker *)arg;
-    size_t size = sizeof(etw_event_trace_header) + w->payload;
-    unsigned char *buf = (unsigned char *)calloc(1, size);
-    unsigned long i;
-    if (!buf)
-        return NULL;
-    for (i = 0; i < w->events; ++i) {
-        etw_event_trace_header *h = (etw_event_trace_header *)buf;
-        etw_status st;
-        memset(h, 0, sizeof *h);
-        h->Size = (uint16_t)size;
-        h->Class.Type = (uint8_t)(ETW_TYPE_USER_FIRST + w->index);
-        h->Class.Level = ETW_LEVEL_INFORMATION;
-        h->Guid = kProvider;
-        h->Flags = ETW_WNODE_FLAG_TRACED_GUID;
-        if (w->payload >= sizeof i)
-            memcpy(buf + sizeof *h, &i, sizeof i);
-        st = etw_provider_trace_event(w->provider, h);
-        if (st == ETW_OK)
-            w->ok++;
-        else if (st == ETW_ERROR_NOT_ENOUGH_MEMORY)
-            w->lost++;
-        else
-            w->failed++;
-    }
-    free(buf);
-    return NULL;
-}
-
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: openetw-demo [--output FILE] [--mode sequential|circular|newfile|append|buffering|realtime]\n"
-            "                    [--events N] [--threads T] [--buffer-kb K] [--min-buffers N] [--max-buffers N]\n"
-            "                    [--max-file-mb M] [--clock 1|2|3] [--payload BYTES]\n");
+            "usage: openetw-demo [--mode sequential|circular|newfile|append|realtime|buffering] [--output FILE]\n"
+            "                    [--session NAME] [--events N] [--threads T] [--payload BYTES] [--buffer-kb K]\n"
+            "                    [--min-buffers N] [--max-buffers N] [--max-file-mb M] [--clock 1|2|3]\n"
+            "       openetw-demo --attach NAME [--events N] [--threads T] [--payload BYTES]\n"
+            "\n"
+            "Starts a session, enables the demo provider (" DEMO_PROVIDER_TEXT "),\n"
+            "writes N events from T threads, stops the session and prints the statistics.\n"
+            "  --mode sequential|circular|newfile|append  a log file session (default sequential)\n"
+            "  --mode realtime   a real-time session consumed live by a consumer thread of this\n"
+            "                    process; prints events delivered and lost and checks that\n"
+            "                    delivered + lost == written (exit 1 on a mismatch). No log file\n"
+            "                    unless --output is given (then file + lost == written is checked)\n"
+            "  --mode buffering  an in-memory flight recorder: after writing, flushes the buffers\n"
+            "                    it holds (the newest) to --output and counts the events there\n"
+            "  --output FILE     the log file (default openetw-demo.etl; newfile needs a %%d)\n"
+            "  --session NAME    the session name (default openetw-demo)\n"
+            "  --attach NAME     be a provider process only: write into the running session NAME,\n"
+            "                    which must enable the demo provider within 5 s (etwctl enable);\n"
+            "                    the session is neither started nor stopped; exit 0 only if every\n"
+            "                    event was written (ETW_OK)\n"
+            "  --events N        events to write, in all (default 100000)\n"
+            "  --threads T       writer threads, 1..256 (default 2)\n"
+            "  --payload BYTES   payload bytes per event, at most 65000 (default 64)\n"
+            "  --buffer-kb K     BufferSize in KB (default 64)\n"
+            "  --min-buffers N, --max-buffers N  MinimumBuffers, MaximumBuffers (0: the engine's)\n"
+            "  --max-file-mb M   MaximumFileSize in MB (0: none)\n"
+            "  --clock 1|2|3     ClientContext: 1 QPC, 2 system time, 3 CPU cycle counter\n");
 }
 
-static int fail(const char *what, etw_status st)
+static int parse_mode(struct demo_options *o)
 {
-    fprintf(stderr, "openetw-demo: %s failed: %s (%u): %s\n", what, etw_status_name(st), st, etw_last_error_message());
-    return 1;
-}
-
-/* Stops the session called name if its host process died (sessions are
- * system-wide, so a demo killed mid-run leaves one); 1 when it did. */
-static int stop_orphan(const char *name)
-{
-    etw_session *old = NULL;
-    etw_session_host_info host;
-    int stopped = 0;
-    memset(&host, 0, sizeof host);
-    host.struct_size = sizeof host;
-    if (etw_session_open(&old, name) != ETW_OK)
-        return 0;
-    if (etw_session_get_host_info(&host, old) == ETW_OK && host.state == ETW_SESSION_HOST_ORPHANED) {
-        etw_session_stop(old, NULL); /* frees the name even when its file cannot be finished */
-        fprintf(stderr, "openetw-demo: stopped the orphaned session of process %u (a killed earlier run)\n",
-                host.process_id);
-        stopped = 1;
+    static const struct {
+        const char *name;
+        uint32_t mode;
+    } modes[] = { { "sequential", ETW_FILE_MODE_SEQUENTIAL }, { "circular", ETW_FILE_MODE_CIRCULAR },
+                  { "newfile", ETW_FILE_MODE_NEWFILE },       { "append", ETW_FILE_MODE_APPEND },
+                  { "realtime", ETW_REAL_TIME_MODE },         { "buffering", ETW_BUFFERING_MODE } };
+    size_t i;
+    for (i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
+        if (strcmp(o->mode_name, modes[i].name) == 0) {
+            o->mode = modes[i].mode;
+            return 1;
+        }
     }
-    etw_session_close(old);
-    return stopped;
+    return 0;
 }
 
-int main(int argc, char **argv)
+/* 1 when parsed; else the exit status (0 for --help, 2 for bad usage) in *exit_code. */
+static int parse(int argc, char **argv, struct demo_options *o, int *exit_code)
 {
-    const char *output = "openetw-demo.etl";
-    const char *mode_name = "sequential";
-    unsigned long events = 100000, threads = 2, buffer_kb = 64, min_buffers = 0, max_buffers = 0, max_file_mb = 0;
-    unsigned long clock = 1, payload = 64;
-    uint32_t mode = ETW_FILE_MODE_SEQUENTIAL;
     int i;
+    memset(o, 0, sizeof *o);
+    o->session = "openetw-demo";
+    o->output = "openetw-demo.etl";
+    o->mode_name = "sequential";
+    o->events = 100000;
+    o->threads = 2;
+    o->buffer_kb = 64;
+    o->clock = 1;
+    o->payload = 64;
+    *exit_code = 2;
     for (i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage();
+            *exit_code = 0;
             return 0;
         }
-        if (!v) {
-            usage();
-            return 2;
-        }
+        if (!v)
+            return 0;
         ++i;
-        if (strcmp(a, "--output") == 0) output = v;
-        else if (strcmp(a, "--mode") == 0) mode_name = v;
-        else if (strcmp(a, "--events") == 0) events = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--threads") == 0) threads = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--buffer-kb") == 0) buffer_kb = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--min-buffers") == 0) min_buffers = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--max-buffers") == 0) max_buffers = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--max-file-mb") == 0) max_file_mb = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--clock") == 0) clock = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--payload") == 0) payload = strtoul(v, NULL, 10);
-        else {
-            usage();
-            return 2;
+        if (strcmp(a, "--output") == 0) {
+            o->output = v;
+            o->output_given = 1;
         }
+        else if (strcmp(a, "--mode") == 0) o->mode_name = v;
+        else if (strcmp(a, "--session") == 0) o->session = v;
+        else if (strcmp(a, "--attach") == 0) o->attach = v;
+        else if (strcmp(a, "--events") == 0) o->events = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--threads") == 0) o->threads = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--buffer-kb") == 0) o->buffer_kb = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--min-buffers") == 0) o->min_buffers = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--max-buffers") == 0) o->max_buffers = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--max-file-mb") == 0) o->max_file_mb = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--clock") == 0) o->clock = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--payload") == 0) o->payload = strtoul(v, NULL, 10);
+        else return 0;
     }
-    if (strcmp(mode_name, "sequential") == 0) mode = ETW_FILE_MODE_SEQUENTIAL;
-    else if (strcmp(mode_name, "circular") == 0) mode = ETW_FILE_MODE_CIRCULAR;
-    else if (strcmp(mode_name, "newfile") == 0) mode = ETW_FILE_MODE_NEWFILE;
-    else if (strcmp(mode_name, "append") == 0) mode = ETW_FILE_MODE_APPEND;
-    else if (strcmp(mode_name, "buffering") == 0 || strcmp(mode_name, "realtime") == 0) {
-        fprintf(stderr, "openetw-demo: --mode %s is not built yet (real-time and buffering sessions come in a later issue)\n",
-                mode_name);
-        return 2;
-    } else {
+    return parse_mode(o);
+}
+
+int main(int argc, char **argv)
+{
+    struct demo_options o;
+    int code;
+    if (!parse(argc, argv, &o, &code)) {
         usage();
+        return code;
+    }
+    if (o.threads < 1 || o.threads > DEMO_MAX_THREADS || o.payload > 65000) {
+        fprintf(stderr, "openetw-demo: --threads must be 1..%d and --payload at most 65000\n", DEMO_MAX_THREADS);
         return 2;
     }
-    if (threads < 1 || threads > 256 || payload > 65000) {
-        fprintf(stderr, "openetw-demo: --threads must be 1..256 and --payload at most 65000\n");
-        return 2;
-    }
-
-    etw_properties *props = NULL;
-    etw_status st = etw_properties_create(&props, "openetw-demo");
-    if (st != ETW_OK)
-        return fail("etw_properties_create", st);
-    if ((st = etw_properties_set_log_file_name(props, output)) != ETW_OK ||
-        (st = etw_properties_set_log_file_mode(props, mode)) != ETW_OK ||
-        (st = etw_properties_set_buffer_size(props, (uint32_t)buffer_kb)) != ETW_OK ||
-        (st = etw_properties_set_minimum_buffers(props, (uint32_t)min_buffers)) != ETW_OK ||
-        (st = etw_properties_set_maximum_buffers(props, (uint32_t)max_buffers)) != ETW_OK ||
-        (st = etw_properties_set_maximum_file_size(props, (uint32_t)max_file_mb)) != ETW_OK ||
-        (st = etw_properties_set_clock_type(props, (uint32_t)clock)) != ETW_OK)
-        return fail("setting the properties", st);
-
-    etw_session *session = NULL;
-    st = etw_session_start(&session, props);
-    if (st == ETW_ERROR_ALREADY_EXISTS && stop_orphan("openetw-demo"))
-        st = etw_session_start(&session, props); /* a killed earlier run held the name */
-    if (st != ETW_OK)
-        return fail("etw_session_start", st);
-    etw_provider *provider = NULL;
-    if ((st = etw_provider_register(&provider, &kProvider, NULL, NULL, NULL)) != ETW_OK)
-        return fail("etw_provider_register", st);
-    if ((st = etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0)) != ETW_OK)
-        return fail("etw_session_enable_provider", st);
-
-    struct worker *workers = (struct worker *)calloc(threads, sizeof *workers);
-    pthread_t *tids = (pthread_t *)calloc(threads, sizeof *tids);
-    unsigned long t, ok = 0, lost = 0, failed = 0;
-    if (!workers || !tids)
-        return 1;
-    for (t = 0; t < threads; ++t) {
-        workers[t].provider = provider;
-        workers[t].events = events / threads + (t < events % threads ? 1 : 0);
-        workers[t].payload = payload;
-        workers[t].index = (int)t;
-        pthread_create(&tids[t], NULL, write_events, &workers[t]);
-    }
-    for (t = 0; t < threads; ++t) {
-        pthread_join(tids[t], NULL);
-        ok += workers[t].ok;
-        lost += workers[t].lost;
-        failed += workers[t].failed;
-    }
-    st = etw_session_stop(session, props);
-    if (st != ETW_OK)
-        fail("etw_session_stop", st);
-    etw_session_close(session);
-    etw_provider_unregister(provider);
-
-    printf("session          %s\n", etw_properties_session_name(props));
-    printf("log file         %s\n", etw_properties_log_file_name(props));
-    printf("events attempted %lu (%lu threads)\n", events, threads);
-    printf("events written   %lu\n", ok);
-    printf("events dropped   %lu (NOT_ENOUGH_MEMORY), %lu other failures\n", lost, failed);
-    printf("BufferSize       %u KB\n", etw_properties_buffer_size(props));
-    printf("MinimumBuffers   %u\n", etw_properties_minimum_buffers(props));
-    printf("MaximumBuffers   %u\n", etw_properties_maximum_buffers(props));
-    printf("NumberOfBuffers  %u\n", etw_properties_number_of_buffers(props));
-    printf("FreeBuffers      %u\n", etw_properties_free_buffers(props));
-    printf("EventsLost       %u\n", etw_properties_events_lost(props));
-    printf("BuffersWritten   %u\n", etw_properties_buffers_written(props));
-    printf("LogBuffersLost   %u\n", etw_properties_log_buffers_lost(props));
-    printf("RealTimeBuffersLost %u\n", etw_properties_real_time_buffers_lost(props));
-    printf("LoggerThreadId   %llu\n", (unsigned long long)etw_properties_logger_thread_id(props));
-    printf("clock type       %u\n", etw_properties_clock_type(props));
-    free(workers);
-    free(tids);
-    etw_properties_destroy(props);
-    return st == ETW_OK ? 0 : 1;
+    if (o.attach)
+        return demo_run_attach(&o);
+    if (o.mode == ETW_REAL_TIME_MODE)
+        return demo_run_realtime(&o);
+    if (o.mode == ETW_BUFFERING_MODE)
+        return demo_run_buffering(&o);
+    return demo_run_file_mode(&o);
 }

@@ -2,12 +2,13 @@
 // usable from tests (and any program) so that its commands can act on the
 // sessions of the calling process. Uses only the public C API.
 //
-// Sessions are in-process today: an etwctl process sees only the sessions
-// it started itself. `etwctl script FILE` (or `-` for stdin) runs many
-// commands in one process; a program can call etwctl_run to drive its own
-// sessions. Cross-process visibility comes with the shared-memory registry.
+// Sessions run in the session host (openetw-hostd): `etwctl start` returns
+// and the session keeps running; every command works on the sessions of
+// the namespace from any process. `etwctl script FILE` (or `-`) runs many
+// commands in one process.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,12 +21,18 @@ namespace etwctl {
 int run(const std::vector<std::string> &args, std::FILE *out, std::FILE *err);
 
 // Runs every line of a script (blank lines and lines starting with # are
-// skipped; words split on blanks, "double quotes" group). Stops at the first
-// failing line unless keep_going. Returns 0 when every line succeeded.
+// skipped; words split on blanks, "double quotes" group), each as it is read
+// (see script.hpp). Stops at the first failing line unless keep_going.
+// Returns 0 when every line succeeded, else the status of the last failing
+// line (1 also for an unbalanced quote or a stream that cannot be read).
+// Stops with 2, whatever keep_going says, at a line that is refused whole
+// before any of it runs: one over script::kMaxLineBytes (1 MiB), one holding
+// a NUL byte, or a `script` command in any form (scripts do not nest).
 int run_script(std::FILE *in, std::FILE *out, std::FILE *err, bool json, bool keep_going);
 
-// Names of the sessions started by run() in this process and not yet
-// stopped by it (the program stops them at exit so their files are complete).
-std::vector<std::string> started_sessions();
+// Stops the sessions run() started that run in this process (no session
+// host was reached), through the handles start kept, so that their files
+// are complete before the process ends; returns how many were running.
+std::size_t stop_started_sessions();
 
 } // namespace etwctl

@@ -9,19 +9,11 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
     const int result = etwctl::run(args, stdout, stderr);
-    // Sessions are in-process: stop the ones this run started so that their
-    // log files are complete before the process (and the sessions) end.
-    const auto left = etwctl::started_sessions();
-    if (!left.empty())
-        std::fprintf(stderr, "etwctl: note: sessions live in the process that starts them (for now); stopping %zu "
-                             "session(s) started here before exiting. Run several commands in one process with "
-                             "`etwctl script FILE`.\n", left.size());
-    for (const std::string &name : left) {
-        etw_session *s = nullptr;
-        if (etw_session_open(&s, name.c_str()) == ETW_OK) {
-            etw_session_stop(s, nullptr);
-            etw_session_close(s);
-        }
-    }
+    // Sessions run in the session host (openetw-hostd) and outlive etwctl.
+    // Where no host could be reached they ran here: they are stopped so
+    // that their log files are complete before the process (and they) end.
+    if (const std::size_t n = etwctl::stop_started_sessions())
+        std::fprintf(stderr, "etwctl: note: no session host could be reached (openetw-hostd not found: install it or "
+                             "set OPENETW_HOSTD), so %zu session(s) ran in this process and were stopped at exit.\n", n);
     return result;
 }

@@ -33,68 +33,6 @@ static_assert(sizeof(pthread_mutex_t) <= sizeof(SharedMutex::storage), "SharedMu
 
 bool shared_registry_supported() noexcept { return true; }
 
-std::string registry_path()
-{
-    const char *v = std::getenv("OPENETW_REGISTRY");
-    if (v == nullptr || *v == 0)
-        // The registry's layout version (core/system_registry.cpp) is in the
-        // name: libraries of another layout use a file of their own instead
-        // of finding this one unusable (and sessions process-local).
-        return "/dev/shm/openetw-2.registry";
-    if (std::strcmp(v, "none") == 0)
-        return {};
-    return v;
-}
-
-etw_status shared_file_map(Region *out, const std::string &path, std::size_t size, void (*init)(void *base, void *ctx),
-                           void *ctx) noexcept
-{
-    // Open first, create only when absent: with fs.protected_regular, O_CREAT
-    // on another user's file in a sticky folder (/dev/shm) is refused.
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT) {
-        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-        if (fd >= 0)
-            fchmod(fd, 0666); // every user lists sessions; rights are the hosts' to grant
-        else if (errno == EEXIST)
-            fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    }
-    if (fd < 0)
-        return errno == EACCES ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_FILE_NOT_FOUND;
-    // The creator initialises under an exclusive lock; the others wait for it.
-    while (flock(fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            ::close(fd);
-            return ETW_ERROR_ACCESS_DENIED;
-        }
-    struct stat st;
-    etw_status result = ETW_OK;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) != 0) {
-        result = ETW_ERROR_ACCESS_DENIED;
-    } else if (st.st_size != 0 && std::size_t(st.st_size) != size) {
-        result = ETW_ERROR_BAD_LENGTH;
-    } else {
-        const bool fresh = st.st_size == 0;
-        if (fresh && ftruncate(fd, off_t(size)) != 0)
-            result = ETW_ERROR_DISK_FULL;
-        else {
-            p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            if (p == MAP_FAILED)
-                result = ETW_ERROR_OUTOFMEMORY;
-            else if (fresh && init)
-                init(p, ctx);
-        }
-    }
-    flock(fd, LOCK_UN);
-    ::close(fd); // the mapping keeps the file
-    if (result != ETW_OK)
-        return result;
-    out->base = p;
-    out->size = size;
-    return ETW_OK;
-}
-
 namespace {
 etw_status open_error()
 {

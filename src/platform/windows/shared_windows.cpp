@@ -8,11 +8,22 @@ namespace openetw::platform {
 bool shared_registry_supported() noexcept { return false; }
 
 std::string registry_path() { return {}; }
+bool registry_path_is_default() { return false; }
 
-etw_status shared_file_map(Region *, const std::string &, std::size_t, void (*)(void *, void *), void *) noexcept
+etw_status host_lock(const std::string &, std::intptr_t *) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+etw_status registry_create(Region *, const std::string &, std::size_t, bool (*)(const void *), void (*)(void *, void *),
+                           void *) noexcept
 {
     return ETW_ERROR_NOT_SUPPORTED;
 }
+etw_status registry_open_readonly(Region *, const std::string &, std::size_t, std::uint32_t *) noexcept
+{
+    return ETW_ERROR_NOT_SUPPORTED;
+}
+etw_status spawn_daemon(const std::vector<std::string> &) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+std::string code_directory() { return {}; }
+bool is_executable(const std::string &) noexcept { return false; }
+std::vector<std::string> list_folder(const std::string &) { return {}; }
 
 etw_status shared_region_create(Region *, const std::string &, std::size_t) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
 etw_status shared_region_open(Region *, const std::string &) noexcept { return ETW_ERROR_NOT_SUPPORTED; }

@@ -1,0 +1,274 @@
+// The Engine as a session host (docs/SYSTEM_SESSIONS.md): the registry
+// slots of the sessions it hosts, their rights, the servant that answers
+// other processes' requests, taking over an orphan, and the sessions other
+// hosts run.
+#include "core/engine.hpp"
+#include "core/engine_detail.hpp"
+
+#include "base/utf.hpp"
+
+#include "core/remote_session.hpp"
+#include "core/session_channel.hpp"
+
+#include "platform/platform.hpp"
+
+#include <openetw/constants.h>
+#include <openetw/session.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace openetw::core {
+
+using detail::g_serving;
+using detail::key_of;
+
+namespace detail {
+
+std::atomic<int> g_serving{0};
+
+void finish_answers()
+{
+    for (int i = 0; i < 5000 && g_serving.load(std::memory_order_acquire) > 0; ++i)
+        platform::sleep_ms(1);
+}
+
+} // namespace detail
+
+Status Engine::take_over(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out)
+{
+    SystemRegistry *reg = SystemRegistry::get();
+    if (!reg)
+        return Fail(ETW_ERROR_NOT_SUPPORTED, "sessions are not system-wide here (OPENETW_REGISTRY=none, or no shared "
+                                             "registry on this system): there is no orphan to take over");
+    RegistryEntry orphan;
+    if (!reg->find(props.session_name(), &orphan))
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no session named \"" + props.session_name_utf8() + "\" to take over");
+    if (!orphan.orphaned)
+        return Fail(ETW_ERROR_ALREADY_EXISTS, "the session \"" + props.session_name_utf8() + "\" is not orphaned: process " +
+                                                  std::to_string(orphan.host_pid) + " hosts it");
+    Properties settings(orphan.name);
+    std::vector<EnableRecord> enables;
+    std::vector<GrantRecord> grants;
+    if (!reg->published(orphan, settings) || !reg->tables(orphan, &enables, &grants))
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the orphan went away while being taken over");
+    etw_event_trace_properties &rec = settings.record();
+    if (rec.LogFileMode & (ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_NEWFILE | ETW_BUFFERING_MODE))
+        return Fail(ETW_ERROR_NOT_SUPPORTED, "only a sequential or real-time session can be continued: stop the orphan "
+                                             "(its file is finished) and start anew");
+    // Stopped first: every committed buffer is in its file, then logging goes on after them.
+    if (Status st = RemoteSession(*reg, orphan).stop(nullptr); !st && st.code == ETW_ERROR_ACCESS_DENIED)
+        return st;
+    if (!settings.log_file_name().empty()) {
+        rec.LogFileMode |= ETW_FILE_MODE_APPEND;
+        rec.LogFileMode &= ~ETW_FILE_MODE_PREALLOCATE;
+    }
+    copy_settings(rec, props.record());
+    props.assign_log_file_name(settings.log_file_name());
+    SessionOptions o = options;
+    o.take_over = false;
+    if (Status st = start(props, o, out); !st)
+        return Fail(st.code, "the orphan was stopped (its file finished) but could not be started again: " + st.message);
+    for (const EnableRecord &e : enables)
+        enable_provider(*out, e.guid, true, std::uint8_t(e.level), e.match_any, e.match_all);
+    for (const GrantRecord &g : grants)
+        grant(*out, g.uid, g.rights);
+    return Status::ok();
+}
+
+bool Engine::hosted_slot(const Session *session, std::uint32_t *slot, std::uint32_t *generation)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = hosted_.find(session);
+    if (it == hosted_.end())
+        return false;
+    *slot = it->second->slot;
+    *generation = it->second->generation;
+    return true;
+}
+
+bool Engine::allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights)
+{
+    if (uid == 0 || uid == platform::effective_user_id())
+        return true; // root and the host's own user hold every right
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const GrantRecord &g : h.grants)
+        if (g.uid == uid)
+            return (g.rights & rights) == rights;
+    return false;
+}
+
+void Engine::publish_tables(const std::shared_ptr<Session> &s)
+{
+    auto it = hosted_.find(s.get());
+    if (it == hosted_.end())
+        return;
+    std::vector<EnableRecord> recs;
+    for (auto &[key, e] : guids_)
+        for (const Enablement &en : e.enablements)
+            if (en.session == s) {
+                EnableRecord r{};
+                std::memcpy(&r.guid, key.data(), sizeof r.guid);
+                r.level = en.level;
+                r.match_any = en.match_any;
+                r.match_all = en.match_all;
+                recs.push_back(r);
+            }
+    SystemRegistry::get()->publish_tables(it->second->slot, recs, it->second->grants);
+}
+
+Status Engine::grant(const std::shared_ptr<Session> &session, std::uint32_t uid, std::uint32_t rights)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    auto it = hosted_.find(session.get());
+    if (it == hosted_.end())
+        return Fail(ETW_ERROR_NOT_SUPPORTED, session->is_private()
+                                                 ? "a private session belongs to its process: it grants no rights"
+                                                 : "sessions are not system-wide here (OPENETW_REGISTRY=none, or no "
+                                                   "shared registry on this system)");
+    std::vector<GrantRecord> &g = it->second->grants;
+    auto at = std::find_if(g.begin(), g.end(), [&](const GrantRecord &r) { return r.uid == uid; });
+    if (rights == 0) {
+        if (at != g.end())
+            g.erase(at);
+    } else if (at != g.end()) {
+        at->rights = rights;
+    } else {
+        if (g.size() >= kSlotGrants)
+            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session already grants rights to " +
+                                                           std::to_string(kSlotGrants) + " users");
+        g.push_back({uid, rights});
+    }
+    publish_tables(session);
+    return Status::ok();
+}
+
+void Engine::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
+{
+    SystemRegistry &reg = *SystemRegistry::get();
+    struct Close {
+        Hosted &h;
+        ~Close() { platform::channel_close(&h.listener); }
+    } close_listener{*h};
+    while (!h->quit.load(std::memory_order_acquire)) {
+        platform::ChannelHandle c = platform::kNoChannel;
+        platform::PeerCredentials peer;
+        if (platform::channel_accept(h->listener, 250, &c, &peer) != ETW_OK)
+            continue;
+        IncomingRequest req;
+        req.props.assign_session_name(s->name());
+        if (Status st = read_request(c, &req); !st) {
+            platform::channel_close(&c);
+            continue;
+        }
+        if (!allowed(*h, peer.uid, right_needed(req.code))) {
+            const char *right = req.code == Request::Writer    ? "logging"
+                                : req.code == Request::Consume ? "consuming"
+                                                               : "control";
+            answer(c, Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
+                                                         " right over the session (see etw_session_grant)"),
+                   nullptr);
+            platform::channel_close(&c);
+            continue;
+        }
+        if (req.code == Request::Consume) {
+            std::unique_ptr<RealtimeReader> reader;
+            if (Status st = s->attach(&reader); !st) {
+                answer(c, st, nullptr);
+                platform::channel_close(&c);
+                continue;
+            }
+            std::thread([c, r = std::move(reader), hb = s->header_buffer()]() mutable { relay(c, std::move(r), hb); })
+                .detach();
+            continue;
+        }
+        if (req.code == Request::Writer) {
+            if (s->state.load() != Session::Running)
+                answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
+            else if (!s->is_shared())
+                answer(c, Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
+                                                        "could not be created)"),
+                       nullptr);
+            else
+                answer_writer(c, s->region_fd(), s->writer_params());
+            platform::channel_close(&c);
+            continue;
+        }
+        if (req.code == Request::Options) {
+            SessionOptions o = s->options();
+            o.lossless = s->is_lossless();
+            o.realtime_backlog = s->realtime_backlog_limit();
+            answer_options(c, o);
+            platform::channel_close(&c);
+            continue;
+        }
+        if (req.code == Request::FlushTo && peer.uid != 0 && peer.uid != platform::effective_user_id()) {
+            // The host writes the file as its user: a grant does not extend to that.
+            answer(c, Fail(ETW_ERROR_ACCESS_DENIED, "only the session's own user or root may flush it to a file of "
+                                                    "their choosing"),
+                   nullptr);
+            platform::channel_close(&c);
+            continue;
+        }
+        g_serving.fetch_add(1, std::memory_order_acq_rel);
+        struct Done {
+            ~Done() { g_serving.fetch_sub(1, std::memory_order_acq_rel); }
+        } done;
+        Properties out(s->name());
+        Status st;
+        bool with_props = true;
+        switch (req.code) {
+        case Request::Query: st = query(s, out); break;
+        case Request::Update:
+            st = update(s, req.props);
+            out = req.props;
+            break;
+        case Request::Flush: st = flush(s, &out); break;
+        case Request::FlushTo:
+            if (!s->is_buffering())
+                st = Fail(ETW_ERROR_INVALID_PARAMETER, "flushing to a file needs a buffering session (ETW_BUFFERING_MODE)");
+            else
+                st = flush(s, &out, utf16_to_utf8_lossy(req.path));
+            break;
+        case Request::Stop: st = stop(s, &out); break;
+        case Request::Enable:
+            with_props = false;
+            st = enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level), req.enable.match_any,
+                                 req.enable.match_all);
+            break;
+        case Request::Grant:
+            with_props = false;
+            st = grant(s, req.grant.uid, req.grant.rights);
+            break;
+        default: st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request"); break;
+        }
+        if (st && with_props && req.code != Request::Stop)
+            reg.publish(h->slot, out); // what an orphan will report
+        answer(c, st, with_props ? &out : nullptr);
+        platform::channel_close(&c);
+        if (req.code == Request::Stop && s->state.load() != Session::Running) {
+            reg.release(h->slot, h->generation);
+            return;
+        }
+    }
+}
+
+std::vector<RegistryEntry> Engine::foreign_sessions()
+{
+    std::vector<RegistryEntry> out;
+    if (SystemRegistry *reg = SystemRegistry::get())
+        for (RegistryEntry &e : reg->list())
+            if (!e.own)
+                out.push_back(std::move(e));
+    return out;
+}
+
+bool Engine::find_foreign(const std::u16string &name, RegistryEntry *out)
+{
+    SystemRegistry *reg = SystemRegistry::get();
+    return reg && reg->find(name, out) && !out->own;
+}
+
+} // namespace openetw::core

@@ -1,0 +1,262 @@
+// POSIX part of platform.hpp for the session host: the namespace's folder,
+// host lock and registry file, and starting the host as a daemon.
+//
+// Trust: the registry is written only by the host (its user's file, 0644);
+// everyone else maps it read-only, so another user can neither truncate it
+// (SIGBUS) nor lock it (nothing here ever locks a file others can open).
+#include "platform/platform.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace openetw::platform {
+
+namespace {
+
+// Layout 3: the host owns the registry (also in the default folder names).
+std::string default_registry_path()
+{
+    const uid_t uid = geteuid();
+    if (uid == 0)
+        return "/dev/shm/openetw-3/registry";
+    return "/dev/shm/openetw-3-u" + std::to_string(uid) + "/registry";
+}
+
+std::string folder_of(const std::string &path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+etw_status errno_status(int err)
+{
+    switch (err) {
+    case ENOENT: return ETW_ERROR_FILE_NOT_FOUND;
+    case EACCES:
+    case EPERM:
+    case ELOOP: return ETW_ERROR_ACCESS_DENIED;
+    case ENOSPC: return ETW_ERROR_DISK_FULL;
+    default: return ETW_ERROR_OUTOFMEMORY;
+    }
+}
+
+// A default namespace folder: made by its host (root's readable by all, a
+// user's owner-only) and used only when it is a real folder of that user.
+etw_status prepare_default_folder(const std::string &folder)
+{
+    const uid_t uid = geteuid();
+    if (::mkdir(folder.c_str(), uid == 0 ? 0755 : 0700) != 0 && errno != EEXIST)
+        return errno_status(errno);
+    struct stat st;
+    if (::lstat(folder.c_str(), &st) != 0)
+        return errno_status(errno);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 022) != 0)
+        return ETW_ERROR_ACCESS_DENIED; // squatted, a link, or writable by others
+    return ETW_OK;
+}
+
+etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size,
+                                  bool (*check)(const void *base), void (*init)(void *base, void *ctx),
+                                  void *ctx) noexcept;
+
+} // namespace
+
+std::string registry_path()
+{
+    const char *v = std::getenv("OPENETW_REGISTRY");
+    if (v == nullptr || *v == 0)
+        return default_registry_path();
+    if (std::strcmp(v, "none") == 0)
+        return {};
+    return v;
+}
+
+bool registry_path_is_default() { return registry_path() == default_registry_path(); }
+
+etw_status host_lock(const std::string &registry, std::intptr_t *out) noexcept
+{
+    if (registry_path_is_default() && registry == default_registry_path())
+        if (etw_status st = prepare_default_folder(folder_of(registry)); st != ETW_OK)
+            return st;
+    const std::string path = registry + ".lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return errno_status(errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return ETW_ERROR_ACCESS_DENIED;
+    }
+    fchmod(fd, 0600); // nobody else may open it, so nobody else can lock it
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return err == EWOULDBLOCK ? ETW_ERROR_ALREADY_EXISTS : errno_status(err);
+    }
+    *out = fd;
+    return ETW_OK;
+}
+
+etw_status registry_create(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
+                           void (*init)(void *base, void *ctx), void *ctx) noexcept
+{
+    // Processes of the owner that create it at once (OPENETW_HOST=inprocess)
+    // take turns on an owner-only lock file: nobody else can open it, so
+    // nobody else can hold them up.
+    const std::string init_lock = path + ".init";
+    const int lk = ::open(init_lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct stat lst;
+    if (lk < 0 || fstat(lk, &lst) != 0 || lst.st_uid != geteuid()) {
+        const etw_status e = lk < 0 ? errno_status(errno) : ETW_ERROR_ACCESS_DENIED;
+        if (lk >= 0)
+            ::close(lk);
+        return e;
+    }
+    while (flock(lk, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    const etw_status st = registry_create_locked(out, path, size, check, init, ctx);
+    ::close(lk); // releases the lock
+    return st;
+}
+
+namespace {
+etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
+                                  void (*init)(void *base, void *ctx), void *ctx) noexcept
+{
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return errno_status(errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return ETW_ERROR_ACCESS_DENIED;
+    }
+    fchmod(fd, 0644); // writable by the host's user only
+    const bool sized = std::size_t(st.st_size) == size;
+    if (!sized && (ftruncate(fd, 0) != 0 || ftruncate(fd, off_t(size)) != 0)) {
+        ::close(fd);
+        return ETW_ERROR_DISK_FULL;
+    }
+    void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd); // the mapping keeps the file
+    if (p == MAP_FAILED)
+        return ETW_ERROR_OUTOFMEMORY;
+    if (!sized || !check(p)) {
+        std::memset(p, 0, size);
+        init(p, ctx);
+    }
+    out->base = p;
+    out->size = size;
+    return ETW_OK;
+}
+} // namespace
+
+etw_status registry_open_readonly(Region *out, const std::string &path, std::size_t size, std::uint32_t *owner) noexcept
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno_status(errno);
+    struct stat st;
+    etw_status result = ETW_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        result = ETW_ERROR_ACCESS_DENIED;
+    else if (st.st_uid != geteuid() && st.st_uid != 0)
+        result = ETW_ERROR_ACCESS_DENIED; // another user's: its contents are not for us to trust
+    else if (std::size_t(st.st_size) != size)
+        result = ETW_ERROR_BAD_LENGTH;
+    void *p = MAP_FAILED;
+    if (result == ETW_OK) {
+        // The owner can still shrink it (only the host's own user or root):
+        // that user may harm their own processes, nobody else's.
+        p = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+            result = ETW_ERROR_OUTOFMEMORY;
+    }
+    ::close(fd);
+    if (result != ETW_OK)
+        return result;
+    out->base = p;
+    out->size = size;
+    *owner = std::uint32_t(st.st_uid);
+    return ETW_OK;
+}
+
+etw_status spawn_daemon(const std::vector<std::string> &args) noexcept
+{
+    if (args.empty() || !is_executable(args[0]))
+        return ETW_ERROR_FILE_NOT_FOUND;
+    // Everything the child needs is built before fork: after it, only
+    // async-signal-safe calls (this process may have other threads).
+    std::vector<char *> argv;
+    for (const std::string &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t child = fork();
+    if (child < 0)
+        return ETW_ERROR_NO_SYSTEM_RESOURCES;
+    if (child == 0) {
+        setsid(); // no controlling terminal: a shell's hangup does not reach the host
+        if (fork() != 0)
+            _exit(0); // the host is re-parented to init: nobody has to reap it
+        const int null = ::open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        // No descriptor of the caller (pipes a test runner waits on, sockets).
+        if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+            for (int fd = 3; fd < 65536; ++fd)
+                ::close(fd);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return ETW_OK;
+}
+
+std::string code_directory()
+{
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&code_directory), &info) == 0 || info.dli_fname == nullptr)
+        return {};
+    char resolved[PATH_MAX];
+    if (realpath(info.dli_fname, resolved) == nullptr)
+        return {};
+    return folder_of(resolved);
+}
+
+std::vector<std::string> list_folder(const std::string &folder)
+{
+    std::vector<std::string> names;
+    DIR *d = ::opendir(folder.c_str());
+    if (!d)
+        return names;
+    while (const dirent *e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+            names.emplace_back(e->d_name);
+    ::closedir(d);
+    return names;
+}
+
+bool is_executable(const std::string &path) noexcept
+{
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+} // namespace openetw::platform

@@ -1,0 +1,439 @@
+// The session host (openetw-hostd) with real, separate processes only: the
+// logman workflow, a killed host, a start that fails, and a second user who
+// attacks the namespace (docs/SYSTEM_SESSIONS.md, "The session host").
+// Every process is a new one: etwctl for control, host_helper for providers.
+#include <openetw/openetw.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const char kGuid[] = "6f2c1a3e-9b4d-4e21-8c7a-0123456789ab";
+const etw_guid kProvider = {0x6f2c1a3e, 0x9b4d, 0x4e21, {0x8c, 0x7a, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab}};
+const char kSecondUser[] = "openetw-test";
+
+// This program's own namespace (every helper and host inherits it), and a
+// scratch folder; the hosts it caused are killed at the end.
+struct Namespace {
+    std::string registry = "/dev/shm/openetw-hosttest-" + std::to_string(getpid()) + ".registry";
+    std::string dir;
+    std::set<pid_t> hosts;
+    Namespace()
+    {
+        setenv("OPENETW_REGISTRY", registry.c_str(), 1);
+        unsetenv("OPENETW_HOST");
+        char tmpl[] = "/tmp/openetw-hosttest-XXXXXX";
+        if (mkdtemp(tmpl))
+            dir = tmpl;
+        chmod(dir.c_str(), 0755);
+    }
+    ~Namespace()
+    {
+        for (pid_t h : hosts)
+            kill(h, SIGKILL);
+        const std::filesystem::path p(registry);
+        const std::string prefix = p.filename().string();
+        std::error_code ec;
+        for (const auto &e : std::filesystem::directory_iterator(p.parent_path(), ec))
+            if (e.path().filename().string().rfind(prefix, 0) == 0)
+                std::filesystem::remove(e.path(), ec);
+        std::filesystem::remove_all(dir, ec);
+    }
+    std::string path(const std::string &name) const { return dir + "/" + name; }
+} g_ns;
+
+struct Proc {
+    int status = -1; // exit status; 128 + signal; -2 when it timed out (killed)
+    std::string out;
+};
+
+// Runs argv as a new process (as pw when given), collecting stdout+stderr,
+// killing it after timeout.
+Proc run(std::vector<std::string> argv, const passwd *pw = nullptr, std::chrono::milliseconds timeout = 30s)
+{
+    Proc r;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return r;
+    std::vector<char *> args;
+    for (std::string &a : argv)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        if (pw && (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0))
+            _exit(126);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    int status = 0;
+    bool done = false, timed_out = false;
+    while (!done) {
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(fds[0], buf, sizeof buf)) > 0)
+            r.out.append(buf, std::size_t(n));
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            done = true;
+        } else if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            timed_out = done = true;
+        } else {
+            std::this_thread::sleep_for(2ms);
+        }
+    }
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+        r.out.append(buf, std::size_t(n));
+    close(fds[0]);
+    r.status = timed_out ? -2 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+std::string env(const char *name)
+{
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+Proc etwctl(std::vector<std::string> args, const passwd *pw = nullptr)
+{
+    args.insert(args.begin(), env("ETWCTL"));
+    return run(args, pw);
+}
+
+Proc provider(unsigned events, unsigned threads, const passwd *pw = nullptr)
+{
+    return run({env("HOST_HELPER"), "write", kGuid, std::to_string(events), std::to_string(threads)}, pw, 60s);
+}
+
+// The host process of a running session, as this process sees it.
+pid_t host_of(const std::string &name, bool *orphaned = nullptr)
+{
+    etw_session *s = nullptr;
+    if (etw_session_open(&s, name.c_str()) != ETW_OK)
+        return 0;
+    etw_session_host_info h;
+    std::memset(&h, 0, sizeof h);
+    h.struct_size = sizeof h;
+    const etw_status st = etw_session_get_host_info(&h, s);
+    etw_session_close(s);
+    if (st != ETW_OK)
+        return 0;
+    if (orphaned)
+        *orphaned = h.state == ETW_SESSION_HOST_ORPHANED;
+    g_ns.hosts.insert(pid_t(h.process_id));
+    return pid_t(h.process_id);
+}
+
+struct FileCount {
+    etw_status open = ETW_OK, process = ETW_OK;
+    std::uint64_t events = 0;     // of kProvider
+    std::set<std::uint64_t> numbers;
+};
+
+FileCount count_file(const std::string &path)
+{
+    FileCount fc;
+    etw_consumer_options o;
+    std::memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    o.user_data = &fc;
+    o.event = [](void *ctx, const etw_classic_event *e) -> int32_t {
+        auto *c = static_cast<FileCount *>(ctx);
+        if (std::memcmp(&e->header.Guid, &kProvider, sizeof kProvider) == 0) {
+            ++c->events;
+            std::uint64_t n = 0;
+            if (e->payload_size >= sizeof n)
+                std::memcpy(&n, e->payload, sizeof n);
+            c->numbers.insert(n);
+        }
+        return 0;
+    };
+    const char *paths[] = {path.c_str()};
+    etw_consumer *c = nullptr;
+    fc.open = etw_consumer_open(&c, paths, 1, &o);
+    if (fc.open != ETW_OK)
+        return fc;
+    fc.process = etw_consumer_process(c);
+    etw_consumer_close(c);
+    return fc;
+}
+
+bool listed(const std::string &name)
+{
+    const Proc r = etwctl({"list"});
+    return r.status == 0 && r.out.find(name) != std::string::npos;
+}
+
+std::vector<std::string> region_files()
+{
+    std::vector<std::string> out;
+    const std::filesystem::path p(g_ns.registry);
+    const std::string prefix = p.filename().string() + ".";
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(p.parent_path(), ec)) {
+        const std::string f = e.path().filename().string();
+        if (f.rfind(prefix, 0) == 0 && f.find_first_not_of("0123456789.", prefix.size()) == std::string::npos)
+            out.push_back(f);
+    }
+    return out;
+}
+
+// ---- The logman workflow ----
+
+TEST(Host, ASessionOutlivesItsStarterAndEveryStepIsAnotherProcess)
+{
+    const std::string file = g_ns.path("logman.etl");
+    Proc r = etwctl({"start", "HostLogman", "--file", file, "--buffer-size", "64", "--max-buffers", "64"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    ASSERT_TRUE(listed("HostLogman")) << "the session ended with the etwctl that started it";
+    const pid_t host = host_of("HostLogman");
+    ASSERT_NE(host, 0);
+    EXPECT_NE(host, getpid());
+    r = etwctl({"enable", "HostLogman", kGuid});
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = provider(100000, 2);
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = etwctl({"query", "HostLogman"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("host_pid:                " + std::to_string(host)), std::string::npos) << r.out;
+    r = etwctl({"stop", "HostLogman"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("events_lost:             0"), std::string::npos) << r.out;
+    EXPECT_FALSE(listed("HostLogman"));
+    const FileCount fc = count_file(file);
+    ASSERT_EQ(fc.open, ETW_OK);
+    EXPECT_EQ(fc.process, ETW_OK);
+    EXPECT_EQ(fc.events, 100000u);
+    EXPECT_EQ(fc.numbers.size(), 100000u) << "an event is missing or appears twice";
+}
+
+TEST(Host, OneHostServesEveryStarterOfTheNamespace)
+{
+    ASSERT_EQ(etwctl({"start", "HostOneA", "--file", g_ns.path("a.etl")}).status, 0);
+    ASSERT_EQ(etwctl({"start", "HostOneB", "--file", g_ns.path("b.etl")}).status, 0);
+    const pid_t a = host_of("HostOneA"), b = host_of("HostOneB");
+    EXPECT_NE(a, 0);
+    EXPECT_EQ(a, b) << "a second host was started although one was running";
+    // A name in use stays in use across processes.
+    const Proc dup = etwctl({"start", "hostonea", "--file", g_ns.path("c.etl")});
+    EXPECT_NE(dup.status, 0);
+    EXPECT_NE(dup.out.find("ETW_ERROR_ALREADY_EXISTS"), std::string::npos) << dup.out;
+    EXPECT_EQ(etwctl({"stop", "HostOneA"}).status, 0);
+    EXPECT_EQ(etwctl({"stop", "HostOneB"}).status, 0);
+}
+
+// ---- Faults ----
+
+TEST(Host, AStartWhoseLogFileCannotBeCreatedLeavesNothingBehind)
+{
+    const std::vector<std::string> before = region_files();
+    // A folder that does not exist, and a log file name that is a folder.
+    Proc r = etwctl({"start", "HostBadFile", "--file", g_ns.path("missing/x.etl")});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("ETW_ERROR_PATH_NOT_FOUND"), std::string::npos) << r.out;
+    r = etwctl({"start", "HostBadFile", "--file", g_ns.dir});
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_FALSE(listed("HostBadFile"));
+    EXPECT_EQ(region_files(), before) << "a failed start left its region file";
+    // The name is free: the same start with a good file works.
+    r = etwctl({"start", "HostBadFile", "--file", g_ns.path("good.etl")});
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(etwctl({"stop", "HostBadFile"}).status, 0);
+}
+
+TEST(Host, AKilledHostLeavesAReadableFileAndTheNextHostFinishesIt)
+{
+    const std::string file = g_ns.path("killed.etl");
+    ASSERT_EQ(etwctl({"start", "HostKilled", "--file", file, "--max-buffers", "64", "--flush-timer", "1"}).status, 0);
+    ASSERT_EQ(etwctl({"enable", "HostKilled", kGuid}).status, 0);
+    Proc r = provider(20000, 2);
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::this_thread::sleep_for(1500ms); // a flush timer tick: some buffers reach the file
+    bool orphaned = true;
+    const pid_t host = host_of("HostKilled", &orphaned);
+    ASSERT_GT(host, 0);
+    EXPECT_FALSE(orphaned);
+    ASSERT_EQ(kill(host, SIGKILL), 0);
+    for (int i = 0; i < 200 && kill(host, 0) == 0; ++i)
+        std::this_thread::sleep_for(10ms);
+    // Before anyone finishes it: the buffers written so far read whole.
+    FileCount early = count_file(file);
+    EXPECT_EQ(early.open, ETW_OK);
+    EXPECT_GT(early.events, 0u) << "no buffer reached the file before the kill";
+    EXPECT_LE(early.events, 20000u);
+    ASSERT_TRUE(host_of("HostKilled", &orphaned) != 0);
+    EXPECT_TRUE(orphaned);
+    // Stopping it (a new host comes up and finishes it): every event is there.
+    r = etwctl({"stop", "HostKilled"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    const FileCount fc = count_file(file);
+    EXPECT_EQ(fc.open, ETW_OK);
+    EXPECT_EQ(fc.events, 20000u);
+    EXPECT_EQ(fc.numbers.size(), 20000u);
+    EXPECT_FALSE(listed("HostKilled"));
+    // The name is free again.
+    ASSERT_EQ(etwctl({"start", "HostKilled", "--file", g_ns.path("again.etl")}).status, 0);
+    EXPECT_NE(host_of("HostKilled"), host);
+    EXPECT_EQ(etwctl({"stop", "HostKilled"}).status, 0);
+}
+
+TEST(Host, TheNextHostFinishesOrphansWhenItStarts)
+{
+    const std::string file = g_ns.path("sweep.etl");
+    ASSERT_EQ(etwctl({"start", "HostSweep", "--file", file}).status, 0);
+    ASSERT_EQ(etwctl({"enable", "HostSweep", kGuid}).status, 0);
+    ASSERT_EQ(provider(5000, 1).status, 0);
+    const pid_t host = host_of("HostSweep");
+    ASSERT_GT(host, 0);
+    ASSERT_EQ(kill(host, SIGKILL), 0);
+    for (int i = 0; i < 200 && kill(host, 0) == 0; ++i)
+        std::this_thread::sleep_for(10ms);
+    // Any start brings up a host, which finishes the orphan first.
+    ASSERT_EQ(etwctl({"start", "HostSweepNext", "--file", g_ns.path("next.etl")}).status, 0);
+    EXPECT_FALSE(listed("HostSweep ")) << "the new host left the orphan";
+    EXPECT_EQ(count_file(file).events, 5000u);
+    EXPECT_EQ(etwctl({"stop", "HostSweepNext"}).status, 0);
+}
+
+// ---- A second user ----
+
+const passwd *second_user(std::string *why)
+{
+    if (geteuid() != 0) {
+        *why = "not root: cannot act as a second user";
+        return nullptr;
+    }
+    if (!getpwnam(kSecondUser)) {
+        const int rc = std::system("useradd --system --no-create-home --shell /usr/sbin/nologin openetw-test "
+                                   ">/dev/null 2>&1");
+        (void)rc;
+    }
+    static passwd pw;
+    const passwd *p = getpwnam(kSecondUser);
+    if (!p) {
+        *why = "cannot create the user openetw-test";
+        return nullptr;
+    }
+    pw = *p;
+    return &pw;
+}
+
+// Runs fn as the second user in a child; its exit status.
+template <class Fn> int as_user(const passwd *pw, Fn fn)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+            _exit(126);
+        _exit(fn());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(Host, ASecondUserHarmsNoSessionOfAnother)
+{
+    std::string why;
+    const passwd *pw = second_user(&why);
+    if (!pw)
+        GTEST_SKIP() << why;
+    const std::string file = g_ns.path("victim.etl");
+    ASSERT_EQ(etwctl({"start", "HostVictim", "--file", file, "--max-buffers", "64"}).status, 0);
+    ASSERT_EQ(etwctl({"enable", "HostVictim", kGuid}).status, 0);
+    ASSERT_GT(host_of("HostVictim"), 0);
+
+    // Truncating, scribbling or locking the registry; opening a session region.
+    const std::string reg = g_ns.registry;
+    std::vector<std::string> regions;
+    for (const std::string &f : region_files())
+        regions.push_back(std::filesystem::path(reg).parent_path().string() + "/" + f);
+    ASSERT_FALSE(regions.empty());
+    EXPECT_EQ(as_user(pw, [&] { return truncate(reg.c_str(), 0) == 0 ? 1 : 0; }), 0) << "the registry was truncated";
+    EXPECT_EQ(as_user(pw, [&] { return open(reg.c_str(), O_RDWR) >= 0 ? 1 : 0; }), 0) << "the registry is writable";
+    for (const std::string &region : regions)
+        EXPECT_EQ(as_user(pw, [&] { return open(region.c_str(), O_RDONLY) >= 0 ? 1 : 0; }), 0)
+            << region << " is readable by another user";
+    EXPECT_EQ(as_user(pw, [&] { return open((reg + ".lock").c_str(), O_RDONLY) >= 0 ? 1 : 0; }), 0);
+
+    // A lock held on the registry (it is readable) holds nobody up.
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    const pid_t locker = fork();
+    if (locker == 0) {
+        if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+            _exit(126);
+        const int fd = open(reg.c_str(), O_RDONLY);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0)
+            _exit(3);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(4);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char c = 0;
+    const bool locked = read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    if (locked) {
+        EXPECT_EQ(etwctl({"list"}).status, 0) << "a lock another user holds on the registry hangs etwctl";
+        Proc st = etwctl({"start", "HostVictim2", "--file", g_ns.path("victim2.etl")});
+        EXPECT_EQ(st.status, 0) << st.out;
+        EXPECT_EQ(etwctl({"stop", "HostVictim2"}).status, 0);
+    }
+    kill(locker, SIGKILL);
+    waitpid(locker, nullptr, 0);
+
+    // Requests without rights: control, starting through the victim's host,
+    // logging (the provider is not admitted: nothing of it in the file).
+    Proc r = etwctl({"stop", "HostVictim"}, pw);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("ACCESS_DENIED"), std::string::npos) << r.out;
+    r = etwctl({"enable", "HostVictim", "11111111-2222-3333-4444-555555555555"}, pw);
+    EXPECT_NE(r.out.find("ACCESS_DENIED"), std::string::npos) << r.out;
+    r = etwctl({"start", "HostIntruder", "--file", "/tmp/openetw-hosttest-intruder.etl"}, pw);
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_FALSE(listed("HostIntruder"));
+    r = provider(1000, 1, pw);
+    EXPECT_EQ(r.status, 3) << "the second user's provider was admitted: " << r.out;
+
+    // The victim's own provider still logs everything, and the file is whole.
+    r = provider(10000, 2);
+    EXPECT_EQ(r.status, 0) << r.out;
+    r = etwctl({"stop", "HostVictim"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    const FileCount fc = count_file(file);
+    EXPECT_EQ(fc.process, ETW_OK);
+    EXPECT_EQ(fc.events, 10000u);
+}
+
+} // namespace

@@ -1,0 +1,18 @@
+// etwctl's session commands: each takes the command's context (name, output)
+// and its split arguments, and returns the exit status (0 ok, 1 a call
+// failed, 2 a usage error).
+#pragma once
+
+#include "options.hpp"
+#include "output.hpp"
+
+namespace etwctl::detail {
+
+int cmd_start(Ctx &c, const Args &a);
+int cmd_simple(Ctx &c, const Args &a); // stop, query, flush and update
+int cmd_list(Ctx &c, const Args &a);
+int cmd_enable(Ctx &c, const Args &a);
+int cmd_grant(Ctx &c, const Args &a);
+int cmd_sleep(Ctx &c, const std::vector<std::string> &a); // a: the command line, "sleep" first
+
+} // namespace etwctl::detail

@@ -1,0 +1,27 @@
+// etwctl's help text. See usage.hpp.
+#include "usage.hpp"
+
+namespace etwctl::detail {
+
+const char kUsage[] = // external: declared in usage.hpp
+    "usage: etwctl [--json] COMMAND ...\n"
+    "  start NAME [--file PATH] [--mode MODES] [--real-time] [--buffering]\n"
+    "             [--buffer-size KB] [--min-buffers N] [--max-buffers N] [--max-file-size N]\n"
+    "             [--flush-timer S] [--enable-flags F] [--flush-threshold N] [--guid GUID]\n"
+    "             [--clock qpc|system|cycle|N] [--lossless[=MS]] [--backlog N]\n"
+    "  stop NAME          query NAME          list\n"
+    "  flush NAME [--file PATH]   (a buffering session writes its buffers to PATH)\n"
+    "  update NAME [--file PATH] [--flush-timer S] [--max-buffers N] [--enable-flags F]\n"
+    "  enable NAME PROVIDER-GUID [--level L] [--flags F] [--all-flags F] [--disable]\n"
+    "  grant NAME UID RIGHTS   RIGHTS: control,log,consume joined by , or all, none\n"
+    "  script FILE|- [--keep-going]   run one command per line in this process\n"
+    "  sleep MS                       (scripts) wait\n"
+    "MODES: a list joined by , or | of sequential circular append newfile preallocate\n"
+    "  real-time buffering private private-in-proc no-per-processor kbytes system-logger\n"
+    "  nonstoppable secure delay-open add-header global-sequence local-sequence\n"
+    "  independent, or numbers (0x...).\n"
+    "Sessions are system-wide (docs/SYSTEM_SESSIONS.md): `start` hands the session to the\n"
+    "session host (openetw-hostd, started on demand), so it runs until someone stops it;\n"
+    "every command works from any process.\n";
+
+} // namespace etwctl::detail
