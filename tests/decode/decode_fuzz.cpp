@@ -8,11 +8,14 @@
 // usage: decode_fuzz SECONDS [SEED]
 #include "decode_helpers.hpp"
 
+#include "format/decode/kernel_classes.hpp"
+
 #include <openetw/openetw.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -143,12 +146,35 @@ int main(int argc, char **argv)
         fail("too few seeds");
     std::mt19937 rng(seed);
     EventDecoder decoder;
+    decoder.add_source(std::make_shared<KernelClasses>());
     DecodedEvent event;
+    // Kernel records: every known hook, versions around the known ones.
+    static const std::uint16_t hooks[] = {0x0000, 0x0301, 0x0303, 0x0327, 0x030A, 0x0501, 0x0504, 0x140A, 0x010A,
+                                          0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::uint64_t runs = 0, decoded = 0;
     while (std::chrono::steady_clock::now() < end) {
         for (int batch = 0; batch < 256; ++batch, ++runs) {
             Seed s = g_seeds[rng() % g_seeds.size()];
+            if (rng() % 4 == 0) { // a kernel record over a mutated payload
+                mutate(s.payload, rng);
+                etw_record r{};
+                r.struct_size = sizeof r;
+                r.kind = ETW_RECORD_KIND_SYSTEM;
+                r.hook_id = hooks[rng() % (sizeof hooks / sizeof hooks[0])];
+                r.version_word = std::uint16_t(1 + rng() % 4);
+                r.pointer_size = (rng() & 1) ? 8 : 4;
+                r.payload = s.payload.data();
+                r.payload_size = std::uint32_t(s.payload.size());
+                openetw::format::Problem problem;
+                const bool ok = decoder.decode(r, event, problem);
+                if (!ok && (problem.code == ETW_OK || problem.detail.empty()))
+                    fail("a kernel failure without a status and message");
+                if (ok || event.schema)
+                    check(event);
+                decoded += ok;
+                continue;
+            }
             switch (rng() % 3) {
             case 0: mutate(s.meta, rng); break;
             case 1: mutate(s.payload, rng); break;

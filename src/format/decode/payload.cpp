@@ -254,6 +254,9 @@ private:
         }
         case kInSid:
         case kInWbemSid: {
+            // A kernel WBEMSID with no SID is 4 zero bytes (what the records hold).
+            if (f.in_type == kInWbemSid && n >= 4 && read_uint(p, 4) == 0)
+                return take(4);
             const std::uint32_t lead = f.in_type == kInWbemSid ? 2 * ptr_ : 0;
             if (n < lead + 8u)
                 return short_payload(f, lead + 8u);

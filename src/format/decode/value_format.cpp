@@ -341,7 +341,7 @@ void format_value(const Field &f, const ValueMap *map, const std::uint8_t *p, st
         return;
     case kInWbemSid: {
         const std::uint32_t lead = 2 * (pointer_size == 4 ? 4 : 8);
-        if (n >= lead)
+        if (n > lead)
             append_sid(p + lead, n - lead, out);
         return;
     }
