@@ -168,7 +168,7 @@ int main(int argc, char **argv)
                 r.payload_size = std::uint32_t(s.payload.size());
                 openetw::format::Problem problem;
                 const bool ok = decoder.decode(r, event, problem);
-                if (!ok && (problem.code == ETW_OK || problem.detail.empty()))
+                if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
                     fail("a kernel failure without a status and message");
                 if (ok || event.schema)
                     check(event);
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
             r.payload_size = std::uint32_t(s.payload.size());
             openetw::format::Problem problem;
             const bool ok = decoder.decode(r, event, problem);
-            if (!ok && (problem.code == ETW_OK || problem.detail.empty()))
+            if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
                 fail("a failure without a status and message");
             if (ok || event.schema)
                 check(event);

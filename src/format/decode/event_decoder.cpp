@@ -59,7 +59,8 @@ bool EventDecoder::decode(const etw_record &record, DecodedEvent &out, Problem &
         source = Source::Manifest; // refined below
     }
     if (!schema) {
-        problem.set(ETW_ERROR_NOT_FOUND, 0, "no schema describes this event");
+        // The common case for unknown events: no message is built (no allocation).
+        problem.code = ETW_ERROR_NOT_FOUND;
         return false;
     }
     if (source != Source::TraceLogging)

@@ -44,7 +44,7 @@ public:
 
     // Decodes record into out. Returns false with problem set:
     // ETW_ERROR_NOT_FOUND when no schema describes the record (out.schema
-    // null); ETW_ERROR_INVALID_DATA when its TraceLogging metadata is
+    // null; problem.detail stays empty); ETW_ERROR_INVALID_DATA when its TraceLogging metadata is
     // malformed or the payload does not match the schema (out.schema set).
     bool decode(const etw_record &record, DecodedEvent &out, Problem &problem);
 
