@@ -156,6 +156,42 @@ typedef struct etw_classic_event {
     const etw_record *record;      /* every decoded fact of the same record */
 } etw_classic_event;
 
+/**
+ * An EVENT_HEADER record (manifest-based, TraceLogging or EventWrite
+ * events: ETW_RECORD_KIND_EVENT) as ProcessTrace's EventRecordCallback sees
+ * its EVENT_RECORD: the EVENT_HEADER and EVENT_DESCRIPTOR fields, the
+ * extended data items and the user data. Borrowed until the callback
+ * returns. Decode it with etw_decoder_decode(record) (decode.h).
+ */
+typedef struct etw_event_record {
+    uint32_t struct_size;          /* sizeof(etw_event_record) of the library */
+    uint16_t flags;                /* EVENT_HEADER.Flags as stored */
+    uint16_t event_property;       /* EVENT_HEADER.EventProperty */
+    uint32_t thread_id;
+    uint32_t process_id;
+    int64_t  timestamp;            /* as etw_record.timestamp */
+    etw_guid provider_id;
+    uint16_t id;                   /* EVENT_DESCRIPTOR */
+    uint8_t  version;
+    uint8_t  channel;
+    uint8_t  level;
+    uint8_t  opcode;
+    uint16_t task;
+    uint64_t keyword;
+    uint32_t kernel_time;          /* with user_time: ProcessorTime in private sessions */
+    uint32_t user_time;
+    etw_guid activity_id;
+    uint16_t extended_data_count;
+    uint16_t user_data_length;
+    uint32_t reserved0;
+    const etw_extended_item *extended_data;
+    const uint8_t *user_data;
+    const etw_record *record;      /* every decoded fact of the same record */
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32;       /* explicit tail padding on 32-bit targets */
+#endif
+} etw_event_record;
+
 /* ---- etw_buffer_info.status_flags ---- */
 #define ETW_BUFFER_STATUS_CORRUPT      0x1u /* a problem was found; status/message say which */
 #define ETW_BUFFER_STATUS_DECOMPRESSED 0x2u /* image is the decompressed copy of data */
@@ -205,6 +241,7 @@ typedef struct etw_buffer_info {
 typedef int32_t (*etw_buffer_callback)(void *user_data, const etw_buffer_info *buffer);
 typedef int32_t (*etw_record_callback)(void *user_data, const etw_record *record);
 typedef int32_t (*etw_event_callback)(void *user_data, const etw_classic_event *event);
+typedef int32_t (*etw_event_record_callback)(void *user_data, const etw_event_record *event);
 
 /* ---- etw_consumer_options.flags ---- */
 #define ETW_CONSUMER_ORDER_TIME      0x0u /* default: per-processor sequence, merged by timestamp */
@@ -220,6 +257,8 @@ typedef struct etw_consumer_options {
     etw_event_callback event;       /* classic records (FULL and INSTANCE kinds), after record */
     void *user_data;                /* passed to every callback */
     void (*user_data_free)(void *user_data); /* runs exactly once; see etw_consumer_open */
+    /* Added in 0.2 (a struct_size without it leaves it NULL): */
+    etw_event_record_callback event_record; /* EVENT_HEADER records (manifest, TraceLogging), after record */
 } etw_consumer_options;
 
 /**

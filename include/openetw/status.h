@@ -46,6 +46,7 @@ typedef uint32_t etw_status;
 #define ETW_ERROR_MORE_DATA             234u  /* the output buffer is too small, or an event exceeds a buffer */
 #define ETW_ERROR_NO_MORE_ITEMS         259u
 #define ETW_ERROR_NO_UNICODE_TRANSLATION 1113u /* invalid UTF-8 or UTF-16 */
+#define ETW_ERROR_NOT_FOUND             1168u /* no schema describes the event (decode.h) */
 #define ETW_ERROR_CANCELLED             1223u
 #define ETW_ERROR_INTERNAL_ERROR        1359u /* a bug in OpenETW: please report it */
 #define ETW_ERROR_NO_SYSTEM_RESOURCES   1450u /* the maximum number of sessions is running */

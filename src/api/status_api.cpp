@@ -38,6 +38,7 @@ constexpr StatusInfo kStatuses[] = {
     {ETW_ERROR_MORE_DATA, "ETW_ERROR_MORE_DATA", "More data is available."},
     {ETW_ERROR_NO_MORE_ITEMS, "ETW_ERROR_NO_MORE_ITEMS", "No more data is available."},
     {ETW_ERROR_NO_UNICODE_TRANSLATION, "ETW_ERROR_NO_UNICODE_TRANSLATION", "No mapping for the Unicode character exists in the target multi-byte code page."},
+    {ETW_ERROR_NOT_FOUND, "ETW_ERROR_NOT_FOUND", "Element not found."},
     {ETW_ERROR_CANCELLED, "ETW_ERROR_CANCELLED", "The operation was canceled by the user."},
     {ETW_ERROR_INTERNAL_ERROR, "ETW_ERROR_INTERNAL_ERROR", "An internal error occurred."},
     {ETW_ERROR_NO_SYSTEM_RESOURCES, "ETW_ERROR_NO_SYSTEM_RESOURCES", "Insufficient system resources exist to complete the requested service."},

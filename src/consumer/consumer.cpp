@@ -326,9 +326,10 @@ bool Consumer::deliver_record(Stream &stream)
     ++stats_.records;
     const format::RecordKind kind = stream.record().kind;
     const bool classic = kind == format::RecordKind::Full || kind == format::RecordKind::Instance;
+    const bool modern = kind == format::RecordKind::Event;
     // The record view is built only for a callback that sees it (the event
-    // view points at it too).
-    if (!options_.record && !(options_.event && classic))
+    // views point at it too).
+    if (!options_.record && !(options_.event && classic) && !(options_.event_record && modern))
         return !stop_requested();
     const SourceInfo &info = stream.source().info();
     const ViewContext context{info.index, (options_.flags & ETW_CONSUMER_RAW_TIMESTAMP) != 0, &info.time};
@@ -347,6 +348,15 @@ bool Consumer::deliver_record(Stream &stream)
         if (r != 0) {
             stop_ = Fail(ETW_ERROR_CANCELLED,
                          format::text_printf("the event callback returned %d: processing stopped", int(r)));
+            return false;
+        }
+    }
+    if (options_.event_record && modern) {
+        fill_event_record(event_record_view_, record_view_);
+        const std::int32_t r = options_.event_record(options_.user_data, &event_record_view_);
+        if (r != 0) {
+            stop_ = Fail(ETW_ERROR_CANCELLED,
+                         format::text_printf("the event record callback returned %d: processing stopped", int(r)));
             return false;
         }
     }

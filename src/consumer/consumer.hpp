@@ -100,6 +100,7 @@ private:
     std::uint64_t problem_count_ = 0;
     etw_record record_view_{};
     etw_classic_event event_view_{};
+    etw_event_record event_record_view_{};
     etw_buffer_info buffer_view_{};
     std::vector<etw_extended_item> extended_;
 };

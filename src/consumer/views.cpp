@@ -104,6 +104,33 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     out.extended = extended.empty() ? nullptr : extended.data();
 }
 
+void fill_event_record(etw_event_record &out, const etw_record &record)
+{
+    out = etw_event_record{};
+    out.struct_size = sizeof(etw_event_record);
+    out.flags = record.event_flags;
+    out.event_property = record.event_property;
+    out.thread_id = record.thread_id;
+    out.process_id = record.process_id;
+    out.timestamp = record.timestamp;
+    out.provider_id = record.guid;
+    out.id = record.event_id;
+    out.version = static_cast<std::uint8_t>(record.version);
+    out.channel = record.channel;
+    out.level = record.level;
+    out.opcode = record.opcode;
+    out.task = record.task;
+    out.keyword = record.keyword;
+    out.kernel_time = record.kernel_time;
+    out.user_time = record.user_time;
+    out.activity_id = record.activity_id;
+    out.extended_data_count = static_cast<std::uint16_t>(record.extended_count);
+    out.user_data_length = static_cast<std::uint16_t>(record.payload_size);
+    out.extended_data = record.extended;
+    out.user_data = record.payload;
+    out.record = &record;
+}
+
 void fill_classic_event(etw_classic_event &out, const etw_record &record)
 {
     // Every member is assigned (no zeroing first): this runs per event.

@@ -20,6 +20,8 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
                  const ViewContext &context);
 
 void fill_classic_event(etw_classic_event &out, const etw_record &record);
+// The EVENT_RECORD view of an EVENT_HEADER record.
+void fill_event_record(etw_event_record &out, const etw_record &record);
 
 void fill_buffer_info(etw_buffer_info &out, const BufferState &buffer, const ViewContext &context);
 

@@ -4,8 +4,10 @@
 // still printed).
 #include <openetw/openetw.h>
 
+#include "decoding.hpp"
 #include "record_writer.hpp"
 #include "summary.hpp"
+#include "text_records.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,18 +27,22 @@ namespace {
 
 const char kUsage[] =
     "usage: etwdump [options] FILE...\n"
-    "  --format summary|jsonl|csv   output (default summary)\n"
+    "  --format summary|jsonl|csv|text  output (default summary); jsonl and text add the\n"
+    "                               event name and fields of events that decode\n"
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
     "  --payload                    add each record's payload as hex (jsonl, csv)\n"
+    ETWDUMP_DECODING_USAGE
     "  --help                       this text\n"
     "exit status: 0 clean, 1 cannot read, 2 corrupt records found\n";
 
-enum class Output { Summary, Jsonl, Csv };
+enum class Output { Summary, Jsonl, Csv, Text };
 
 struct Context {
     Output output = Output::Summary;
     etwdump::RecordWriter *writer = nullptr;
+    etwdump::TextRecordWriter *text = nullptr;
+    etwdump::Decoding decoding;
     etwdump::Summary summary;
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
@@ -48,8 +54,10 @@ struct Context {
 int32_t on_record(void *user, const etw_record *record)
 {
     auto *ctx = static_cast<Context *>(user);
-    if (ctx->writer)
-        ctx->writer->write(*record);
+    if (ctx->text)
+        ctx->text->write(*record, ctx->decoding.decode(*record));
+    else if (ctx->writer)
+        ctx->writer->write(*record, ctx->output == Output::Jsonl ? ctx->decoding.decode(*record) : nullptr);
     else
         ctx->summary.add(*record);
     return 0;
@@ -102,6 +110,8 @@ int main(int argc, char **argv)
                 ctx.output = Output::Jsonl;
             else if (v == "csv")
                 ctx.output = Output::Csv;
+            else if (v == "text")
+                ctx.output = Output::Text;
             else {
                 std::fprintf(stderr, "etwdump: unknown format '%s'\n%s", v.c_str(), kUsage);
                 return 1;
@@ -116,6 +126,11 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "etwdump: unknown order '%s'\n%s", v.c_str(), kUsage);
                 return 1;
             }
+        } else if (std::string error; ctx.decoding.parse(argc, argv, i, error)) {
+            if (!error.empty()) {
+                std::fprintf(stderr, "etwdump: %s\n%s", error.c_str(), kUsage);
+                return 1;
+            }
         } else if (arg == "--payload") {
             payload = true;
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
@@ -127,6 +142,10 @@ int main(int argc, char **argv)
     }
     if (files.empty()) {
         std::fputs(kUsage, stderr);
+        return 1;
+    }
+    if (std::string error; !ctx.decoding.open(error)) {
+        std::fprintf(stderr, "etwdump: %s\n", error.c_str());
         return 1;
     }
 
@@ -154,13 +173,18 @@ int main(int argc, char **argv)
                                  ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv
                                                            : etwdump::RecordWriter::Format::Jsonl,
                                  payload, files.size() > 1);
-    if (ctx.output != Output::Summary) {
+    etwdump::TextRecordWriter text(stdout);
+    if (ctx.output == Output::Text) {
+        ctx.text = &text;
+    } else if (ctx.output != Output::Summary) {
         ctx.writer = &writer;
         writer.header();
     }
     const etw_status status = etw_consumer_process(consumer);
     const std::string message = etw_last_error_message();
     writer.flush();
+    text.flush();
+    ctx.decoding.report(stderr);
     if (ctx.progress)
         std::fputs("\r\033[K", stderr);
     if (ctx.output == Output::Summary)

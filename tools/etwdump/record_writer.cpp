@@ -1,5 +1,7 @@
 #include "record_writer.hpp"
 
+#include "fields.hpp"
+
 #include <charconv>
 #include <cstring>
 
@@ -128,7 +130,7 @@ void RecordWriter::hex(const uint8_t *bytes, uint32_t n)
     text_value(scratch_.data(), scratch_.size());
 }
 
-void RecordWriter::write(const etw_record &r)
+void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
 {
     first_ = true;
     const uint32_t k = r.kind;
@@ -145,6 +147,12 @@ void RecordWriter::write(const etw_record &r)
         field("cpu", r.processor);
         if (k == ETW_RECORD_KIND_EVENT)
             field("event_id", r.event_id);
+        if (decoded) {
+            key("event_name");
+            append_json_string(pending_, decoded->event_name);
+            key("fields");
+            append_fields_json(pending_, *decoded);
+        }
         if (with_file_)
             field("file", r.file_index);
         if (with_guid) {

@@ -17,7 +17,7 @@ public:
     RecordWriter(std::FILE *out, Format format, bool payload, bool with_file);
     ~RecordWriter();
     void header();                 // the CSV column line (nothing for JSONL)
-    void write(const etw_record &r);
+    void write(const etw_record &r, const etw_decoded_event *decoded = nullptr); // decoded: jsonl only
     void flush();
 
 private:

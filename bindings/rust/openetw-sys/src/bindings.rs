@@ -24,6 +24,7 @@ pub const ETW_ERROR_INVALID_FLAG_NUMBER: u32 = 186;
 pub const ETW_ERROR_MORE_DATA: u32 = 234;
 pub const ETW_ERROR_NO_MORE_ITEMS: u32 = 259;
 pub const ETW_ERROR_NO_UNICODE_TRANSLATION: u32 = 1113;
+pub const ETW_ERROR_NOT_FOUND: u32 = 1168;
 pub const ETW_ERROR_CANCELLED: u32 = 1223;
 pub const ETW_ERROR_INTERNAL_ERROR: u32 = 1359;
 pub const ETW_ERROR_NO_SYSTEM_RESOURCES: u32 = 1450;
@@ -4257,6 +4258,442 @@ fn bindgen_test_layout_etw_classic_event() {
     }
     test_field_record();
 }
+#[doc = " An EVENT_HEADER record (manifest-based, TraceLogging or EventWrite"]
+#[doc = " events: ETW_RECORD_KIND_EVENT) as ProcessTrace's EventRecordCallback sees"]
+#[doc = " its EVENT_RECORD: the EVENT_HEADER and EVENT_DESCRIPTOR fields, the"]
+#[doc = " extended data items and the user data. Borrowed until the callback"]
+#[doc = " returns. Decode it with etw_decoder_decode(record) (decode.h)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_record {
+    pub struct_size: u32,
+    pub flags: u16,
+    pub event_property: u16,
+    pub thread_id: u32,
+    pub process_id: u32,
+    pub timestamp: i64,
+    pub provider_id: etw_guid,
+    pub id: u16,
+    pub version: u8,
+    pub channel: u8,
+    pub level: u8,
+    pub opcode: u8,
+    pub task: u16,
+    pub keyword: u64,
+    pub kernel_time: u32,
+    pub user_time: u32,
+    pub activity_id: etw_guid,
+    pub extended_data_count: u16,
+    pub user_data_length: u16,
+    pub reserved0: u32,
+    pub extended_data: *const etw_extended_item,
+    pub user_data: *const u8,
+    pub record: *const etw_record,
+}
+#[test]
+fn bindgen_test_layout_etw_event_record() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_record>(),
+        112usize,
+        concat!("Size of: ", stringify!(etw_event_record))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_record>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_record))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_event_property() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_property) as usize - ptr as usize
+            },
+            6usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(event_property)
+            )
+        );
+    }
+    test_field_event_property();
+    fn test_field_thread_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).thread_id) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(thread_id)
+            )
+        );
+    }
+    test_field_thread_id();
+    fn test_field_process_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).process_id) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(process_id)
+            )
+        );
+    }
+    test_field_process_id();
+    fn test_field_timestamp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).timestamp) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(timestamp)
+            )
+        );
+    }
+    test_field_timestamp();
+    fn test_field_provider_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).provider_id) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(provider_id)
+            )
+        );
+    }
+    test_field_provider_id();
+    fn test_field_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).id) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(id)
+            )
+        );
+    }
+    test_field_id();
+    fn test_field_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).version) as usize - ptr as usize
+            },
+            42usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(version)
+            )
+        );
+    }
+    test_field_version();
+    fn test_field_channel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).channel) as usize - ptr as usize
+            },
+            43usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(channel)
+            )
+        );
+    }
+    test_field_channel();
+    fn test_field_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(level)
+            )
+        );
+    }
+    test_field_level();
+    fn test_field_opcode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).opcode) as usize - ptr as usize
+            },
+            45usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(opcode)
+            )
+        );
+    }
+    test_field_opcode();
+    fn test_field_task() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).task) as usize - ptr as usize
+            },
+            46usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(task)
+            )
+        );
+    }
+    test_field_task();
+    fn test_field_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).keyword) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(keyword)
+            )
+        );
+    }
+    test_field_keyword();
+    fn test_field_kernel_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).kernel_time) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(kernel_time)
+            )
+        );
+    }
+    test_field_kernel_time();
+    fn test_field_user_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_time) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(user_time)
+            )
+        );
+    }
+    test_field_user_time();
+    fn test_field_activity_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).activity_id) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(activity_id)
+            )
+        );
+    }
+    test_field_activity_id();
+    fn test_field_extended_data_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).extended_data_count) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(extended_data_count)
+            )
+        );
+    }
+    test_field_extended_data_count();
+    fn test_field_user_data_length() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_data_length) as usize - ptr as usize
+            },
+            82usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(user_data_length)
+            )
+        );
+    }
+    test_field_user_data_length();
+    fn test_field_reserved0() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved0) as usize - ptr as usize
+            },
+            84usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(reserved0)
+            )
+        );
+    }
+    test_field_reserved0();
+    fn test_field_extended_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).extended_data) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(extended_data)
+            )
+        );
+    }
+    test_field_extended_data();
+    fn test_field_user_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).user_data) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(user_data)
+            )
+        );
+    }
+    test_field_user_data();
+    fn test_field_record() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).record) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_record),
+                "::",
+                stringify!(record)
+            )
+        );
+    }
+    test_field_record();
+}
 #[doc = " One buffer, passed to the buffer callback after the buffer's last record"]
 #[doc = " was delivered (also for buffers with no readable record). Borrowed until"]
 #[doc = " the callback returns."]
@@ -4772,6 +5209,9 @@ pub type etw_record_callback = ::core::option::Option<
 pub type etw_event_callback = ::core::option::Option<
     unsafe extern "C" fn(user_data: *mut core::ffi::c_void, event: *const etw_classic_event) -> i32,
 >;
+pub type etw_event_record_callback = ::core::option::Option<
+    unsafe extern "C" fn(user_data: *mut core::ffi::c_void, event: *const etw_event_record) -> i32,
+>;
 #[doc = " How to read and whom to call. Set struct_size to sizeof(etw_consumer_options)."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -4784,12 +5224,13 @@ pub struct etw_consumer_options {
     pub user_data: *mut core::ffi::c_void,
     pub user_data_free:
         ::core::option::Option<unsafe extern "C" fn(user_data: *mut core::ffi::c_void)>,
+    pub event_record: etw_event_record_callback,
 }
 #[test]
 fn bindgen_test_layout_etw_consumer_options() {
     assert_eq!(
         ::core::mem::size_of::<etw_consumer_options>(),
-        48usize,
+        56usize,
         concat!("Size of: ", stringify!(etw_consumer_options))
     );
     assert_eq!(
@@ -4916,6 +5357,23 @@ fn bindgen_test_layout_etw_consumer_options() {
         );
     }
     test_field_user_data_free();
+    fn test_field_event_record() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_consumer_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_record) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_consumer_options),
+                "::",
+                stringify!(event_record)
+            )
+        );
+    }
+    test_field_event_record();
 }
 #[doc = " The TRACE_LOGFILE_HEADER facts of one opened file. Set struct_size to"]
 #[doc = " sizeof(etw_logfile_info) before the call. The strings belong to the"]

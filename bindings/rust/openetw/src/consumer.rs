@@ -168,6 +168,7 @@ impl<'a> ConsumerBuilder<'a> {
             event: h.event.as_ref().map(|_| on_event as _),
             user_data: ptr::null_mut(),
             user_data_free: Some(free_handlers),
+            event_record: None,
         };
         let handlers = Box::into_raw(Box::new(self.handlers));
         (sys::etw_consumer_options { user_data: handlers.cast(), ..options }, handlers)

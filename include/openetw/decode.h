@@ -1,0 +1,125 @@
+/*
+ * openetw/decode.h - decode events: names, fields and formatted values.
+ *
+ * The role of Windows' TDH (TdhGetEventInformation + TdhFormatProperty), on
+ * any OS and without Windows: an etw_decoder takes a record delivered by a
+ * consumer (etw_record) and, when it knows the event's schema, gives the
+ * event's name, its provider's name, its task/opcode/level/keyword names
+ * where the schema has them, and its properties in payload order, each with
+ * its name, TDH in-type and out-type, bytes and a formatted text.
+ *
+ * Schemas. TraceLogging (self-describing) events carry theirs in the record
+ * and need no setup. Other sources are added to the decoder: see
+ * docs/DECODING.md for what each source supports.
+ *
+ * Properties. A flat array in payload order, forming a tree: an array
+ * property (ETW_PROPERTY_KIND_ARRAY) is followed by its child_count elements
+ * (each named like the array), a struct property by its members; `parent`
+ * is the index of the enclosing array or struct. Arrays of 8- or 16-bit
+ * characters whose out-type is STRING are one string value, as TDH shows
+ * them.
+ *
+ * Formatting (etw_event_property.value), as TdhFormatProperty, except where
+ * noted: integers in decimal; hex in-types, pointers and hex out-types as
+ * 0x%X; Win32 error, NTSTATUS and HRESULT as 0x%08X; booleans true/false;
+ * GUIDs {XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}; SIDs S-1-...; strings in
+ * UTF-8 (8-bit strings that are not valid UTF-8 are read as Latin-1);
+ * binary as 0x followed by upper-case hex; FILETIME as ISO 8601 UTC with
+ * 100 ns digits (2024-01-02T03:04:05.1234567Z) and SYSTEMTIME as ISO 8601
+ * with milliseconds and no zone, instead of TDH's locale-dependent text;
+ * IPv4 dotted; ports in network order; floats with 9 and doubles with 17
+ * significant digits. Values named by a value map show the name, bit maps
+ * the names joined by '|'.
+ *
+ * Threads. A decoder is used by one thread at a time (decode, load and
+ * destroy must not race); several decoders may run in parallel.
+ */
+#ifndef OPENETW_DECODE_H
+#define OPENETW_DECODE_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "consumer.h"
+
+ETW_BEGIN_DECLS
+
+/** Opaque event decoder: its schema sources and the last decoded event. */
+typedef struct etw_decoder etw_decoder;
+
+/* ---- etw_decoded_event.source ---- */
+#define ETW_DECODE_SOURCE_TRACELOGGING 1u /* metadata carried by the event */
+#define ETW_DECODE_SOURCE_KERNEL       2u /* a classic kernel (MOF) class */
+#define ETW_DECODE_SOURCE_MANIFEST     3u /* an instrumentation manifest or a binary's WEVT_TEMPLATE */
+
+/* ---- etw_event_property.kind ---- */
+#define ETW_PROPERTY_KIND_VALUE  0u
+#define ETW_PROPERTY_KIND_ARRAY  1u
+#define ETW_PROPERTY_KIND_STRUCT 2u
+
+/* ---- etw_event_property.flags ---- */
+#define ETW_PROPERTY_JSON_NUMBER 0x1u /* value is a JSON number as it stands */
+#define ETW_PROPERTY_JSON_BOOL   0x2u /* value is true or false */
+
+/** etw_event_property.parent of top-level properties. */
+#define ETW_PROPERTY_NO_PARENT 0xFFFFFFFFu
+
+/** One property (value, array or struct) of a decoded event. */
+typedef struct etw_event_property {
+    const char *name;        /* UTF-8 */
+    const char *value;       /* formatted text of a VALUE; "" for arrays and structs */
+    const uint8_t *data;     /* its bytes in the record's payload (no count prefix or terminator) */
+    uint32_t data_size;
+    uint32_t parent;         /* index of the enclosing array or struct, or ETW_PROPERTY_NO_PARENT */
+    uint32_t child_count;    /* elements of an array, members of a struct, 0 for values */
+    uint32_t kind;           /* ETW_PROPERTY_KIND_* */
+    uint16_t in_type;        /* TDH_INTYPE_* (tdh.h values) */
+    uint16_t out_type;       /* TDH_OUTTYPE_* */
+    uint32_t flags;          /* ETW_PROPERTY_JSON_* */
+} etw_event_property;
+
+/**
+ * A decoded event. Names the schema does not have are "". Owned by the
+ * decoder: valid until the next etw_decoder_decode or etw_decoder_destroy
+ * on the same decoder; the data pointers are borrowed from the record.
+ */
+typedef struct etw_decoded_event {
+    uint32_t struct_size;          /* sizeof(etw_decoded_event) of the library */
+    uint32_t source;               /* ETW_DECODE_SOURCE_* */
+    const char *event_name;
+    const char *provider_name;
+    const char *task_name;
+    const char *opcode_name;
+    const char *level_name;
+    const char *keywords_name;
+    const etw_event_property *properties;
+    uint32_t property_count;
+    uint32_t payload_used;         /* payload bytes the properties cover; the rest is newer data */
+} etw_decoded_event;
+
+/**
+ * Creates a decoder with no source but the events' own TraceLogging
+ * metadata. *out receives it; free it with etw_decoder_destroy.
+ * ETW_ERROR_INVALID_PARAMETER (out NULL), ETW_ERROR_OUTOFMEMORY.
+ */
+ETW_API etw_status etw_decoder_create(etw_decoder **out);
+
+/** Frees a decoder and its last decoded event. NULL is accepted. */
+ETW_API void etw_decoder_destroy(etw_decoder *decoder);
+
+/**
+ * Decodes record (from a record callback, still borrowed) and points *out at
+ * the result. The record must outlive the use of the result's data.
+ * Returns ETW_OK; ETW_ERROR_NOT_FOUND when no schema describes the record
+ * (*out NULL; cheap: no allocation); ETW_ERROR_INVALID_DATA when the
+ * event's TraceLogging metadata is malformed or its payload does not match
+ * its schema (*out NULL; the message names the field and payload offset);
+ * ETW_ERROR_INVALID_PARAMETER (NULL argument, record->struct_size too
+ * small); ETW_ERROR_OUTOFMEMORY.
+ */
+ETW_API etw_status etw_decoder_decode(const etw_decoded_event **out, etw_decoder *decoder,
+                                      const etw_record *record);
+
+ETW_END_DECLS
+
+#endif /* OPENETW_DECODE_H */

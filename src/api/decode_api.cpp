@@ -1,0 +1,48 @@
+// extern "C" shims of decode.h: argument checks; the work is in
+// src/consumer/decoder.cpp and src/format/decode.
+#include <openetw/decode.h>
+
+#include "api/guard.hpp"
+#include "consumer/decoder.hpp"
+
+#include <cstddef>
+
+using openetw::Fail;
+using openetw::Status;
+using openetw::api::guarded;
+using openetw::consumer::Decoder;
+
+static Decoder *impl(etw_decoder *d) { return reinterpret_cast<Decoder *>(d); }
+
+extern "C" {
+
+ETW_API etw_status etw_decoder_create(etw_decoder **out)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        *out = reinterpret_cast<etw_decoder *>(new Decoder());
+        return Status::ok();
+    });
+}
+
+ETW_API void etw_decoder_destroy(etw_decoder *decoder) { delete impl(decoder); }
+
+ETW_API etw_status etw_decoder_decode(const etw_decoded_event **out, etw_decoder *decoder, const etw_record *record)
+{
+    if (out)
+        *out = nullptr;
+    const etw_status status = guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out);
+        ETW_REQUIRE_ARG(decoder);
+        ETW_REQUIRE_ARG(record);
+        if (record->struct_size < offsetof(etw_record, extended) + sizeof record->extended)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "record->struct_size is smaller than the first etw_record");
+        return impl(decoder)->decode(*record, *out);
+    });
+    // Unknown events are common: a static sentence, copied into the thread's reused message buffer.
+    if (status == ETW_ERROR_NOT_FOUND)
+        return openetw::api::set_last(ETW_ERROR_NOT_FOUND, "no schema describes this event");
+    return status;
+}
+
+} // extern "C"

@@ -1,0 +1,89 @@
+#include "consumer/decoder.hpp"
+
+#include "format/decode/kernel_classes.hpp"
+#include "format/decode/value_format.hpp"
+
+namespace openetw::consumer {
+
+namespace dec = format::decode;
+
+namespace {
+
+std::uint32_t source_code(dec::Source s)
+{
+    switch (s) {
+    case dec::Source::TraceLogging: return ETW_DECODE_SOURCE_TRACELOGGING;
+    case dec::Source::Kernel: return ETW_DECODE_SOURCE_KERNEL;
+    case dec::Source::Manifest: return ETW_DECODE_SOURCE_MANIFEST;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+Decoder::Decoder()
+{
+    // Built once, shared read-only by every decoder.
+    static const auto kernel = std::make_shared<const dec::KernelClasses>();
+    decoder_.add_source(kernel);
+}
+
+Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
+{
+    out = nullptr;
+    if (!decoder_.decode(record, event_, problem_)) {
+        if (problem_.code == ETW_ERROR_NOT_FOUND)
+            return Status(ETW_ERROR_NOT_FOUND, {});
+        const char *name = event_.schema ? event_.schema->event_name.c_str() : "";
+        return Fail(problem_.code, format::text_printf("event '%s' does not decode: %s", name, problem_.detail.c_str()));
+    }
+    const dec::EventSchema &s = *event_.schema;
+    const std::uint8_t *payload = event_.payload.data();
+    text_.clear();
+    text_at_.clear();
+    props_.clear();
+    for (const dec::Node &n : event_.nodes) {
+        const dec::Field &f = s.fields[n.field];
+        etw_event_property p{};
+        p.name = f.name.c_str();
+        p.data = payload ? payload + n.offset : nullptr;
+        p.data_size = n.size;
+        p.parent = n.parent == dec::kNoParent ? ETW_PROPERTY_NO_PARENT : n.parent;
+        p.child_count = n.child_count;
+        p.in_type = f.in_type;
+        p.out_type = f.out_type;
+        text_at_.push_back(static_cast<std::uint32_t>(text_.size()));
+        if (n.kind == dec::NodeKind::Value) {
+            p.kind = ETW_PROPERTY_KIND_VALUE;
+            const dec::ValueMap *map = f.map < s.maps.size() ? &s.maps[f.map] : nullptr;
+            dec::format_value(f, map, p.data, n.size, event_.pointer_size, text_);
+            const dec::JsonKind kind = dec::json_kind(f, map, p.data, n.size);
+            p.flags = kind == dec::JsonKind::Number ? ETW_PROPERTY_JSON_NUMBER
+                      : kind == dec::JsonKind::Bool ? ETW_PROPERTY_JSON_BOOL
+                                                    : 0u;
+        } else {
+            p.kind = n.kind == dec::NodeKind::Array ? ETW_PROPERTY_KIND_ARRAY : ETW_PROPERTY_KIND_STRUCT;
+        }
+        text_.push_back('\0');
+        props_.push_back(p);
+    }
+    // text_ no longer grows: point the values into it.
+    for (std::size_t i = 0; i < props_.size(); ++i)
+        props_[i].value = text_.data() + text_at_[i];
+    view_ = etw_decoded_event{};
+    view_.struct_size = sizeof view_;
+    view_.source = source_code(event_.source);
+    view_.event_name = s.event_name.c_str();
+    view_.provider_name = s.provider_name.c_str();
+    view_.task_name = s.task_name.c_str();
+    view_.opcode_name = s.opcode_name.c_str();
+    view_.level_name = s.level_name.c_str();
+    view_.keywords_name = s.keywords_name.c_str();
+    view_.properties = props_.data();
+    view_.property_count = static_cast<std::uint32_t>(props_.size());
+    view_.payload_used = event_.consumed;
+    out = &view_;
+    return Status::ok();
+}
+
+} // namespace openetw::consumer

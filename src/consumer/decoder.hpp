@@ -1,0 +1,36 @@
+// The object behind etw_decoder: the format layer's EventDecoder plus the
+// public view of the last decoded event (names, formatted values and
+// property records kept in buffers reused from one event to the next).
+#pragma once
+
+#include "base/status.hpp"
+#include "format/decode/event_decoder.hpp"
+
+#include <openetw/decode.h>
+
+#include <string>
+#include <vector>
+
+namespace openetw::consumer {
+
+class Decoder {
+public:
+    Decoder(); // with the kernel MOF classes as a source
+
+    format::decode::EventDecoder &events() { return decoder_; }
+
+    // See etw_decoder_decode. On success *out points at view_.
+    Status decode(const etw_record &record, const etw_decoded_event *&out);
+
+private:
+    format::decode::EventDecoder decoder_;
+    format::decode::DecodedEvent event_;
+    format::Problem problem_;
+    std::string text_;                      // the values, NUL-separated
+    std::string scratch_;
+    std::vector<std::uint32_t> text_at_;    // offset of each property's value in text_
+    std::vector<etw_event_property> props_;
+    etw_decoded_event view_{};
+};
+
+} // namespace openetw::consumer

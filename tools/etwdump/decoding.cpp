@@ -1,0 +1,49 @@
+#include "decoding.hpp"
+
+#include <cstring>
+
+namespace etwdump {
+
+bool Decoding::parse(int, char **argv, int &i, std::string &)
+{
+    if (std::strcmp(argv[i], "--no-decode") == 0) {
+        enabled_ = false;
+        return true;
+    }
+    return false;
+}
+
+bool Decoding::open(std::string &error)
+{
+    if (!enabled_)
+        return true;
+    if (etw_decoder_create(&decoder_) != ETW_OK) {
+        error = etw_last_error_message();
+        return false;
+    }
+    return true;
+}
+
+const etw_decoded_event *Decoding::decode(const etw_record &record)
+{
+    if (!decoder_)
+        return nullptr;
+    const etw_decoded_event *event = nullptr;
+    const etw_status status = etw_decoder_decode(&event, decoder_, &record);
+    if (status != ETW_OK && status != ETW_ERROR_NOT_FOUND && failures_++ == 0)
+        first_failure_ = etw_last_error_message();
+    return event;
+}
+
+} // namespace etwdump
+
+namespace etwdump {
+
+void Decoding::report(std::FILE *to) const
+{
+    if (failures_)
+        std::fprintf(to, "etwdump: %llu events did not match their schema and are shown undecoded; the first: %s\n",
+                     failures_, first_failure_.c_str());
+}
+
+} // namespace etwdump
