@@ -3,7 +3,8 @@
 # everything is present). usage: scripts/deps.sh build|test|bindings
 set -euo pipefail
 build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev)
-test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest)
+test_pkgs=("${build_pkgs[@]}" g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest
+           clang-14 libfuzzer-14-dev libclang-rt-14-dev) # the last three: tests/fuzz/libfuzzer
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest)
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;

@@ -25,11 +25,18 @@
  * from being read where that is safe. Each problem is counted
  * (etw_consumer_get_stats), flagged to the buffer callback, and the first
  * one decides the status etw_consumer_process returns, with a message that
- * names the file and the file offset. Memory stays bounded by the buffer
- * size: time order holds one stored buffer (and its decompressed image,
- * if compressed) per processor stream of each file, file order one in all;
- * no buffer or image exceeds 16 MB. Time order also keeps a 32-byte entry
- * per buffer of the files.
+ * names the file and the file offset. A file is read by its buffers up to
+ * its end: buffers past the header's BuffersWritten (a header not rewritten
+ * because the writer was killed) are read while they look like buffers of
+ * the file, and the disagreement is reported (ETW_ERROR_INVALID_DATA); a
+ * buffer repeating an earlier one byte for byte is reported and its records
+ * are not delivered twice; an end marker before a buffer's filled end is
+ * reported. Memory stays bounded by the buffer size: time order holds one
+ * stored buffer per processor stream of each file and at most 64 MB of
+ * decompressed images in all (an image freed for room is decompressed again
+ * when its stream is next read), file order one buffer in all; no buffer or
+ * image exceeds 16 MB. Time order also keeps a 32-byte entry per buffer of
+ * the files.
  *
  * Threads. Callbacks run only on the thread inside etw_consumer_process;
  * no library lock is held while they run. etw_consumer_cancel may be called

@@ -408,7 +408,10 @@ Status Consumer::run_file_order()
 
 Status Consumer::run_time_order()
 {
-    // One stream per (file, processor), each sorted by SequenceNumber.
+    // One stream per (file, processor), each sorted by SequenceNumber. The
+    // budget bounds their decompressed images, whatever the stream count
+    // (declared first: it outlives the streams).
+    ImageBudget budget;
     std::vector<std::unique_ptr<Stream>> streams;
     for (auto &source : sources_) {
         if (!source->indexed()) {
@@ -427,6 +430,7 @@ Status Consumer::run_time_order()
             std::stable_sort(locations.begin(), locations.end(),
                              [](const BufferLocation &a, const BufferLocation &b) { return a.sequence < b.sequence; });
             streams.push_back(std::make_unique<Stream>(*source, std::move(locations)));
+            streams.back()->set_budget(&budget);
         }
     }
 
@@ -453,6 +457,7 @@ Status Consumer::run_time_order()
     // Drained when the stream has no record left, else Next.
     enum class Step { Next, Drained, End };
     auto take_head = [&](Stream &stream, Status &error) -> Step {
+        stream.use_image();
         if (!deliver_record(stream))
             return Step::End;
         bool has_record = false;

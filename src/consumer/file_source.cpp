@@ -5,6 +5,8 @@
 #include "format/record_decoder.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <utility>
 
 namespace openetw::consumer {
 
@@ -92,6 +94,81 @@ Status FileSource::rewind()
     next_index_ = 0;
     at_end_ = false;
     end_problem_.clear();
+    beyond_promised_ = 0;
+    first_seen_.clear();
+    return Status::ok();
+}
+
+Status FileSource::looks_like_buffer(std::uint64_t offset, bool &yes)
+{
+    yes = false;
+    const std::uint64_t remaining = info_.size - offset;
+    if (remaining < etl::kBufferHeaderSize)
+        return Status::ok();
+    std::uint8_t head[etl::kBufferHeaderSize];
+    std::size_t got = 0;
+    if (Status st = input_->read_at(offset, head, sizeof head, got); !st)
+        return st;
+    if (got < sizeof head)
+        return Status::ok();
+    const format::BufferHeader h = format::parse_buffer_header(head);
+    const bool compressed_file = (info_.header.fields.LogFileMode & etl::kCompressedMode) != 0;
+    const std::uint32_t session = info_.image_context.session_buffer_size;
+    if (h.buffer_size < etl::kBufferHeaderSize || h.buffer_size > etl::kMaxBufferBytes || h.buffer_size > remaining)
+        return Status::ok();
+    // Uncompressed buffers all have the session's size and are filled within it.
+    if (!compressed_file && (h.buffer_size != session || h.offset < etl::kBufferHeaderSize || h.offset > h.buffer_size))
+        return Status::ok();
+    yes = true;
+    return Status::ok();
+}
+
+void FileSource::note_extra_buffers()
+{
+    if (beyond_promised_ == 0 || end_problem_)
+        return;
+    const std::uint32_t promised = info_.header.fields.BuffersWritten;
+    end_problem_.set(ETW_ERROR_INVALID_DATA, 0,
+                     text_printf("the header says BuffersWritten %u, but the file holds %u buffers, all read (a "
+                                 "header not rewritten at stop: was the writer killed?)",
+                                 promised, promised + beyond_promised_));
+}
+
+Status FileSource::same_bytes(const BufferLocation &a, const BufferLocation &b, bool &same)
+{
+    same = false;
+    if (a.length != b.length)
+        return Status::ok();
+    std::uint8_t x[4096], y[4096];
+    for (std::uint32_t at = 0; at < a.length;) {
+        const std::size_t n = std::min<std::size_t>(sizeof x, a.length - at);
+        std::size_t gx = 0, gy = 0;
+        if (Status st = input_->read_at(a.file_offset + at, x, n, gx); !st)
+            return st;
+        if (Status st = input_->read_at(b.file_offset + at, y, n, gy); !st)
+            return st;
+        if (gx != n || gy != n || std::memcmp(x, y, n) != 0)
+            return Status::ok();
+        at += static_cast<std::uint32_t>(n);
+    }
+    same = true;
+    return Status::ok();
+}
+
+Status FileSource::check_repeat(const BufferLocation &loc, Problem &problem)
+{
+    const auto key = std::make_pair(loc.processor, loc.sequence);
+    auto [it, inserted] = first_seen_.emplace(key, loc);
+    if (inserted)
+        return Status::ok();
+    bool same = false;
+    if (Status st = same_bytes(it->second, loc, same); !st)
+        return st;
+    if (same)
+        problem.set(ETW_ERROR_INVALID_DATA, 0,
+                    text_printf("the buffer repeats buffer %u (at offset 0x%llX) byte for byte: its records are "
+                                "not delivered twice",
+                                it->second.index, static_cast<unsigned long long>(it->second.file_offset)));
     return Status::ok();
 }
 
@@ -103,13 +180,27 @@ Status FileSource::locate(BufferLocation &loc, Problem &problem, bool &have)
         return Status::ok();
     // BuffersWritten counts buffer 0 too; 0 (a header never rewritten) means "read to the end".
     const std::uint32_t promised = info_.header.fields.BuffersWritten;
-    if ((promised != 0 && next_index_ >= promised) || next_offset_ >= info_.size) {
+    if (next_offset_ >= info_.size) {
         if (promised != 0 && next_index_ < promised)
             end_problem_.set(ETW_ERROR_HANDLE_EOF, 0,
                              text_printf("the file ends at offset 0x%llX after %u buffers; BuffersWritten is %u",
                                          static_cast<unsigned long long>(next_offset_), next_index_, promised));
+        note_extra_buffers();
         at_end_ = true;
         return Status::ok();
+    }
+    if (promised != 0 && next_index_ >= promised) {
+        // Past the header's count: go on while buffers follow (a preallocated
+        // or torn tail is not one).
+        bool more = false;
+        if (Status st = looks_like_buffer(next_offset_, more); !st)
+            return st;
+        if (!more) {
+            note_extra_buffers();
+            at_end_ = true;
+            return Status::ok();
+        }
+        ++beyond_promised_;
     }
     loc = BufferLocation{};
     loc.file_offset = next_offset_;
@@ -167,6 +258,8 @@ Status FileSource::locate(BufferLocation &loc, Problem &problem, bool &have)
     } else {
         loc.length = h.buffer_size;
         next_offset_ += h.buffer_size;
+        if (Status st = check_repeat(loc, problem); !st)
+            return st;
     }
     loc.problem = problem.code;
     return Status::ok();
@@ -208,7 +301,8 @@ Status FileSource::next(StoredBuffer &out, bool &have)
 
 Status FileSource::directory(std::vector<BufferLocation> &out)
 {
-    rewind();
+    if (Status st = rewind(); !st)
+        return st;
     out.clear();
     located_problems_.clear();
     for (;;) {

@@ -1,6 +1,11 @@
 // A .etl file as a BufferSource: opening checks buffer 0 and the logfile
-// header; buffers are then located one by one (BuffersWritten of them, or up
-// to the end of the file), stepping by each buffer's own BufferSize.
+// header; buffers are then located one by one up to the end of the file,
+// stepping by each buffer's own BufferSize. The file is read by its buffers:
+// past the header's BuffersWritten (a header never rewritten, as when the
+// writer was killed) while what follows looks like buffers of the file, with
+// the disagreement reported as end_problem. A buffer that repeats an earlier
+// one byte for byte (same processor and SequenceNumber) is reported and its
+// records are not delivered again.
 #pragma once
 
 #include "consumer/buffer_source.hpp"
@@ -30,6 +35,12 @@ private:
 
     // Locates the buffer at next_offset_ and advances past it.
     Status locate(BufferLocation &loc, format::Problem &problem, bool &have);
+    // Whether a buffer of this file starts at offset (past BuffersWritten).
+    Status looks_like_buffer(std::uint64_t offset, bool &yes);
+    // Whether loc repeats an earlier buffer of the file; sets problem if so.
+    Status check_repeat(const BufferLocation &loc, format::Problem &problem);
+    Status same_bytes(const BufferLocation &a, const BufferLocation &b, bool &same);
+    void note_extra_buffers();
 
     std::unique_ptr<RandomAccessInput> input_;
     SourceInfo info_;
@@ -38,6 +49,9 @@ private:
     bool at_end_ = false;
     format::Problem end_problem_;
     std::map<std::uint32_t, format::Problem> located_problems_; // by buffer index, for read()
+    std::uint32_t beyond_promised_ = 0; // buffers read past BuffersWritten
+    // The first buffer seen with each (processor, SequenceNumber).
+    std::map<std::pair<std::uint32_t, std::uint64_t>, BufferLocation> first_seen_;
 };
 
 } // namespace openetw::consumer

@@ -12,6 +12,10 @@
 #include <cstring>
 #include <sys/stat.h>
 #include <sys/types.h>
+#if !defined(_WIN32)
+#  include <fcntl.h>
+#  include <unistd.h>
+#endif
 
 namespace openetw::consumer {
 
@@ -116,16 +120,30 @@ Status open_file_input(const std::string &path, std::unique_ptr<RandomAccessInpu
     }
     const bool regular = (st.st_mode & _S_IFREG) != 0;
 #else
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f)
+    // O_NONBLOCK: opening a FIFO with no writer (or a device) would block
+    // forever; it is refused below as not a regular file. The flag is
+    // cleared again for reading.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return open_error(path, errno);
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         const int err = errno;
-        std::fclose(f);
+        ::close(fd);
         return open_error(path, err);
     }
     const bool regular = S_ISREG(st.st_mode);
+    if (!regular) {
+        ::close(fd);
+        return Fail(ETW_ERROR_ACCESS_DENIED, path + ": not a regular file");
+    }
+    std::FILE *f = nullptr;
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || (f = fdopen(fd, "rb")) == nullptr) {
+        const int err = errno;
+        ::close(fd);
+        return open_error(path, err);
+    }
 #endif
     if (!regular) {
         std::fclose(f);

@@ -17,6 +17,55 @@ Stream::Stream(BufferSource &source, std::vector<BufferLocation> locations)
 {
 }
 
+Stream::~Stream()
+{
+    if (budget_)
+        budget_->drop(this);
+}
+
+void Stream::forget_image()
+{
+    std::vector<std::uint8_t>().swap(buffer_.scratch);
+    if (buffer_.image.decompressed)
+        buffer_.image.bytes = {};
+    if (budget_)
+        budget_->drop(this);
+}
+
+void Stream::release_image()
+{
+    // Called by the budget, which has already forgotten this stream.
+    const bool decompressed = buffer_.image.decompressed;
+    if (decompressed && buffer_.readable) {
+        resume_at_ = buffer_.reader.position();
+        image_released_ = true;
+    }
+    std::vector<std::uint8_t>().swap(buffer_.scratch);
+    if (decompressed)
+        buffer_.image.bytes = {};
+}
+
+void Stream::use_image()
+{
+    if (!image_released_) {
+        if (budget_ && buffer_.image.decompressed)
+            budget_->touch(this);
+        return;
+    }
+    image_released_ = false;
+    // The stored bytes are unchanged, so this succeeds as it did the first
+    // time; the record reader resumes where it stood.
+    format::Problem p;
+    BufferState &b = buffer_;
+    if (!format::make_buffer_image(b.stored.bytes, b.header, source_->info().image_context, b.scratch, b.image, p)) {
+        b.readable = false;
+        return;
+    }
+    b.reader = format::RecordReader(b.image.bytes, b.image.filled, resume_at_);
+    if (budget_)
+        budget_->hold(this, b.scratch.capacity());
+}
+
 Status Stream::fetch(bool &have)
 {
     if (sequential_)
@@ -65,16 +114,20 @@ void Stream::begin_buffer()
         return;
     b.readable = true;
     b.reader = format::RecordReader(b.image.bytes, b.image.filled);
+    if (budget_ && b.image.decompressed)
+        budget_->hold(this, b.scratch.capacity());
 }
 
 Status Stream::advance(Event &event)
 {
+    use_image();
     for (;;) {
         if (!loaded_) {
             bool have = false;
             if (Status st = fetch(have); !st)
                 return st;
             if (!have) {
+                forget_image();
                 event = Event::Exhausted;
                 return Status::ok();
             }

@@ -1,10 +1,12 @@
 // One ordered run of buffers from a source (a whole file in file order, or
 // one processor's buffers sorted by SequenceNumber in time order), walked
 // record by record. Holds one buffer at a time, so memory stays bounded by
-// the buffer size.
+// the buffer size; with an ImageBudget, the decompressed image of that
+// buffer may be freed while the stream waits and rebuilt when it is used.
 #pragma once
 
 #include "consumer/buffer_source.hpp"
+#include "consumer/image_budget.hpp"
 #include "format/record_decoder.hpp"
 #include "format/timestamps.hpp"
 
@@ -39,6 +41,18 @@ public:
 
     explicit Stream(BufferSource &source);                                    // stored order
     Stream(BufferSource &source, std::vector<BufferLocation> locations);     // the given order
+    ~Stream();
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+
+    // Decompressed images are then counted against budget (which must
+    // outlive the stream) and may be freed by it while the stream waits.
+    void set_budget(ImageBudget *budget) { budget_ = budget; }
+    // Makes the current record's bytes present again (after release_image)
+    // and marks the stream as just used. Call before reading record bytes.
+    void use_image();
+    // Frees the decompressed image; the position in the buffer is kept.
+    void release_image();
 
     // A failing Status is an I/O error.
     Status advance(Event &event);
@@ -55,6 +69,7 @@ private:
     Status fetch(bool &have);
     void begin_buffer();
     void note(const format::Problem &problem);
+    void forget_image();
 
     BufferSource *source_;
     format::TimeConverter time_; // the source's clock, prepared once
@@ -67,6 +82,9 @@ private:
     std::vector<format::ExtendedItem> items_;
     std::int64_t key_ = 0;
     std::int64_t last_key_ = 0;
+    ImageBudget *budget_ = nullptr;
+    bool image_released_ = false;
+    std::uint32_t resume_at_ = 0; // reader position when the image was released
 };
 
 } // namespace openetw::consumer

@@ -55,7 +55,9 @@ Status LogFile::open(const Config &config)
     if ((config_.mode & (ETW_FILE_MODE_SEQUENTIAL | ETW_FILE_MODE_NEWFILE)) && config_.max_bytes != 0 &&
         config_.max_bytes / config_.buffer_size < 2 && (config_.mode & ETW_FILE_MODE_NEWFILE))
         return Fail(ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize must hold at least two buffers in newfile mode");
-    return open_file(1);
+    Status st = open_file(1);
+    active_ = st.is_ok();
+    return st;
 }
 
 Status LogFile::open_file(std::uint32_t file_number)
@@ -93,7 +95,9 @@ Status LogFile::open_file(std::uint32_t file_number)
             return Fail(p, "cannot preallocate " + std::to_string(config_.max_bytes) + " bytes for \"" + current_path_ + "\"");
     }
     if (etw_status w = file_.write_at(0, header_.data(), header_.size()); w != ETW_OK) {
+        // A file without its header is no .etl file: leave none behind.
         file_.close();
+        platform::remove_file(current_path_);
         return Fail(w, "cannot write the header buffer of \"" + current_path_ + "\"");
     }
     return Status::ok();
@@ -144,7 +148,10 @@ LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t event
 {
     (void)events;
     const std::uint32_t bs = config_.buffer_size;
-    if (!file_.is_open())
+    if (!active_)
+        return Outcome::WriteError;
+    // NEWFILE after a switch that failed (a full disk): try the file again.
+    if (!file_.is_open() && ((config_.mode & ETW_FILE_MODE_NEWFILE) == 0 || !open_file(file_number_)))
         return Outcome::WriteError;
     std::uint64_t offset;
     if (config_.mode & ETW_FILE_MODE_CIRCULAR) {
@@ -217,6 +224,7 @@ Status LogFile::finish_current(std::int64_t end_time, std::uint32_t events_lost,
 
 Status LogFile::finish(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
 {
+    active_ = false;
     return finish_current(end_time, events_lost, buffers_lost);
 }
 
@@ -226,6 +234,7 @@ Status LogFile::switch_to(const std::string &path, std::int64_t end_time, std::u
     Status st = finish_current(end_time, events_lost, buffers_lost);
     config_.path = path;
     Status o = open_file(1);
+    active_ = o.is_ok();
     return o ? st : o;
 }
 

@@ -41,10 +41,17 @@ public:
 
     // Opens the first file and writes its header buffer.
     Status open(const Config &config);
-    bool is_open() const { return file_.is_open(); }
+    // Whether the session logs to a file: from a successful open() (or
+    // switch_to()) until finish(). Stays true when a NEWFILE switch could not
+    // create the next file (a full disk): write_buffer() then tries again and
+    // reports WriteError for each buffer it cannot write, so every one is
+    // counted lost and none is dropped unseen.
+    bool is_open() const { return active_; }
 
     // Writes one data buffer (its header complete but for SequenceNumber,
     // which this sets). FileFull: sequential limit reached, nothing written.
+    // WriteError: the buffer is not in the file (the file keeps only whole
+    // buffers; a NEWFILE file whose header could not be written is removed).
     Outcome write_buffer(std::uint8_t *buffer, std::uint32_t events);
 
     // Rewrites the header with the final counts, renumbers a wrapped circular
@@ -68,6 +75,7 @@ private:
 
     Config config_;
     platform::File file_;
+    bool active_ = false;
     std::string current_path_;
     std::vector<std::uint8_t> header_; // buffer 0 as written
     std::uint32_t buffers_in_file_ = 0; // including buffer 0, complete buffers only

@@ -258,8 +258,14 @@ RecordReader::Step RecordReader::next(Record &rec, std::vector<ExtendedItem> &it
     const std::uint8_t *p = image_.data() + pos_;
     const std::uint32_t marker = rd32(p);
     if (marker == kEndOfBufferMarker) {
+        // The end marker belongs at the filled end (Offset) or past it; one
+        // before it hides the rest of the filled bytes, which is damage.
         done_ = true;
-        return Step::End;
+        problem.set(ETW_ERROR_INVALID_DATA, pos_,
+                    text_printf("an end-of-buffer marker 0xFFFFFFFF stands before the filled end 0x%X: the 0x%X "
+                                "bytes after it are not read",
+                                filled_, filled_ - pos_));
+        return Step::StopCorrupt;
     }
     std::uint8_t type = 0;
     KindInfo info{};

@@ -18,6 +18,7 @@
 #  define popen _popen
 #  define pclose _pclose
 #else
+#  include <sys/stat.h>
 #  include <sys/wait.h>
 #endif
 
@@ -27,6 +28,7 @@ using etltest::JsonObject;
 namespace {
 
 const fs::path kSamples = OPENETW_SAMPLES_DIR;
+const fs::path kRegress = OPENETW_REGRESS_DIR; // inputs of fixed defects
 
 // Paths as the shell of this platform takes them. A cross build run under
 // wine knows its files by Unix paths, which wine maps to drive Z:.
@@ -48,14 +50,16 @@ struct Output {
     std::vector<std::string> lines;
 };
 
-Output run(const std::string &args)
+// Runs program (etwdump unless said) with args; prefix goes before it (a
+// `timeout` on POSIX).
+Output run(const std::string &args, const std::string &program = etwdump(), const std::string &prefix = "")
 {
     Output out;
 #if defined(_WIN32)
     // cmd.exe drops the outermost quotes of a command line that starts with one.
-    const std::string command = "\"\"" + etwdump() + "\" " + args + " 2>NUL\"";
+    const std::string command = "\"" + prefix + "\"" + program + "\" " + args + " 2>NUL\"";
 #else
-    const std::string command = "\"" + etwdump() + "\" " + args + " 2>/dev/null";
+    const std::string command = prefix + "\"" + program + "\" " + args + " 2>/dev/null";
 #endif
     std::FILE *p = popen(command.c_str(), "r");
     if (!p)
@@ -186,3 +190,49 @@ TEST(Etwdump, ExitStatuses)
     EXPECT_EQ(out.exit_code, 2);
     EXPECT_GE(out.lines.size(), 100u);
 }
+
+TEST(Etwdump, AKilledHostsFileIsReadByItsBuffersAndExits2)
+{
+    // BuffersWritten 1, as written at start: every buffer is still read.
+    etltest::Bytes bytes = etltest::read_file((kSamples / "etlparser_AMSITrace.etl").string());
+    bytes[0x48 + 0x20 + 0x24] = 1;
+    const fs::path path = fs::temp_directory_path() / ("openetw-etwdump-killed-" + std::to_string(std::random_device{}()) + ".etl");
+    etltest::write_file(path.string(), bytes);
+    const Output out = run("--format jsonl --order file " + quoted(path));
+    fs::remove(path);
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_EQ(out.lines.size(), 21u);
+}
+
+TEST(Etwdump, SummaryOfFilesWithFarApartTimes)
+{
+    // Their time spans overflowed int64 (found by UBSan, which the sanitizer
+    // build makes fatal): every one is summarized.
+    for (const char *name : {"summary_timespan_overflow.etl", "etwdump_m107_00243.etl", "etwdump_m101_00357.etl"}) {
+        const Output out = run(quoted(kRegress / name));
+        EXPECT_TRUE(out.exit_code == 0 || out.exit_code == 2) << name << ": " << out.exit_code;
+        std::string all;
+        for (const auto &l : out.lines)
+            all += l + "\n";
+        EXPECT_NE(all.find("records: "), std::string::npos) << name << ": " << all;
+    }
+}
+
+#if !defined(_WIN32)
+TEST(Etwdump, AFifoWithoutWriterIsRefusedAtOnce)
+{
+    const fs::path fifo = fs::temp_directory_path() / ("openetw-etwdump-fifo-" + std::to_string(std::random_device{}()));
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const Output out = run(quoted(fifo), etwdump(), "timeout 20 ");
+    fs::remove(fifo);
+    EXPECT_EQ(out.exit_code, 1); // not a regular file; 124 would be a hang
+}
+#endif
+
+#if defined(ETWPROPS_PATH)
+TEST(Etwprops, ImportingAFolderIsAnErrorNotACrash)
+{
+    const Output out = run("--import " + quoted(fs::temp_directory_path()), native(ETWPROPS_PATH));
+    EXPECT_EQ(out.exit_code, 1);
+}
+#endif

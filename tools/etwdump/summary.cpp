@@ -4,6 +4,12 @@
 
 namespace etwdump {
 
+namespace {
+// The difference of two FILETIMEs from a file, which may be anything: in
+// double, since int64 subtraction overflows (undefined) for far-apart values.
+double seconds_between(int64_t from, int64_t to) { return (double(to) - double(from)) / 1e7; }
+} // namespace
+
 void Summary::add(const etw_record &r)
 {
     ++records_;
@@ -54,7 +60,7 @@ void Summary::print(std::FILE *out, const etw_consumer *consumer, etw_status sta
         std::fprintf(out, "  events lost:  %u\n", unsigned(h.EventsLost));
         std::fprintf(out, "  start:        %s\n", filetime_text(h.StartTime).c_str());
         std::fprintf(out, "  end:          %s (%.3f s)\n", filetime_text(h.EndTime).c_str(),
-                     double(h.EndTime - h.StartTime) / 1e7);
+                     seconds_between(h.StartTime, h.EndTime));
     }
     etw_consumer_stats stats{};
     stats.struct_size = sizeof stats;
@@ -63,7 +69,7 @@ void Summary::print(std::FILE *out, const etw_consumer *consumer, etw_status sta
                  (unsigned long long)stats.buffers, (unsigned long long)stats.bytes_read);
     if (records_ && first_ <= last_)
         std::fprintf(out, "  time span:    %s .. %s (%.3f s)\n", filetime_text(first_).c_str(),
-                     filetime_text(last_).c_str(), double(last_ - first_) / 1e7);
+                     filetime_text(last_).c_str(), seconds_between(first_, last_));
     if (stats.corrupt_buffers || stats.corrupt_records || status != ETW_OK)
         std::fprintf(out, "  problems:     %llu corrupt buffers, %llu corrupt records (%s)\n",
                      (unsigned long long)stats.corrupt_buffers, (unsigned long long)stats.corrupt_records,

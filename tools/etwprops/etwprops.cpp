@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -96,6 +95,25 @@ struct Field {
 };
 
 #define FIELD(member) Field{#member, offsetof(etw_event_trace_properties, member), sizeof(((etw_event_trace_properties *)nullptr)->member)}
+
+// Reads a whole file (a properties block is at most a few KB; more than 1 MiB
+// is refused). False for anything unreadable: a missing file, a directory
+// (fopen succeeds on one, fread fails), an I/O error.
+bool read_block(const std::string &path, std::vector<unsigned char> &out)
+{
+    constexpr std::size_t kLimit = 1u << 20;
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f)
+        return false;
+    out.clear();
+    unsigned char chunk[4096];
+    std::size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0 && out.size() <= kLimit)
+        out.insert(out.end(), chunk, chunk + got);
+    const bool ok = !std::ferror(f) && out.size() <= kLimit;
+    std::fclose(f);
+    return ok;
+}
 
 void hex_line(const std::vector<unsigned char> &b, std::size_t at, std::size_t n, const std::string &note)
 {
@@ -204,10 +222,8 @@ int main(int argc, char **argv)
     etw_properties *props = nullptr;
     etw_status s;
     if (!import_path.empty()) {
-        std::ifstream in(import_path, std::ios::binary);
-        if (!in)
-            die(("cannot read " + import_path).c_str());
-        block.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (!read_block(import_path, block))
+            die(("cannot read " + import_path + " (not a readable regular file)").c_str());
         if ((s = etw_properties_import(&props, block.data(), block.size())) != ETW_OK)
             die_status("import", s);
     } else {
