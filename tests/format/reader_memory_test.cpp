@@ -51,6 +51,19 @@ void operator delete(void *p) noexcept { counted_free(p); }
 void operator delete[](void *p) noexcept { counted_free(p); }
 void operator delete(void *p, std::size_t) noexcept { counted_free(p); }
 void operator delete[](void *p, std::size_t) noexcept { counted_free(p); }
+// The nothrow forms too (std::stable_sort's buffer uses them): a sanitizer
+// runtime would otherwise serve them without the size header.
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept
+{
+    try {
+        return counted_alloc(n);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void *operator new[](std::size_t n, const std::nothrow_t &t) noexcept { return operator new(n, t); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { counted_free(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { counted_free(p); }
 
 namespace {
 
