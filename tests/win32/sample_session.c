@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strsafe.h>
 #include <wmistr.h>
 #include <evntrace.h>
 #include <evntcons.h>
@@ -174,8 +175,8 @@ int main(int argc, char **argv)
     pSessionProperties->MaximumFileSize = 5; /* 5 MB */
     pSessionProperties->LoggerNameOffset = sizeof(EVENT_TRACE_PROPERTIES);
     pSessionProperties->LogFileNameOffset = sizeof(EVENT_TRACE_PROPERTIES) + sizeof(LOGSESSION_NAME);
-    memcpy((char *)pSessionProperties + pSessionProperties->LogFileNameOffset, LogFilePath,
-           (wlen(LogFilePath) + 1) * sizeof(WCHAR));
+    CHECK(SUCCEEDED(StringCbCopy((LPWSTR)((char *)pSessionProperties + pSessionProperties->LogFileNameOffset),
+                                 (wlen(LogFilePath) + 1) * sizeof(WCHAR), LogFilePath)));
 
     status = StartTrace(&SessionHandle, LOGSESSION_NAME, pSessionProperties);
     if (status != ERROR_SUCCESS) {

@@ -11,4 +11,16 @@
 #define _T(s) TEXT(s)
 #define _TEXT(s) TEXT(s)
 typedef TCHAR _TCHAR;
+#ifndef UNICODE
+/* The narrow forms; with UNICODE, use the W functions explicitly. */
+#include <stdio.h>
+#include <string.h>
+#define _tmain main
+#define _tprintf printf
+#define _ftprintf fprintf
+#define _stprintf sprintf
+#define _tcslen strlen
+#define _tcscpy strcpy
+#define _tcscmp strcmp
+#endif
 #endif
