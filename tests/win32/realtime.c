@@ -6,11 +6,13 @@
  * Checks the EventWrite mapping (docs/WIN32.md): payload = the data
  * descriptors in order, Opcode/Level/Version carried, Keyword filtering.
  */
+#define _DEFAULT_SOURCE 1 /* usleep under -std=c99 */
 #include <windows.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <evntprov.h>
 #include <evntrace.h>
 #include <evntcons.h>
@@ -129,6 +131,37 @@ int main(void)
     CHECK(g_events == EVENTS);
     CHECK(g_callbacks_off == 1);
     CHECK(CloseTrace(g_trace) == ERROR_SUCCESS);
+
+    /* CloseTrace while ProcessTrace runs on another thread: ERROR_CTX_CLOSE_PENDING,
+       ProcessTrace returns ERROR_SUCCESS, the session keeps running. */
+    memset(p, 0, size);
+    p->Wnode.BufferSize = size;
+    p->Wnode.Flags = WNODE_FLAG_TRACED_GUID;
+    p->LogFileMode = EVENT_TRACE_REAL_TIME_MODE;
+    p->FlushTimer = 1;
+    p->LoggerNameOffset = sizeof(EVENT_TRACE_PROPERTIES);
+    CHECK(StartTraceA(&session, SESSION, p) == ERROR_SUCCESS);
+    CHECK(EnableTraceEx2(session, &ProviderGuid, EVENT_CONTROL_CODE_ENABLE_PROVIDER, TRACE_LEVEL_WARNING, 0x10, 0, 0,
+                         NULL) == ERROR_SUCCESS);
+    g_trace = OpenTraceA(&lf);
+    CHECK(g_trace != INVALID_PROCESSTRACE_HANDLE);
+    g_events = 0;
+    g_next = 0;
+    g_process_status = 0xFFFFFFFF;
+    CHECK(pthread_create(&thread, NULL, consume, NULL) == 0);
+    i = 0;
+    EventDataDescCreate(&data[0], &i, sizeof i);
+    CHECK(EventWrite(reg, &desc, 2, data) == ERROR_SUCCESS);
+    CHECK(FlushTraceA(session, NULL, p) == ERROR_SUCCESS);
+    while (__atomic_load_n(&g_events, __ATOMIC_SEQ_CST) == 0) /* the consumer is inside ProcessTrace */
+        usleep(1000);
+    CHECK(CloseTrace(g_trace) == ERROR_CTX_CLOSE_PENDING);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(g_process_status == ERROR_SUCCESS);
+    CHECK(CloseTrace(g_trace) == ERROR_INVALID_HANDLE);
+    CHECK(QueryTraceA(0, SESSION, p) == ERROR_SUCCESS);
+    CHECK(StopTraceA(0, SESSION, p) == ERROR_SUCCESS);
+
     CHECK(EventUnregister(reg) == ERROR_SUCCESS);
     CHECK(EventUnregister(reg) == ERROR_INVALID_HANDLE);
     free(p);
