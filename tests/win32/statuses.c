@@ -201,6 +201,35 @@ static ULONG start_missing_folder(void)
     return s;
 }
 
+/* W names are UTF-16: an unpaired surrogate cannot be translated; a name
+   beyond the BMP round-trips through QueryTraceW at LoggerNameOffset. */
+static ULONG start_w_unpaired_surrogate(void)
+{
+    static const WCHAR bad[] = {'W', '3', '2', 0xD800, 'x', 0};
+    TRACEHANDLE h;
+    EVENT_TRACE_PROPERTIES *p = props(NULL);
+    ULONG s = StartTraceW(&h, bad, p);
+    free(p);
+    return s;
+}
+static ULONG start_w_round_trip(void)
+{
+    static const WCHAR name[] = {'W', '3', '2', ' ', 0x00E9, 0xD83D, 0xDE00, 0};
+    TRACEHANDLE h;
+    EVENT_TRACE_PROPERTIES *p = props(NULL), *q = props(NULL);
+    ULONG s = StartTraceW(&h, name, p);
+    if (s == ERROR_SUCCESS) {
+        s = QueryTraceW(h, NULL, q);
+        if (s == ERROR_SUCCESS && memcmp((char *)q + q->LoggerNameOffset, name, sizeof name) != 0)
+            s = 0xBAD;
+        if (StopTraceW(0, name, q) != ERROR_SUCCESS)
+            s = 0xBAD2;
+    }
+    free(p);
+    free(q);
+    return s;
+}
+
 /* ---- ControlTrace ---- */
 static ULONG control_null_properties(void) { return ControlTraceA(0, "W32 s", NULL, EVENT_TRACE_CONTROL_QUERY); }
 static ULONG control_bad_code(void)
@@ -474,6 +503,8 @@ static const struct row rows[] = {
     {"StartTrace: name in use", start_name_in_use, ERROR_ALREADY_EXISTS},
     {"StartTrace: log file used by another session", start_log_file_in_use, ERROR_BAD_PATHNAME},
     {"StartTrace: log file folder missing", start_missing_folder, ERROR_PATH_NOT_FOUND},
+    {"StartTraceW: unpaired surrogate in the name", start_w_unpaired_surrogate, ERROR_NO_UNICODE_TRANSLATION},
+    {"StartTraceW/QueryTraceW/StopTraceW: UTF-16 name round trip", start_w_round_trip, ERROR_SUCCESS},
     {"ControlTrace: NULL Properties", control_null_properties, ERROR_INVALID_PARAMETER},
     {"ControlTrace: unknown ControlCode", control_bad_code, ERROR_INVALID_PARAMETER},
     {"ControlTrace: Wnode.BufferSize below the structure", control_small_buffer_size, ERROR_BAD_LENGTH},
