@@ -280,10 +280,10 @@ OPENETW_WIN32_API ULONG EventWrite(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, UL
     std::vector<unsigned char> whole;
     EVENT_TRACE_HEADER *header = &event.header;
     if (inline_payload) {
-        whole.resize(sizeof(EVENT_TRACE_HEADER) + gathered.size());
-        header = reinterpret_cast<EVENT_TRACE_HEADER *>(whole.data());
-        std::memcpy(header, &event.header, sizeof(EVENT_TRACE_HEADER));
-        std::memcpy(whole.data() + sizeof(EVENT_TRACE_HEADER), gathered.data(), gathered.size());
+        const auto *head = reinterpret_cast<const unsigned char *>(&event.header);
+        whole.assign(head, head + sizeof(EVENT_TRACE_HEADER));
+        whole.insert(whole.end(), gathered.begin(), gathered.end());
+        header = reinterpret_cast<EVENT_TRACE_HEADER *>(whole.data()); // operator new's alignment
         header->Size = static_cast<USHORT>(whole.size());
     } else {
         header->Flags |= WNODE_FLAG_USE_MOF_PTR;

@@ -30,7 +30,7 @@ static const GUID ProviderGuid = {0x2a8b1c3d, 0x4e5f, 0x4a6b, {0x8c, 0x9d, 0x0e,
         }                                                                            \
     } while (0)
 
-static int g_events, g_callbacks_on, g_callbacks_off;
+static int g_events, g_gathered, g_callbacks_on, g_callbacks_off;
 static ULONG g_next;
 static ULONG g_process_status = 0xFFFFFFFF;
 static TRACEHANDLE g_trace;
@@ -40,6 +40,14 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r)
     if (IsEqualGUID(&r->EventHeader.ProviderId, &EventTraceGuid))
         return;
     CHECK(IsEqualGUID(&r->EventHeader.ProviderId, &ProviderGuid));
+    if (r->EventHeader.EventDescriptor.Opcode == 13) { /* 20 descriptors: gathered inline */
+        int k;
+        CHECK(r->UserDataLength == 20);
+        for (k = 0; k < 20; ++k)
+            CHECK(((unsigned char *)r->UserData)[k] == (unsigned char)(100 + k));
+        ++g_gathered;
+        return;
+    }
     CHECK(r->EventHeader.EventDescriptor.Opcode == 12);
     CHECK(r->EventHeader.EventDescriptor.Level == TRACE_LEVEL_WARNING);
     CHECK(r->EventHeader.EventDescriptor.Version == 3);
@@ -112,6 +120,19 @@ int main(void)
         EventDataDescCreate(&data[1], "hello", 6);
         CHECK(EventWrite(reg, &desc, 2, data) == ERROR_SUCCESS);
     }
+    /* More descriptors than MOF fields (16): one payload, in order. */
+    {
+        static unsigned char bytes[20];
+        EVENT_DATA_DESCRIPTOR many[20];
+        EVENT_DESCRIPTOR gathered = desc;
+        int k;
+        gathered.Opcode = 13;
+        for (k = 0; k < 20; ++k) {
+            bytes[k] = (unsigned char)(100 + k);
+            EventDataDescCreate(&many[k], &bytes[k], 1);
+        }
+        CHECK(EventWrite(reg, &gathered, 20, many) == ERROR_SUCCESS);
+    }
     /* Not taken: a keyword the session did not ask for, a level above its own. */
     {
         EVENT_DESCRIPTOR other = desc;
@@ -129,6 +150,7 @@ int main(void)
     CHECK(pthread_join(thread, NULL) == 0);
     CHECK(g_process_status == ERROR_SUCCESS);
     CHECK(g_events == EVENTS);
+    CHECK(g_gathered == 1);
     CHECK(g_callbacks_off == 1);
     CHECK(CloseTrace(g_trace) == ERROR_SUCCESS);
 
