@@ -1,0 +1,156 @@
+/*
+ * openetw/win32/evntprov.h - manifest-style providers: EventRegister,
+ * EventEnabled, EventWrite (libopenetw-win32).
+ *
+ * OpenETW logs classic events, so EventWrite carries a manifest event as a
+ * classic one (docs/WIN32.md, "EventWrite"): class GUID = the provider GUID,
+ * Class.Type = Opcode, Class.Level = Level, Class.Version = Version, payload =
+ * the data descriptors concatenated. Id, Task, Channel and Keyword are not
+ * stored; Level and Keyword decide which sessions take the event.
+ */
+#ifndef OPENETW_WIN32_EVNTPROV_H
+#define OPENETW_WIN32_EVNTPROV_H
+
+#include "win32base.h"
+#include "guiddef.h"
+#include <string.h>
+
+#define EVENT_MIN_LEVEL (0)
+#define EVENT_MAX_LEVEL (0xff)
+#define EVENT_ACTIVITY_CTRL_GET_ID (1)
+#define EVENT_ACTIVITY_CTRL_SET_ID (2)
+#define EVENT_ACTIVITY_CTRL_CREATE_ID (3)
+#define EVENT_ACTIVITY_CTRL_GET_SET_ID (4)
+#define EVENT_ACTIVITY_CTRL_CREATE_SET_ID (5)
+#define EVENT_FILTER_TYPE_NONE (0x00000000)
+#define EVENT_FILTER_TYPE_SCHEMATIZED (0x80000000)
+#define EVENT_FILTER_TYPE_SYSTEM_FLAGS (0x80000001)
+#define EVENT_FILTER_TYPE_TRACEHANDLE (0x80000002)
+#define EVENT_FILTER_TYPE_PID (0x80000004)
+#define EVENT_FILTER_TYPE_EXECUTABLE_NAME (0x80000008)
+#define EVENT_FILTER_TYPE_PACKAGE_ID (0x80000010)
+#define EVENT_FILTER_TYPE_PACKAGE_APP_ID (0x80000020)
+#define EVENT_FILTER_TYPE_PAYLOAD (0x80000100)
+#define EVENT_FILTER_TYPE_EVENT_ID (0x80000200)
+#define EVENT_FILTER_TYPE_EVENT_NAME (0x80000400)
+#define EVENT_FILTER_TYPE_STACKWALK (0x80001000)
+#define MAX_EVENT_DATA_DESCRIPTORS (128)
+#define MAX_EVENT_FILTER_DATA_SIZE (1024)
+#define MAX_EVENT_FILTER_PAYLOAD_SIZE (4096)
+#define MAX_EVENT_FILTER_EVENT_NAME_SIZE (4096)
+#define MAX_EVENT_FILTERS_COUNT (13)
+#define MAX_EVENT_FILTER_PID_COUNT (8)
+#define MAX_EVENT_FILTER_EVENT_ID_COUNT (64)
+
+#define EVENT_DATA_DESCRIPTOR_TYPE_NONE (0)
+#define EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA (1)
+#define EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA (2)
+#define EVENT_DATA_DESCRIPTOR_TYPE_TIMESTAMP_OVERRIDE (3)
+
+OPENETW_WIN32_BEGIN
+
+typedef ULONGLONG REGHANDLE, *PREGHANDLE;
+
+typedef struct _EVENT_DATA_DESCRIPTOR {
+    ULONGLONG Ptr;
+    ULONG Size;
+    __extension__ union {
+        ULONG Reserved;
+        __extension__ struct {
+            UCHAR Type;
+            UCHAR Reserved1;
+            USHORT Reserved2;
+        };
+    };
+} EVENT_DATA_DESCRIPTOR, *PEVENT_DATA_DESCRIPTOR;
+
+#ifndef EVENT_DESCRIPTOR_DEF
+#define EVENT_DESCRIPTOR_DEF
+typedef struct _EVENT_DESCRIPTOR {
+    USHORT Id;
+    UCHAR Version;
+    UCHAR Channel;
+    UCHAR Level;
+    UCHAR Opcode;
+    USHORT Task;
+    ULONGLONG Keyword;
+} EVENT_DESCRIPTOR, *PEVENT_DESCRIPTOR;
+typedef const EVENT_DESCRIPTOR *PCEVENT_DESCRIPTOR;
+#endif
+
+#ifndef DEFINED_PEVENT_FILTER_DESC
+#define DEFINED_PEVENT_FILTER_DESC
+typedef struct _EVENT_FILTER_DESCRIPTOR {
+    ULONGLONG Ptr;
+    ULONG Size;
+    ULONG Type;
+} EVENT_FILTER_DESCRIPTOR, *PEVENT_FILTER_DESCRIPTOR;
+#endif
+
+typedef struct _EVENT_FILTER_HEADER {
+    USHORT Id;
+    UCHAR Version;
+    UCHAR Reserved[5];
+    ULONGLONG InstanceId;
+    ULONG Size;
+    ULONG NextOffset;
+} EVENT_FILTER_HEADER, *PEVENT_FILTER_HEADER;
+
+/* IsEnabled: EVENT_CONTROL_CODE_ENABLE_PROVIDER (1) or _DISABLE_PROVIDER (0).
+ * Called on the thread that changes the enablement (or OpenETW's
+ * notification thread for a session of another process); FilterData is NULL. */
+typedef VOID (NTAPI *PENABLECALLBACK)(LPCGUID SourceId, ULONG IsEnabled, UCHAR Level,
+                                      ULONGLONG MatchAnyKeyword, ULONGLONG MatchAllKeyword,
+                                      PEVENT_FILTER_DESCRIPTOR FilterData, PVOID CallbackContext);
+
+/* Registers ProviderId; *RegHandle receives the handle. ERROR_INVALID_PARAMETER
+ * for a NULL ProviderId or RegHandle, ERROR_OUTOFMEMORY. The callback (may be
+ * NULL) runs before this returns when a session already enables the provider. */
+ULONG EVNTAPI EventRegister(LPCGUID ProviderId, PENABLECALLBACK EnableCallback, PVOID CallbackContext,
+                            PREGHANDLE RegHandle);
+/* ERROR_INVALID_HANDLE for a handle EventRegister did not return (or 0). */
+ULONG EVNTAPI EventUnregister(REGHANDLE RegHandle);
+/* TRUE when a session takes events of this level and keyword (0: any). */
+BOOLEAN EVNTAPI EventEnabled(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor);
+BOOLEAN EVNTAPI EventProviderEnabled(REGHANDLE RegHandle, UCHAR Level, ULONGLONG Keyword);
+/* Writes the event (see the top of this header). ERROR_INVALID_HANDLE (bad
+ * handle), ERROR_INVALID_PARAMETER (NULL descriptor, more than
+ * MAX_EVENT_DATA_DESCRIPTORS, NULL data with a size), ERROR_ARITHMETIC_OVERFLOW
+ * (header and data above 64 KB), ERROR_MORE_DATA (larger than a session's
+ * buffer), ERROR_NOT_ENOUGH_MEMORY (no free buffer: lost, counted). */
+ULONG EVNTAPI EventWrite(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, ULONG UserDataCount,
+                         PEVENT_DATA_DESCRIPTOR UserData);
+/* Writes String (NUL included) as the payload, Level and Keyword as given. */
+ULONG EVNTAPI EventWriteString(REGHANDLE RegHandle, UCHAR Level, ULONGLONG Keyword, PCWSTR String);
+
+FORCEINLINE VOID EventDataDescCreate(PEVENT_DATA_DESCRIPTOR desc, const VOID *data, ULONG size)
+{
+    desc->Ptr = (ULONGLONG)(ULONG_PTR)data;
+    desc->Size = size;
+    desc->Reserved = 0;
+}
+
+FORCEINLINE VOID EventDescCreate(PEVENT_DESCRIPTOR ev, USHORT Id, UCHAR Version, UCHAR Channel, UCHAR Level,
+                                 USHORT Task, UCHAR Opcode, ULONGLONG Keyword)
+{
+    ev->Id = Id;
+    ev->Version = Version;
+    ev->Channel = Channel;
+    ev->Level = Level;
+    ev->Task = Task;
+    ev->Opcode = Opcode;
+    ev->Keyword = Keyword;
+}
+
+FORCEINLINE VOID EventDescZero(PEVENT_DESCRIPTOR ev) { memset(ev, 0, sizeof(EVENT_DESCRIPTOR)); }
+FORCEINLINE USHORT EventDescGetId(PCEVENT_DESCRIPTOR ev) { return ev->Id; }
+FORCEINLINE UCHAR EventDescGetVersion(PCEVENT_DESCRIPTOR ev) { return ev->Version; }
+FORCEINLINE UCHAR EventDescGetChannel(PCEVENT_DESCRIPTOR ev) { return ev->Channel; }
+FORCEINLINE UCHAR EventDescGetLevel(PCEVENT_DESCRIPTOR ev) { return ev->Level; }
+FORCEINLINE UCHAR EventDescGetOpcode(PCEVENT_DESCRIPTOR ev) { return ev->Opcode; }
+FORCEINLINE USHORT EventDescGetTask(PCEVENT_DESCRIPTOR ev) { return ev->Task; }
+FORCEINLINE ULONGLONG EventDescGetKeyword(PCEVENT_DESCRIPTOR ev) { return ev->Keyword; }
+
+OPENETW_WIN32_END
+
+#endif /* OPENETW_WIN32_EVNTPROV_H */

@@ -1,0 +1,346 @@
+// Controllers: StartTrace, ControlTrace (and Stop/Query/Update/Flush),
+// QueryAllTraces, EnableTrace, EnableTraceEx2 over libopenetw's sessions.
+// The status rules are those of Microsoft's documentation of each function
+// (docs/WIN32.md lists them); each check says which.
+#include "common.hpp"
+
+#include <cstring>
+#include <vector>
+
+using namespace openetw_win32;
+
+namespace {
+
+constexpr ULONG kMaxSessionsListed = 64; // MAXLOGGERS: QueryAllTraces' array limit
+
+// Frees an etw_properties at scope exit.
+struct PropsGuard {
+    etw_properties *props = nullptr;
+    ~PropsGuard() { etw_properties_destroy(props); }
+};
+
+struct SessionGuard {
+    etw_session *session = nullptr;
+    bool owned = false;
+    ~SessionGuard()
+    {
+        if (owned)
+            etw_session_close(session);
+    }
+};
+
+bool same_guid(const GUID &a, const GUID &b) { return std::memcmp(&a, &b, sizeof(GUID)) == 0; }
+
+// The log file name of the block, if any: LogFileNameOffset 0 means none.
+// An offset inside the fixed record is ERROR_INVALID_PARAMETER ("not
+// correct"); one at or past Wnode.BufferSize, or a name not terminated
+// inside the block, is ERROR_BAD_PATHNAME.
+ULONG read_log_file_name(const EVENT_TRACE_PROPERTIES *props, bool wide, std::string *out)
+{
+    out->clear();
+    ULONG offset = props->LogFileNameOffset;
+    if (offset == 0)
+        return ERROR_SUCCESS;
+    if (offset < fixed_size(props))
+        return ERROR_INVALID_PARAMETER;
+    if (offset >= props->Wnode.BufferSize || (wide && offset % 2 != 0))
+        return ERROR_BAD_PATHNAME;
+    ULONG status = ERROR_SUCCESS;
+    if (!read_block_name(reinterpret_cast<const unsigned char *>(props), offset, props->Wnode.BufferSize, wide, out,
+                         &status))
+        return ERROR_BAD_PATHNAME;
+    return status;
+}
+
+// True when another running session writes to path.
+bool log_file_in_use(const std::string &path)
+{
+    uint32_t count = 0;
+    etw_session_list(&count, nullptr, 0);
+    std::vector<etw_properties *> list(count + 4, nullptr);
+    for (auto &p : list)
+        etw_properties_create(&p, "list");
+    uint32_t found = 0;
+    etw_session_list(&found, list.data(), static_cast<uint32_t>(list.size()));
+    bool in_use = false;
+    for (uint32_t i = 0; i < found && i < list.size(); ++i)
+        in_use = in_use || path == etw_properties_log_file_name(list[i]);
+    for (auto *p : list)
+        etw_properties_destroy(p);
+    return in_use;
+}
+
+ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES props)
+{
+    if (props == nullptr || handle == nullptr || name.text == nullptr)
+        return ERROR_INVALID_PARAMETER;
+    *handle = 0;
+    const size_t fixed = fixed_size(props);
+    // "Wnode.BufferSize specifies an incorrect size".
+    if (props->Wnode.BufferSize < fixed)
+        return ERROR_BAD_LENGTH;
+    if ((props->Wnode.Flags & WNODE_FLAG_TRACED_GUID) == 0)
+        return ERROR_INVALID_PARAMETER;
+    if (fixed == sizeof(EVENT_TRACE_PROPERTIES_V2) &&
+        reinterpret_cast<const EVENT_TRACE_PROPERTIES_V2 *>(props)->FilterDescCount != 0)
+        return ERROR_NOT_SUPPORTED; // system-wide private logger filters
+    std::string session_name;
+    ULONG status = name_to_utf8(name, &session_name);
+    if (status != ERROR_SUCCESS)
+        return status;
+    // The name is copied to LoggerNameOffset: an offset inside the record is
+    // "not correct"; too little room after it is ERROR_BAD_LENGTH.
+    const ULONG name_offset = props->LoggerNameOffset;
+    const size_t name_bytes = name_block_bytes(session_name, name.wide);
+    if (name_offset != 0) {
+        if (name_offset < fixed || name_offset > props->Wnode.BufferSize || (name.wide && name_offset % 2 != 0))
+            return ERROR_INVALID_PARAMETER;
+        if (name_offset + name_bytes > props->Wnode.BufferSize)
+            return ERROR_BAD_LENGTH;
+    }
+    std::string log_file;
+    status = read_log_file_name(props, name.wide, &log_file);
+    if (status != ERROR_SUCCESS)
+        return status;
+    // The name's copy must not overwrite the log file name.
+    if (name_offset != 0 && props->LogFileNameOffset != 0 && props->LogFileNameOffset >= name_offset &&
+        props->LogFileNameOffset < name_offset + name_bytes)
+        return ERROR_INVALID_PARAMETER;
+    // "Wnode.Guid is SystemTraceControlGuid but InstanceName is not KERNEL_LOGGER_NAME".
+    if (same_guid(props->Wnode.Guid, SystemTraceControlGuid) && session_name != KERNEL_LOGGER_NAMEA)
+        return ERROR_INVALID_PARAMETER;
+    // "Another session is already using the file".
+    if (!log_file.empty() && log_file_in_use(log_file))
+        return ERROR_BAD_PATHNAME;
+
+    PropsGuard p;
+    status = etw_properties_create(&p.props, session_name.c_str());
+    if (status != ERROR_SUCCESS)
+        return status == ERROR_INVALID_NAME ? ERROR_INVALID_PARAMETER : status;
+    // BufferSize 0 takes the default; sizes outside 4..16384 KB are adjusted
+    // into the range, as ETW adjusts them.
+    ULONG kb = props->BufferSize == 0 ? 64 : props->BufferSize < 4 ? 4 : props->BufferSize > 16384 ? 16384
+                                                                                                     : props->BufferSize;
+    etw_guid guid;
+    std::memcpy(&guid, &props->Wnode.Guid, sizeof guid);
+    const ULONG setters[] = {
+        etw_properties_set_buffer_size(p.props, kb),
+        etw_properties_set_minimum_buffers(p.props, props->MinimumBuffers),
+        etw_properties_set_maximum_buffers(p.props, props->MaximumBuffers),
+        etw_properties_set_maximum_file_size(p.props, props->MaximumFileSize),
+        etw_properties_set_log_file_mode(p.props, props->LogFileMode),
+        etw_properties_set_flush_timer(p.props, props->FlushTimer),
+        etw_properties_set_enable_flags(p.props, props->EnableFlags),
+        etw_properties_set_flush_threshold(p.props, props->AgeLimit),
+        etw_properties_set_guid(p.props, &guid),
+        etw_properties_set_clock_type(p.props, props->Wnode.ClientContext),
+        etw_properties_set_log_file_name(p.props, log_file.c_str()),
+    };
+    for (ULONG s : setters)
+        if (s != ERROR_SUCCESS)
+            return s == ERROR_INVALID_NAME ? ERROR_BAD_PATHNAME : s;
+    etw_session *session = nullptr;
+    status = etw_session_start(&session, p.props);
+    if (status != ERROR_SUCCESS)
+        return status == ERROR_INVALID_NAME ? ERROR_INVALID_PARAMETER : status;
+    remember_session(session);
+    *handle = etw_session_handle(session);
+    write_back(props, p.props, name.wide);
+    // Windows leaves the caller's log file name as given (the engine may have
+    // appended a suffix); only the session name is copied.
+    if (name_offset != 0)
+        write_block_name(reinterpret_cast<unsigned char *>(props), name_offset, session_name, name.wide);
+    props->Wnode.HistoricalContext = *handle;
+    return ERROR_SUCCESS;
+}
+
+ULONG control_trace(TRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES props, ULONG code)
+{
+    if (props == nullptr)
+        return ERROR_INVALID_PARAMETER;
+    if (code > EVENT_TRACE_CONTROL_INCREMENT_FILE)
+        return ERROR_INVALID_PARAMETER;
+    if (props->Wnode.BufferSize < fixed_size(props))
+        return ERROR_BAD_LENGTH;
+    std::string session_name;
+    if (handle == 0) {
+        if (name.text == nullptr)
+            return ERROR_INVALID_PARAMETER;
+        ULONG status = name_to_utf8(name, &session_name);
+        if (status != ERROR_SUCCESS)
+            return status;
+        if (session_name.empty())
+            return ERROR_INVALID_PARAMETER;
+    }
+    std::string new_log_file;
+    if (code == EVENT_TRACE_CONTROL_UPDATE) {
+        ULONG status = read_log_file_name(props, name.wide, &new_log_file);
+        if (status != ERROR_SUCCESS)
+            return status;
+    }
+    SessionGuard s;
+    ULONG status = find_session(handle, &session_name, &s.session, &s.owned);
+    if (status != ERROR_SUCCESS)
+        return status;
+    if (code == EVENT_TRACE_CONTROL_INCREMENT_FILE)
+        return ERROR_NOT_SUPPORTED;
+    PropsGuard p;
+    status = etw_properties_create(&p.props, "query");
+    if (status != ERROR_SUCCESS)
+        return status;
+    switch (code) {
+    case EVENT_TRACE_CONTROL_QUERY:
+        status = etw_session_query(s.session, p.props);
+        break;
+    case EVENT_TRACE_CONTROL_STOP:
+        status = etw_session_stop(s.session, p.props);
+        break;
+    case EVENT_TRACE_CONTROL_FLUSH:
+        status = etw_session_flush(s.session, p.props);
+        break;
+    default: {
+        // UPDATE reads FlushTimer, MaximumBuffers, EnableFlags and the log
+        // file name; other members are ignored (as documented for Windows).
+        status = etw_session_query(s.session, p.props);
+        if (status != ERROR_SUCCESS)
+            break;
+        etw_properties_set_flush_timer(p.props, props->FlushTimer);
+        etw_properties_set_maximum_buffers(p.props, props->MaximumBuffers);
+        etw_properties_set_enable_flags(p.props, props->EnableFlags);
+        if (!new_log_file.empty()) {
+            status = etw_properties_set_log_file_name(p.props, new_log_file.c_str());
+            if (status != ERROR_SUCCESS)
+                break;
+        }
+        status = etw_session_update(s.session, p.props);
+        break;
+    }
+    }
+    if (status != ERROR_SUCCESS && code != EVENT_TRACE_CONTROL_STOP)
+        return status;
+    // A stop that hit a file error has still stopped: report both.
+    ULONG written = write_back(props, p.props, name.wide);
+    return status != ERROR_SUCCESS ? status : written;
+}
+
+ULONG query_all(PEVENT_TRACE_PROPERTIES *array, ULONG array_count, PULONG logger_count, bool wide)
+{
+    if (array == nullptr || logger_count == nullptr || array_count == 0 || array_count > kMaxSessionsListed)
+        return ERROR_INVALID_PARAMETER;
+    for (ULONG i = 0; i < array_count; ++i) {
+        if (array[i] == nullptr)
+            return ERROR_INVALID_PARAMETER;
+        if (array[i]->Wnode.BufferSize < fixed_size(array[i]))
+            return ERROR_BAD_LENGTH;
+    }
+    std::vector<etw_properties *> list(array_count, nullptr);
+    ULONG status = ERROR_SUCCESS;
+    for (auto &p : list)
+        if (status == ERROR_SUCCESS)
+            status = etw_properties_create(&p, "list");
+    uint32_t count = 0;
+    if (status == ERROR_SUCCESS)
+        status = etw_session_list(&count, list.data(), array_count);
+    if (status == ERROR_SUCCESS || status == ERROR_MORE_DATA) {
+        ULONG filled = count < array_count ? count : array_count;
+        for (ULONG i = 0; i < filled; ++i)
+            if (write_back(array[i], list[i], wide) != ERROR_SUCCESS)
+                status = ERROR_MORE_DATA;
+        *logger_count = count;
+    }
+    for (auto *p : list)
+        etw_properties_destroy(p);
+    return status;
+}
+
+ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLONG any, ULONGLONG all)
+{
+    if (guid == nullptr || handle == 0)
+        return ERROR_INVALID_PARAMETER;
+    if (code > EVENT_CONTROL_CODE_CAPTURE_STATE)
+        return ERROR_INVALID_PARAMETER;
+    SessionGuard s;
+    ULONG status = find_session(handle, nullptr, &s.session, &s.owned);
+    if (status != ERROR_SUCCESS)
+        return status == ERROR_WMI_INSTANCE_NOT_FOUND ? ERROR_INVALID_HANDLE : status;
+    if (code == EVENT_CONTROL_CODE_CAPTURE_STATE)
+        return ERROR_NOT_SUPPORTED; // libopenetw has no capture-state request
+    etw_guid g;
+    std::memcpy(&g, guid, sizeof g);
+    return etw_session_enable_provider(s.session, &g, code, level, any, all);
+}
+
+} // namespace
+
+OPENETW_WIN32_API ULONG StartTraceW(PTRACEHANDLE h, LPCWSTR name, PEVENT_TRACE_PROPERTIES p)
+{
+    return start_trace(h, Name{name, true}, p);
+}
+OPENETW_WIN32_API ULONG StartTraceA(PTRACEHANDLE h, LPCSTR name, PEVENT_TRACE_PROPERTIES p)
+{
+    return start_trace(h, Name{name, false}, p);
+}
+OPENETW_WIN32_API ULONG ControlTraceW(TRACEHANDLE h, LPCWSTR name, PEVENT_TRACE_PROPERTIES p, ULONG code)
+{
+    return control_trace(h, Name{name, true}, p, code);
+}
+OPENETW_WIN32_API ULONG ControlTraceA(TRACEHANDLE h, LPCSTR name, PEVENT_TRACE_PROPERTIES p, ULONG code)
+{
+    return control_trace(h, Name{name, false}, p, code);
+}
+OPENETW_WIN32_API ULONG StopTraceW(TRACEHANDLE h, LPCWSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, true}, p, EVENT_TRACE_CONTROL_STOP);
+}
+OPENETW_WIN32_API ULONG StopTraceA(TRACEHANDLE h, LPCSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, false}, p, EVENT_TRACE_CONTROL_STOP);
+}
+OPENETW_WIN32_API ULONG QueryTraceW(TRACEHANDLE h, LPCWSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, true}, p, EVENT_TRACE_CONTROL_QUERY);
+}
+OPENETW_WIN32_API ULONG QueryTraceA(TRACEHANDLE h, LPCSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, false}, p, EVENT_TRACE_CONTROL_QUERY);
+}
+OPENETW_WIN32_API ULONG UpdateTraceW(TRACEHANDLE h, LPCWSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, true}, p, EVENT_TRACE_CONTROL_UPDATE);
+}
+OPENETW_WIN32_API ULONG UpdateTraceA(TRACEHANDLE h, LPCSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, false}, p, EVENT_TRACE_CONTROL_UPDATE);
+}
+OPENETW_WIN32_API ULONG FlushTraceW(TRACEHANDLE h, LPCWSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, true}, p, EVENT_TRACE_CONTROL_FLUSH);
+}
+OPENETW_WIN32_API ULONG FlushTraceA(TRACEHANDLE h, LPCSTR n, PEVENT_TRACE_PROPERTIES p)
+{
+    return control_trace(h, Name{n, false}, p, EVENT_TRACE_CONTROL_FLUSH);
+}
+OPENETW_WIN32_API ULONG QueryAllTracesW(PEVENT_TRACE_PROPERTIES *a, ULONG n, PULONG count)
+{
+    return query_all(a, n, count, true);
+}
+OPENETW_WIN32_API ULONG QueryAllTracesA(PEVENT_TRACE_PROPERTIES *a, ULONG n, PULONG count)
+{
+    return query_all(a, n, count, false);
+}
+OPENETW_WIN32_API ULONG EnableTrace(ULONG enable_, ULONG flags, ULONG level, LPCGUID guid, TRACEHANDLE h)
+{
+    if (level > 0xFF)
+        return ERROR_INVALID_PARAMETER;
+    return enable(h, guid, enable_ != 0 ? EVENT_CONTROL_CODE_ENABLE_PROVIDER : EVENT_CONTROL_CODE_DISABLE_PROVIDER,
+                  static_cast<UCHAR>(level), flags, 0);
+}
+OPENETW_WIN32_API ULONG EnableTraceEx2(TRACEHANDLE h, LPCGUID guid, ULONG code, UCHAR level, ULONGLONG any,
+                                       ULONGLONG all, ULONG timeout, PENABLE_TRACE_PARAMETERS params)
+{
+    (void)timeout; // enabling is synchronous here: the callbacks ran when this returns
+    if (params != nullptr && params->Version != ENABLE_TRACE_PARAMETERS_VERSION &&
+        params->Version != ENABLE_TRACE_PARAMETERS_VERSION_2)
+        return ERROR_INVALID_PARAMETER;
+    return enable(h, guid, code, level, any, all);
+}
