@@ -34,16 +34,7 @@ extern "C" {
 
 ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props)
 {
-    return guarded([&]() -> Status {
-        ETW_REQUIRE_ARG(out);
-        *out = nullptr;
-        ETW_REQUIRE_ARG(props);
-        auto handle = std::make_unique<etw_session>();
-        if (Status st = Engine::instance().start(*props_of(props), &handle->session); !st)
-            return st;
-        *out = handle.release();
-        return Status::ok();
-    });
+    return etw_session_start_ex(out, props, nullptr);
 }
 
 ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props, const etw_session_options *options)
@@ -70,10 +61,15 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.realtime_backlog = options->realtime_backlog_buffers;
         }
         auto handle = std::make_unique<etw_session>();
-        Status st = o.take_over ? Engine::instance().take_over(*props_of(props), o, &handle->session)
-                                : Engine::instance().start(*props_of(props), o, &handle->session);
-        if (!st)
+        auto &p = *props_of(props);
+        // A taken-over session keeps its own settings; a new one gets Windows' default maximum.
+        const std::uint32_t given = o.take_over ? 0 : p.apply_maximum_buffers_default(openetw::platform::processor_count());
+        Status st = o.take_over ? Engine::instance().take_over(p, o, &handle->session)
+                                : Engine::instance().start(p, o, &handle->session);
+        if (!st) {
+            p.record().MaximumBuffers = o.take_over ? p.record().MaximumBuffers : given; // unchanged on failure
             return st;
+        }
         *out = handle.release();
         return Status::ok();
     });
