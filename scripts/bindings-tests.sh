@@ -3,9 +3,15 @@
 #   - the conformance scenario (tests/conformance/scenario.txt) through the C,
 #     Python, C# and Rust runners: each must pass, all four must print the
 #     same lines, and each must fail on a deliberately broken copy;
-#   - pytest (Python), xunit (C#), cargo test (Rust), the bindgen no-diff check;
-#   - the NuGet package installed into a fresh console project, offline, running
-#     the README's C# example; the README's Python and Rust examples run too.
+#   - the Python package pip-installed into a venv (offline, no build isolation;
+#     it finds libopenetw through pkg-config, with no LD_LIBRARY_PATH), then
+#     pytest, the conformance runner and the examples run from that install;
+#   - xunit (C#), cargo test (Rust), the bindgen no-diff check, and a fresh
+#     cargo crate with a path dependency found through pkg-config alone;
+#   - the NuGet package (version from meson.build) installed into a fresh
+#     console project, offline, running the README's C# examples;
+#   - every README example (C++, Python, C#, Rust) runs: the live traces must
+#     receive all 100,000 events with the default buffer pool.
 # Installs missing Debian packages; needs dotnet and cargo on PATH.
 # Exits non-zero if anything fails.
 #   OPENETW_BINDINGS_DIR  work folder (default: build-bindings in the tree)
@@ -51,11 +57,43 @@ build_meson() {
 step "meson build (library + SWIG bindings)" build_meson
 if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
 
+# ---- The NuGet package's other runtimes: linux-arm64 and win-x64, each built once ----
+arm64=$out/build-arm64 win64=$out/build-win64
+build_cross() { # build dir, cross file, files it must produce...
+  local dir=$1 cross=$2; shift 2
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$src" --cross-file "$root/cross/$cross" -Dtests=false -Dbench=disabled \
+      >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+  fi
+  ninja -C "$dir" >"$dir.log" 2>&1 || { tail -40 "$dir.log"; return 1; }
+  for f in "$@"; do [ -e "$dir/$f" ] || { echo "missing $dir/$f"; return 1; }; done
+}
+step "linux-arm64 native libraries (cross)" build_cross "$arm64" aarch64-linux-gnu.txt \
+  libopenetw.so.1 bindings/csharp/native/libopenetw_csharp.so
+step "win-x64 native libraries (mingw)" build_cross "$win64" x86_64-w64-mingw32.txt \
+  openetw-1.dll bindings/csharp/native/openetw_csharp.dll
+
 export PKG_CONFIG_PATH=$build/meson-uninstalled${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export CARGO_TARGET_DIR=$out/cargo-target
 dotnet_props=(-p:OpenEtwBuildDir="$build" -nologo -v:q)
 conformance=$root/tests/conformance
 scenario=$conformance/scenario.txt
+
+# ---- The Python package, installed as a user would ----
+venv=$out/venv
+vpython=$venv/bin/python
+python_install() {
+  rm -rf "$venv" && "$python" -m venv --system-site-packages "$venv" &&
+  "$venv/bin/pip" install -q --no-build-isolation --no-index "$root/bindings/python" >"$out/pip.log" 2>&1 ||
+    { cat "$out/pip.log"; return 1; }
+  # Installed, typed, and loading libopenetw with no LD_LIBRARY_PATH or PYTHONPATH.
+  (cd "$out" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$vpython" -P -c '
+import importlib.resources, openetw, sys
+assert openetw.__file__.startswith(sys.prefix), openetw.__file__
+assert importlib.resources.files("openetw").joinpath("py.typed").is_file()
+print("installed openetw", openetw.__version__)')
+}
+step "python: pip install into a venv" python_install
 
 # ---- Conformance runners ----
 build_runners() {
@@ -71,7 +109,7 @@ build_runners() {
 run_runner() { # language, scenario file, output file
   case "$1" in
     c) "$out/conformance-c" "$2" ;;
-    python) PYTHONPATH=$build/bindings/python "$python" -P "$conformance/runner.py" "$2" ;;
+    python) "$vpython" -P "$conformance/runner.py" "$2" ;;
     csharp) dotnet "$out/conformance-cs/ConformanceRunner.dll" "$2" ;;
     rust) LD_LIBRARY_PATH=$build "$CARGO_TARGET_DIR/release/openetw-conformance" "$2" ;;
   esac >"$3" 2>&1
@@ -111,7 +149,7 @@ step "conformance: every runner fails a broken scenario" conformance_can_fail
 
 # ---- Each language's own tests ----
 python_tests() {
-  PYTHONPATH=$build/bindings/python "$python" -P -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
+  "$vpython" -P -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
 }
 csharp_tests() {
   local tests=$root/bindings/csharp/OpenEtw.Tests
@@ -119,13 +157,19 @@ csharp_tests() {
   dotnet test "$tests" --no-restore "${dotnet_props[@]}" 2>&1 | grep -vE '^\s*$|^Test run for|^A total of|^VSTest|^Copyright|^Microsoft \(R\)'
 }
 nuget_package() { # pack, then install into a fresh console project from local feeds only
-  local work=$out/nuget listing
+  local work=$out/nuget listing version
+  version=$(sed -n "s/^  version : '\([^']*\)',$/\1/p" "$root/meson.build" | head -1) # project(), not the soname's
   rm -rf "$work" && mkdir -p "$work/feed" &&
-  dotnet pack "$root/bindings/csharp/OpenEtw" -c Release -o "$work/feed" --source "$feed" "${dotnet_props[@]}" &&
+  dotnet pack "$root/bindings/csharp/OpenEtw" -c Release -o "$work/feed" --source "$feed" "${dotnet_props[@]}" \
+    -p:OpenEtwLinuxArm64BuildDir="$arm64" -p:OpenEtwWinX64BuildDir="$win64" &&
   listing=$("$python" -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' \
-              "$work/feed/OpenEtw.0.1.0.nupkg") &&
+              "$work/feed/OpenEtw.$version.nupkg") &&
   grep -qx "runtimes/linux-x64/native/libopenetw.so.1" <<<"$listing" &&
   grep -qx "runtimes/linux-x64/native/libopenetw_csharp.so" <<<"$listing" &&
+  grep -qx "runtimes/linux-arm64/native/libopenetw.so.1" <<<"$listing" &&
+  grep -qx "runtimes/linux-arm64/native/libopenetw_csharp.so" <<<"$listing" &&
+  grep -qx "runtimes/win-x64/native/openetw-1.dll" <<<"$listing" &&
+  grep -qx "runtimes/win-x64/native/openetw_csharp.dll" <<<"$listing" &&
   grep -qx "lib/net10.0/OpenEtw.dll" <<<"$listing" &&
   dotnet new console -o "$work/App" -n App --no-restore >/dev/null &&
   cat >"$work/App/nuget.config" <<EOF &&
@@ -135,28 +179,54 @@ nuget_package() { # pack, then install into a fresh console project from local f
 </configuration>
 EOF
   cp "$root/bindings/csharp/examples/Quickstart.cs" "$work/App/Program.cs" &&
-  (cd "$work/App" && dotnet add package OpenEtw --version 0.1.0 --no-restore >/dev/null &&
+  (cd "$work/App" && dotnet add package OpenEtw --version "$version" --no-restore >/dev/null &&
    NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/run.txt" &&
-  grep -qx "Quickstart CSharp: complete=True, 4 records" "$work/run.txt"
+  grep -qx "Quickstart CSharp: complete=True, 4 records" "$work/run.txt" &&
+  cp "$root/bindings/csharp/examples/LiveTrace.cs" "$work/App/Program.cs" &&
+  (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/live.txt" &&
+  grep -qx "Live CSharp: 100000 events received, 0 lost" "$work/live.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
   cargo test --offline -q --manifest-path "$root/bindings/rust/Cargo.toml" 2>&1 | grep -vE '^\s*$|^running 0 tests'
 }
+rust_user_crate() { # a crate outside the tree: a path dependency, the library found by pkg-config alone
+  local crate=$out/rsuser
+  rm -rf "$crate" && (cd "$out" && cargo new -q rsuser) &&
+  printf 'openetw = { path = "%s/bindings/rust/openetw" }\n' "$root" >>"$crate/Cargo.toml" &&
+  printf 'fn main() { let p = openetw::Properties::new("RsUser").expect("properties"); println!("rust user: {} {}", p.session_name(), openetw::version()); }\n' >"$crate/src/main.rs" &&
+  (cd "$crate" && env -u OPENETW_LIB_DIR CARGO_TARGET_DIR="$crate/target" cargo build --offline -q) &&
+  # Not installed system-wide here, so the loader is told where the build is (after
+  # `meson install` the system paths hold it: ../shared/checks/packages runs that).
+  LD_LIBRARY_PATH=$build "$crate/target/debug/rsuser" | tee "$out/rsuser.txt" && grep -q '^rust user: RsUser ' "$out/rsuser.txt"
+}
+cpp_example() { # openetw.hpp as a C++20 user compiles it
+  c++ -std=c++20 -Wall -Wextra -Werror -pedantic -pthread "$root/tests/cpp/readme_live_trace.cpp" \
+    -o "$out/cpp-live-trace" $(pkg-config --cflags --libs openetw) -Wl,-rpath,"$build" &&
+  "$out/cpp-live-trace" | tee "$out/cpp-live.txt" && grep -qx "Live C++: 100000 events received, 0 lost" "$out/cpp-live.txt"
+}
 readme_examples() { # the README's examples are these files, and each runs
   local py rs
   "$python" "$root/scripts/readme-examples.py" "$root/README.md" "$root/tests/c/readme_example.c" \
-    "$root/bindings/python/examples/quickstart.py" "$root/bindings/csharp/examples/Quickstart.cs" \
-    "$root/bindings/rust/openetw/examples/quickstart.rs" &&
-  py=$(PYTHONPATH=$build/bindings/python "$python" -P "$root/bindings/python/examples/quickstart.py") &&
+    "$root/tests/cpp/readme_live_trace.cpp" \
+    "$root/bindings/python/examples/quickstart.py" "$root/bindings/python/examples/live_trace.py" \
+    "$root/bindings/csharp/examples/Quickstart.cs" "$root/bindings/csharp/examples/LiveTrace.cs" \
+    "$root/bindings/rust/openetw/examples/quickstart.rs" "$root/bindings/rust/openetw/examples/live_trace.rs" &&
+  py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
+  py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
+  echo "$py" && grep -qx "Live Python: 100000 events received, 0 lost" <<<"$py" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example quickstart) &&
-  echo "$rs" && grep -q '^Quickstart: 4 records' <<<"$rs"
+  echo "$rs" && grep -q '^Quickstart: 4 records' <<<"$rs" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --release --example live_trace) &&
+  echo "$rs" && grep -qx "Live Rust: 100000 events received, 0 lost" <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests
 step "csharp: NuGet package in a fresh console project" nuget_package
 step "rust: bindgen check + cargo test" rust_tests
+step "rust: a user crate with a path dependency" rust_user_crate
+step "C++: openetw.hpp example" cpp_example
 step "README examples (Python, C#, Rust) are these files, and run" readme_examples
 
 if ((${#failed[@]})); then

@@ -55,6 +55,11 @@ static void openetw_raise(etw_status status)
 %typemap(out) etw_status FUNC "$result = PyLong_FromUnsignedLong((unsigned long)$1);";
 %enddef
 
+/* Struct members holding a status (etw_consumer_stats.first_problem,
+   etw_buffer_info.status) report a problem; reading one must not raise it. */
+OPENETW_STATUS_VALUE(first_problem)
+OPENETW_STATUS_VALUE(status)
+
 %define OPENETW_SIZE_QUERY(FUNC, BLOCK)
 /* arg1 is BLOCK: SWIG names converted arguments argN. */
 %typemap(out) etw_status FUNC {

@@ -79,7 +79,11 @@ ETW_API uint32_t etw_properties_buffer_size(const etw_properties *props);
 ETW_API etw_status etw_properties_set_minimum_buffers(etw_properties *props, uint32_t count);
 ETW_API uint32_t etw_properties_minimum_buffers(const etw_properties *props);
 
-/** MaximumBuffers; raised at start to the adjusted minimum and capped at ETW_MAX_BUFFERS. */
+/**
+ * MaximumBuffers; raised at start to the adjusted minimum and capped at
+ * ETW_MAX_BUFFERS. 0 (the default) takes Windows' rule at start: the adjusted
+ * minimum plus 20, and at least 16 MiB of buffers (not in buffering mode).
+ */
 ETW_API etw_status etw_properties_set_maximum_buffers(etw_properties *props, uint32_t count);
 ETW_API uint32_t etw_properties_maximum_buffers(const etw_properties *props);
 

@@ -112,7 +112,8 @@ typedef struct etw_session etw_session;
  *
  * On success props receives the adjusted values: MinimumBuffers raised to
  * at least 2 per processor (2 in all without per-processor buffering),
- * MaximumBuffers raised to at least that, both capped at ETW_MAX_BUFFERS and
+ * MaximumBuffers raised to at least that (0: that minimum plus 20, and at
+ * least 16 MiB of buffers, as Windows picks a default), both capped at ETW_MAX_BUFFERS and
  * at 4 GiB of buffers; Wnode.ClientContext (0 becomes 1; 3 becomes 2 where
  * there is no cycle counter); the GUID; the log file name; the statistics;
  * LoggerThreadId; and Wnode.HistoricalContext = etw_session_handle(*out).

@@ -22,16 +22,7 @@ extern "C" {
 
 ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props)
 {
-    return guarded([&]() -> Status {
-        ETW_REQUIRE_ARG(out);
-        *out = nullptr;
-        ETW_REQUIRE_ARG(props);
-        auto handle = std::make_unique<etw_session>();
-        if (Status st = openetw::core::start_session(*props_of(props), {}, &handle->session, &handle->remote); !st)
-            return st;
-        *out = handle.release();
-        return Status::ok();
-    });
+    return etw_session_start_ex(out, props, nullptr);
 }
 
 ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props, const etw_session_options *options)

@@ -140,8 +140,26 @@ Status host_start(Properties &props, const SessionOptions &options, RegistryEntr
     return Status::ok();
 }
 
+namespace {
+Status start_anywhere(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *local,
+                      std::unique_ptr<RemoteSession> *remote);
+} // namespace
+
 Status start_session(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *local,
                      std::unique_ptr<RemoteSession> *remote)
+{
+    // A taken-over session keeps its own settings; a new one gets Windows'
+    // default maximum (the caller's props are unchanged on failure).
+    const std::uint32_t given = options.take_over ? 0 : props.apply_maximum_buffers_default(platform::processor_count());
+    Status st = start_anywhere(props, options, local, remote);
+    if (!st && !options.take_over)
+        props.record().MaximumBuffers = given;
+    return st;
+}
+
+namespace {
+Status start_anywhere(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *local,
+                      std::unique_ptr<RemoteSession> *remote)
 {
     const bool is_private = (props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE) != 0;
     if (!is_private && sessions_start_in_host()) {
@@ -164,6 +182,7 @@ Status start_session(Properties &props, const SessionOptions &options, std::shar
         return Engine::instance().take_over(props, options, local);
     return Engine::instance().start(props, options, local);
 }
+} // namespace
 
 Status host_stop_orphan(const RegistryEntry &e, Properties *props)
 {

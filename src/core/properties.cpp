@@ -222,6 +222,20 @@ Status Properties::validate() const
     return Status::ok();
 }
 
+std::uint32_t Properties::apply_maximum_buffers_default(std::uint32_t processors)
+{
+    etw_event_trace_properties &r = rec_;
+    const std::uint32_t given = r.MaximumBuffers;
+    if (given != 0 || (r.LogFileMode & ETW_BUFFERING_MODE) || r.BufferSize == 0)
+        return given;
+    const std::uint32_t streams = (r.LogFileMode & ETW_NO_PER_PROCESSOR_BUFFERING) ? 1u : std::max(1u, processors);
+    const std::uint64_t minimum = std::max<std::uint64_t>(r.MinimumBuffers, 2ull * streams);
+    const std::uint64_t by_memory = kDefaultPoolBytes / (std::uint64_t(r.BufferSize) * 1024u);
+    // The engine caps it (ETW_MAX_BUFFERS, the per-session memory cap) as it caps any value.
+    r.MaximumBuffers = std::uint32_t(std::min<std::uint64_t>(std::max(minimum + kDefaultExtraBuffers, by_memory), ETW_MAX_BUFFERS));
+    return given;
+}
+
 void Properties::clear_outputs()
 {
     rec_.Wnode.HistoricalContext = 0;

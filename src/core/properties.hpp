@@ -42,6 +42,13 @@ public:
     // True for the NT Kernel Logger (GUID or name) or ETW_SYSTEM_LOGGER_MODE.
     bool is_system_logger() const;
 
+    // Windows' rule for a MaximumBuffers left 0, applied when a session
+    // starts: the minimum (as adjusted: at least 2 per processor stream) plus
+    // 20, and at least kDefaultPoolBytes of buffers. Buffering mode keeps 0
+    // (its pool is MinimumBuffers). Returns the value it replaced, so a
+    // failing start can put it back.
+    std::uint32_t apply_maximum_buffers_default(std::uint32_t processors);
+
     // Zeroes NumberOfBuffers..LoggerThreadId and Wnode.HistoricalContext, so
     // a reused object carries no stale output into a new start.
     void clear_outputs();
@@ -74,6 +81,13 @@ private:
     bool has_imported_layout_ = false;
     Layout imported_{};
 };
+
+// The pool a default MaximumBuffers allows at least: room for a burst of
+// about 100,000 small events with no consumer reading (pages are backed only
+// when buffers are used; the session maps 64 MiB of headroom anyway).
+inline constexpr std::uint64_t kDefaultPoolBytes = 16ull << 20;
+// Windows: "typically, this value is the minimum number of buffers plus twenty".
+inline constexpr std::uint32_t kDefaultExtraBuffers = 20;
 
 // Name rules shared by the setters and import.
 Status check_session_name(const std::u16string &name, const char *field);

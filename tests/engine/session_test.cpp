@@ -56,7 +56,49 @@ TEST(Session, NoPerProcessorBufferingNeedsTwoBuffersInAll)
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
     EXPECT_EQ(props.rec().MinimumBuffers, 2u);
-    EXPECT_EQ(props.rec().MaximumBuffers, 2u);
+    EXPECT_EQ(props.rec().MaximumBuffers, 256u); // MaximumBuffers 0: 16 MiB of 64 KB buffers
+}
+
+// MaximumBuffers left 0 follows Windows' rule: the (adjusted) minimum plus 20,
+// and at least 16 MiB of buffers; a value given is kept; buffering mode uses
+// the minimum; a failing start leaves the 0 in place.
+TEST(Session, DefaultMaximumBuffersIsTheMinimumPlusTwentyAndSixteenMegabytes)
+{
+    {
+        Props props(unique_name("defmax-small"), temp_file("defmax-small"));
+        SessionHandle s;
+        ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(props.rec().MinimumBuffers, 2 * kCpus);
+        EXPECT_EQ(props.rec().MaximumBuffers, std::max(2 * kCpus + 20, 256u)); // 64 KB buffers
+    }
+    {
+        Props props(unique_name("defmax-large"), temp_file("defmax-large"));
+        etw_properties_set_buffer_size(props, 4096); // 16 MiB is 4 buffers: the minimum plus 20 wins
+        etw_properties_set_minimum_buffers(props, 2 * kCpus + 3);
+        SessionHandle s;
+        ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(props.rec().MaximumBuffers, 2 * kCpus + 3 + 20);
+    }
+    {
+        Props props(unique_name("defmax-given"), temp_file("defmax-given"));
+        etw_properties_set_maximum_buffers(props, 2 * kCpus + 1);
+        SessionHandle s;
+        ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(props.rec().MaximumBuffers, 2 * kCpus + 1);
+    }
+    {
+        Props props(unique_name("defmax-buffering"), temp_file("defmax-buffering"));
+        etw_properties_set_log_file_mode(props, ETW_BUFFERING_MODE);
+        SessionHandle s;
+        ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(props.rec().MaximumBuffers, props.rec().MinimumBuffers);
+    }
+    {
+        Props props(unique_name("defmax-fails"), temp_file("no/such/folder/x"));
+        SessionHandle s;
+        ASSERT_EQ(start(s, props), ETW_ERROR_PATH_NOT_FOUND);
+        EXPECT_EQ(props.rec().MaximumBuffers, 0u); // unchanged on failure
+    }
 }
 
 TEST(Session, BufferCountsAreCapped)
@@ -513,6 +555,7 @@ TEST(Pool, DropsPastTheMaximumAndCountsEventsLostExactly)
     Props props(unique_name("lost"), file);
     etw_properties_set_buffer_size(props, 4);
     etw_properties_set_log_file_mode(props, ETW_NO_PER_PROCESSOR_BUFFERING);
+    etw_properties_set_maximum_buffers(props, 1); // raised to the minimum
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK);
     ASSERT_EQ(props.rec().MaximumBuffers, 2u); // one stream: the minimum of 2 is also the maximum

@@ -25,7 +25,7 @@ namespace OpenEtw.Tests
             using var session = Session.Start(props, Helpers.Lossless);
             session.EnableProvider(guid);
             for (int i = 0; i < events; i++)
-                provider.Write(1, TraceLevel.None, Helpers.Utf8("e"));
+                provider.Write(1, EtwLevel.None, Helpers.Utf8("e"));
             session.Stop();
             return path;
         }
@@ -76,7 +76,7 @@ namespace OpenEtw.Tests
                     ? new ConsumerOptions { OnRawBuffer = b => { calls++; Throw(kind); return true; } }
                     : new ConsumerOptions { OnRecord = r => { calls++; Throw(kind); return true; } };
                 using var consumer = Consumer.OpenSession(name, options);
-                provider.Write(1, TraceLevel.None, Helpers.Utf8("x"));
+                provider.Write(1, EtwLevel.None, Helpers.Utf8("x"));
                 session.Flush();
                 var processing = consumer.ProcessAsync();
                 var error = await Assert.ThrowsAsync<CallbackFailed>(() => processing.WaitAsync(TimeSpan.FromSeconds(30)));
@@ -96,7 +96,7 @@ namespace OpenEtw.Tests
             int calls = 0;
             using (var provider = new Provider(guid, info => { calls++; if (info.IsEnabled) Throw("enable"); else Throw("disable"); }))
             {
-                var enable = Assert.Throws<CallbackFailed>(() => session.EnableProvider(guid, TraceLevel.Error));
+                var enable = Assert.Throws<CallbackFailed>(() => session.EnableProvider(guid, EtwLevel.Error));
                 Assert.Equal("enable", enable.Message);
                 Assert.Contains(nameof(Throw), enable.StackTrace);
                 Assert.True(provider.IsEnabled()); // the change itself happened

@@ -60,7 +60,7 @@ namespace OpenEtw.Tests
             {
                 session.EnableProvider(guid);
                 for (int i = 0; i < 10_000; i++)
-                    provider.Write(1, TraceLevel.None, Helpers.Utf8("payload " + i));
+                    provider.Write(1, EtwLevel.None, Helpers.Utf8("payload " + i));
                 session.Stop();
             }
             long calls = 0, bytes = 0;
@@ -98,7 +98,7 @@ namespace OpenEtw.Tests
             var guid = Guid.NewGuid();
             using var props = Helpers.FileProperties(Scratch.SessionName("LeakEnable"), scratch.File("x.etl"));
             using var session = Session.Start(props);
-            session.EnableProvider(guid, TraceLevel.Verbose);
+            session.EnableProvider(guid, EtwLevel.Verbose);
             int notified = 0;
             void Cycle(int count)
             {

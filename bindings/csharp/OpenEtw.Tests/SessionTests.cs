@@ -22,10 +22,10 @@ namespace OpenEtw.Tests
             using (var session = Session.Start(props))
             {
                 Assert.Equal(session.TraceHandle, props.HistoricalContext);
-                session.EnableProvider(ProviderGuid, TraceLevel.Information);
+                session.EnableProvider(ProviderGuid, EtwLevel.Information);
                 for (int i = 0; i < 500; i++)
-                    provider.Write(ProviderGuid, 11, TraceLevel.Information, 3, Helpers.Utf8("event " + i));
-                provider.Write(12, TraceLevel.Verbose, Helpers.Utf8("filtered by level"));
+                    provider.Write(ProviderGuid, 11, EtwLevel.Information, 3, Helpers.Utf8("event " + i));
+                provider.Write(12, EtwLevel.Verbose, Helpers.Utf8("filtered by level"));
                 Assert.Equal(0u, session.Query().EventsLost);
                 using (var opened = Session.Open(name.ToUpperInvariant()))
                     Assert.Equal(session.TraceHandle, opened.TraceHandle);
@@ -37,7 +37,7 @@ namespace OpenEtw.Tests
             List<Copied> records = Helpers.ReadAll(path);
             Assert.Equal(500, records.Count);
             Assert.Equal(Enumerable.Range(0, 500).Select(i => "event " + i), records.Select(r => r.Payload));
-            Assert.All(records, r => Assert.Equal((ProviderGuid, (byte)11, TraceLevel.Information, (ushort)3, (uint)Environment.ProcessId),
+            Assert.All(records, r => Assert.Equal((ProviderGuid, (byte)11, EtwLevel.Information, (ushort)3, (uint)Environment.ProcessId),
                                                   (r.Guid, r.Opcode, r.Level, r.Version, r.ProcessId)));
             Assert.Equal(500, Helpers.ReadAll(path, ConsumerOrder.File).Count);
 
@@ -69,7 +69,7 @@ namespace OpenEtw.Tests
             Assert.Equal(name, consumer.GetLogfileHeader().LoggerName);
             var processing = consumer.ProcessAsync();
             for (int i = 0; i < 3000; i++)
-                provider.Write(7, TraceLevel.Warning, Helpers.Utf8("live"));
+                provider.Write(7, EtwLevel.Warning, Helpers.Utf8("live"));
             SessionStatistics stats = session.Stop();
             Assert.True(await processing.WaitAsync(TimeSpan.FromSeconds(30)));
             Assert.Equal(0u, stats.EventsLost);
@@ -103,7 +103,7 @@ namespace OpenEtw.Tests
             using var session = Session.Start(props);
             session.EnableProvider(ProviderGuid);
             for (int i = 0; i < 100; i++)
-                provider.Write(1, TraceLevel.None, Helpers.Utf8("kept"));
+                provider.Write(1, EtwLevel.None, Helpers.Utf8("kept"));
             session.FlushToFile(scratch.File("snapshot.etl"));
             Assert.Equal(100, Helpers.ReadAll(scratch.File("snapshot.etl")).Count(r => r.Payload == "kept"));
             var error = Assert.Throws<OpenEtwException>(() => session.Flush()); // no log file name to flush to

@@ -32,7 +32,7 @@ namespace OpenEtw.Tests
     }
 
     /// <summary>A record copied out of the callback.</summary>
-    internal sealed record Copied(RecordKind Kind, Guid Guid, byte Opcode, TraceLevel Level, ushort Version, string Payload, uint ProcessId, long Timestamp);
+    internal sealed record Copied(RecordKind Kind, Guid Guid, byte Opcode, EtwLevel Level, ushort Version, string Payload, uint ProcessId, long Timestamp);
 
     internal static class Helpers
     {

@@ -22,7 +22,7 @@ namespace OpenEtw
         /// <summary>Class.Type.</summary>
         public byte Type => _e->Header.Class.Type;
         /// <summary>Class.Level.</summary>
-        public TraceLevel Level => (TraceLevel)_e->Header.Class.Level;
+        public EtwLevel Level => (EtwLevel)_e->Header.Class.Level;
         /// <summary>Class.Version.</summary>
         public ushort Version => _e->Header.Class.Version;
         /// <summary>Instance records; else 0.</summary>

@@ -85,7 +85,7 @@ namespace OpenEtw
     }
 
     /// <summary>EVENT_TRACE_HEADER.Class.Level.</summary>
-    public enum TraceLevel : byte
+    public enum EtwLevel : byte
     {
         None = (byte)N.ETW_LEVEL_NONE,
         Critical = (byte)N.ETW_LEVEL_CRITICAL,

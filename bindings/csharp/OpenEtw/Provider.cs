@@ -16,7 +16,7 @@ namespace OpenEtw
     /// is caught before it reaches native code and rethrown, with its stack, by that call
     /// once the library has returned (the state change itself has happened). From the
     /// constructor, the provider is unregistered first.</para>
-    /// <para><see cref="Write(Guid, byte, TraceLevel, ushort, ReadOnlySpan{byte})"/>,
+    /// <para><see cref="Write(Guid, byte, EtwLevel, ushort, ReadOnlySpan{byte})"/>,
     /// <see cref="TryWrite"/> and <see cref="IsEnabled()"/> may be called from any number of
     /// threads; <see cref="Dispose"/> (unregister) waits for no write, so do not race it.</para>
     /// </remarks>
@@ -57,8 +57,8 @@ namespace OpenEtw
         /// <summary>
         /// Whether some session enables the provider, read inline from the library's enabled word
         /// (one volatile load, no call): a cheap test before building an event. A hint that may be
-        /// a moment late; <see cref="Write(byte, TraceLevel, ReadOnlySpan{byte})"/> checks again and
-        /// <see cref="IsEnabled(TraceLevel, ulong)"/> also filters by level and keywords. Not after Dispose.
+        /// a moment late; <see cref="Write(byte, EtwLevel, ReadOnlySpan{byte})"/> checks again and
+        /// <see cref="IsEnabled(EtwLevel, ulong)"/> also filters by level and keywords. Not after Dispose.
         /// </summary>
         public unsafe bool EnabledHint => !_handle.IsClosed && System.Threading.Volatile.Read(ref *(uint*)_enabledWord) != 0;
 
@@ -72,10 +72,10 @@ namespace OpenEtw
         public bool IsEnabled() => N.etw_provider_is_enabled(_handle, 0, 0) != 0;
 
         /// <summary>Whether some session enables the provider for this level and, when <paramref name="keywords"/> is not 0, one of these keywords.</summary>
-        public bool IsEnabled(TraceLevel level, ulong keywords = 0) => N.etw_provider_is_enabled(_handle, (byte)level, keywords) != 0;
+        public bool IsEnabled(EtwLevel level, ulong keywords = 0) => N.etw_provider_is_enabled(_handle, (byte)level, keywords) != 0;
 
         /// <summary>Writes an event of the provider's own class GUID (version 0).</summary>
-        public void Write(byte type, TraceLevel level, ReadOnlySpan<byte> payload) =>
+        public void Write(byte type, EtwLevel level, ReadOnlySpan<byte> payload) =>
             Write(Guid, type, level, 0, payload);
 
         /// <summary>
@@ -90,7 +90,7 @@ namespace OpenEtw
         /// <param name="level">Class.Level.</param>
         /// <param name="version">Class.Version.</param>
         /// <param name="payload">The event data, copied into the session's buffer before this returns.</param>
-        public void Write(Guid eventClass, byte type, TraceLevel level, ushort version, ReadOnlySpan<byte> payload)
+        public void Write(Guid eventClass, byte type, EtwLevel level, ushort version, ReadOnlySpan<byte> payload)
         {
             if (payload.Length > MaxPayloadSize)
                 throw new OpenEtwException(Status.InvalidParameter,
@@ -101,10 +101,10 @@ namespace OpenEtw
         }
 
         /// <summary>
-        /// As <see cref="Write(Guid, byte, TraceLevel, ushort, ReadOnlySpan{byte})"/>, returning
+        /// As <see cref="Write(Guid, byte, EtwLevel, ushort, ReadOnlySpan{byte})"/>, returning
         /// the status instead of throwing: for hot paths where a dropped event is expected.
         /// </summary>
-        public unsafe Status TryWrite(Guid eventClass, byte type, TraceLevel level, ushort version, ReadOnlySpan<byte> payload)
+        public unsafe Status TryWrite(Guid eventClass, byte type, EtwLevel level, ushort version, ReadOnlySpan<byte> payload)
         {
             if (payload.Length > MaxPayloadSize)
                 return Status.InvalidParameter;

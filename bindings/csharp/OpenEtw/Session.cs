@@ -73,6 +73,13 @@ namespace OpenEtw
         /// <summary>Whether <see cref="Dispose"/> stops the session.</summary>
         public bool StopOnDispose { get; set; }
 
+        /// <summary>
+        /// Lets the session outlive this object: <see cref="Dispose"/> then only releases the
+        /// handle, and the session runs until someone stops it (<see cref="Open"/> by name and
+        /// <see cref="Stop"/>, or <c>etwctl stop</c>): the logman workflow.
+        /// </summary>
+        public void Detach() => StopOnDispose = false;
+
         /// <summary>The session handle value (Wnode.HistoricalContext).</summary>
         public ulong TraceHandle => N.etw_session_handle(_handle);
 
@@ -152,7 +159,7 @@ namespace OpenEtw
         /// need not be registered yet. <paramref name="level"/> None takes every level;
         /// <paramref name="matchAnyKeyword"/> 0 means all.
         /// </summary>
-        public void EnableProvider(Guid provider, TraceLevel level = TraceLevel.None,
+        public void EnableProvider(Guid provider, EtwLevel level = EtwLevel.None,
                                    ulong matchAnyKeyword = 0, ulong matchAllKeyword = 0) =>
             EnableCallbackErrors.Run(() => N.etw_session_enable_provider(
                 _handle, provider, N.ETW_CONTROL_CODE_ENABLE_PROVIDER, (byte)level, matchAnyKeyword, matchAllKeyword));

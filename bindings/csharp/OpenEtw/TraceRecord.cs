@@ -52,7 +52,7 @@ namespace OpenEtw
         public ushort MessageFlags => _r->MessageFlags;
         /// <summary>EVENT_DESCRIPTOR.Opcode or Class.Type.</summary>
         public byte Opcode => _r->Opcode;
-        public TraceLevel Level => (TraceLevel)_r->Level;
+        public EtwLevel Level => (EtwLevel)_r->Level;
         public byte Channel => _r->Channel;
         public uint MessageSequence => _r->MessageSequence;
         public uint ComponentId => _r->ComponentId;

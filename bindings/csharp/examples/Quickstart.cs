@@ -8,10 +8,10 @@ using (var props = new Properties("Quickstart CSharp") { LogFileName = path, Log
 using (var provider = new Provider(guid, info => Console.WriteLine($"enabled={info.IsEnabled} level={info.Level}")))
 using (var session = Session.Start(props))
 {
-    session.EnableProvider(guid, TraceLevel.Information);
+    session.EnableProvider(guid, EtwLevel.Information);
     for (int i = 0; i < 3; i++)
-        provider.Write(type: 10, TraceLevel.Information, Encoding.UTF8.GetBytes($"hello #{i}"));
-    provider.Write(type: 10, TraceLevel.Verbose, "filtered out"u8);
+        provider.Write(type: 10, EtwLevel.Information, Encoding.UTF8.GetBytes($"hello #{i}"));
+    provider.Write(type: 10, EtwLevel.Verbose, "filtered out"u8);
     SessionStatistics stats = session.Stop();   // errors throw OpenEtwException (with .Status)
     Console.WriteLine($"stopped: {stats.BuffersWritten} buffers written, {stats.EventsLost} events lost");
 }

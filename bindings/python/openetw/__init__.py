@@ -16,6 +16,7 @@ from .records import BufferInfo, ClassicEvent, Record
 from .provider import EnableInfo, Provider
 from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer
+from .trace import Enable, LiveTrace
 
 
 def version() -> str:

@@ -31,8 +31,8 @@ class Session:
     ...     stats = session.stop()             # the Properties, with statistics
 
     A session this object started is stopped when the with block ends (if
-    still running); one opened by name is only closed: closing a handle never
-    stops a session. query/update/flush/flush_to_file/stop write the settings
+    still running) or when the object is collected, unless detach() was
+    called; one opened by name is only closed: close() never stops a session. query/update/flush/flush_to_file/stop write the settings
     and statistics into the given Properties (default: self.properties, the
     object the session started from) and return it.
     """
@@ -128,6 +128,26 @@ class Session:
     def close(self) -> None:
         """Releases the handle; the session keeps running. Idempotent."""
         self._handle = None
+
+    def detach(self) -> None:
+        """Lets the session outlive this object: leaving the with block or
+        garbage collection then only releases the handle, and the session runs
+        until someone stops it (Session.open(name).stop(), or etwctl stop)."""
+        self._owner = False
+
+    @property
+    def stops_on_exit(self) -> bool:
+        """True when leaving the with block (or collecting this object) stops
+        the session: it was started here, and is neither detached nor stopped."""
+        return self._owner and not self._stopped and self._handle is not None
+
+    def __del__(self) -> None:
+        # A session started here and neither stopped nor detached ends with its object.
+        try:
+            if getattr(self, "_handle", None) is not None and self.stops_on_exit:
+                _native.etw_session_stop(self._handle, None)
+        except Exception:
+            pass  # stopped elsewhere already; nothing to report to
 
     def __enter__(self) -> "Session":
         return self

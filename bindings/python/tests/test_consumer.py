@@ -160,3 +160,17 @@ def test_consumer_callbacks_are_released_at_close(trace):
     consumer.close()
     consumer.close()
     assert ref() is None
+
+
+def test_a_damaged_file_is_reported_not_raised_by_stats_and_buffer_info(trace):
+    data = bytearray(trace.read_bytes())
+    data[16384:16384 + 8] = b"\xff" * 8  # buffer 1's BufferSize and SavedOffset
+    trace.write_bytes(bytes(data))
+    statuses = []
+    with Consumer(trace, order="file", on_buffer=lambda b: statuses.append(b.status)) as consumer:
+        with pytest.raises(openetw.BadLengthError):
+            consumer.process()
+        stats = consumer.stats()  # raised BadLengthError before: the status member was taken for a failure
+    assert stats.first_problem == openetw.Status.BAD_LENGTH
+    assert stats.corrupt_buffers >= 1 and stats.records > 0
+    assert openetw.Status.BAD_LENGTH in statuses and openetw.Status.OK in statuses

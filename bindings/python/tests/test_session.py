@@ -65,7 +65,7 @@ import openetw
 from openetw import LogFileMode, Properties, Session
 props = lambda: Properties(sys.argv[2], log_file_mode=LogFileMode.REAL_TIME_MODE)
 if sys.argv[1] == "host":
-    Session(props())
+    session = Session(props())  # kept: a collected Session stops what it started
     os.kill(os.getpid(), signal.SIGKILL)  # leaves the session orphaned
 try:
     Session(props(), replace_orphan=sys.argv[1] == "replace",
@@ -319,3 +319,48 @@ def test_callbacks_are_released_exactly_once(tmp_path, name, guid):
     provider.close()
     provider.close()
     assert ref() is None
+
+
+def test_a_started_session_stops_when_collected_or_left_unless_detached(tmp_path, name):
+    import gc
+    from conftest import file_props
+    openetw.Session(file_props(name, tmp_path / "collected.etl"))  # started, then collected
+    gc.collect()
+    with pytest.raises(openetw.NotFoundError):
+        openetw.Session.open(name)
+
+    detached = name + " detached"
+    session = openetw.Session(file_props(detached, tmp_path / "detached.etl"))
+    assert session.stops_on_exit
+    session.detach()
+    assert not session.stops_on_exit
+    with session:
+        pass
+    del session
+    gc.collect()
+    again = openetw.Session.open(detached)  # still running: stopped by name
+    again.stop()
+    with pytest.raises(openetw.NotFoundError):
+        openetw.Session.open(detached)
+
+
+def test_live_trace_delivers_every_event_and_reraises_callback_errors(name, guid):
+    received = []
+    with openetw.Provider(guid) as provider, \
+            openetw.LiveTrace(name, [openetw.Enable(guid, level=openetw.Level.WARNING)],
+                              on_event=received.append) as trace:
+        for i in range(3000):
+            provider.write(i.to_bytes(4, "little"), type=10, level=openetw.Level.ERROR)
+        provider.write(b"filtered", type=10, level=openetw.Level.VERBOSE)
+    assert [int.from_bytes(e.payload, "little") for e in received] == list(range(3000))
+    assert trace.events_lost == 0
+    with pytest.raises(openetw.NotFoundError):
+        openetw.Session.open(name)
+
+    def boom(event):
+        raise KeyError("from the callback")
+    with openetw.Provider(guid) as provider:
+        trace = openetw.LiveTrace(name + " boom", [(guid,)], on_event=boom)
+        provider.write(b"x", type=10)
+        with pytest.raises(KeyError):
+            trace.stop()

@@ -135,7 +135,7 @@ internal sealed class SessionSteps
             case "enable":
             {
                 Guid guid = Scenario.GuidOf(f.Take("guid"));
-                var level = (TraceLevel)Num(f, "level");
+                var level = (EtwLevel)Num(f, "level");
                 ulong any = Num(f, "any"), all = Num(f, "all");
                 Runner.Call(f, () => S.EnableProvider(guid, level, any, all));
                 break;
@@ -160,7 +160,7 @@ internal sealed class SessionSteps
             }
             case "is_enabled":
             {
-                bool got = R.IsEnabled((TraceLevel)Num(f, "level"), Num(f, "flags"));
+                bool got = R.IsEnabled((EtwLevel)Num(f, "level"), Num(f, "flags"));
                 ulong want = Scenario.Number(f.Take("value"));
                 if ((got ? 1UL : 0UL) != want) throw new Failure($"is_enabled is {(got ? 1 : 0)}, expected {want}");
                 break;
@@ -171,7 +171,7 @@ internal sealed class SessionSteps
                 int count = (int)Num(f, "count", 1);
                 Guid guid = f.Remove("guid", out Value g) ? Scenario.GuidOf(g) : provider.Guid;
                 byte type = (byte)Num(f, "type");
-                var level = (TraceLevel)Num(f, "level");
+                var level = (EtwLevel)Num(f, "level");
                 ushort version = (ushort)Num(f, "version");
                 byte[] payload = f.Remove("payload", out Value p) ? Encoding.UTF8.GetBytes(p.Text) : Array.Empty<byte>();
                 var (want, wantMessage) = TakeStatus(f);

@@ -27,7 +27,7 @@ namespace OpenEtw.Interop
             try
             {
                 var state = UserData.Get<ProviderState>(userData);
-                var value = new ProviderEnableInfo(info->IsEnabled != 0, (TraceLevel)info->Level,
+                var value = new ProviderEnableInfo(info->IsEnabled != 0, (EtwLevel)info->Level,
                                                    info->MatchAnyKeyword, info->MatchAllKeyword, info->SessionHandle);
                 state.Last = value;
                 state.Callback?.Invoke(value);

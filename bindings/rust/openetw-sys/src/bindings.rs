@@ -2378,7 +2378,9 @@ extern "C" {
     pub fn etw_properties_minimum_buffers(props: *const etw_properties) -> u32;
 }
 extern "C" {
-    #[doc = " MaximumBuffers; raised at start to the adjusted minimum and capped at ETW_MAX_BUFFERS."]
+    #[doc = " MaximumBuffers; raised at start to the adjusted minimum and capped at"]
+    #[doc = " ETW_MAX_BUFFERS. 0 (the default) takes Windows' rule at start: the adjusted"]
+    #[doc = " minimum plus 20, and at least 16 MiB of buffers (not in buffering mode)."]
     pub fn etw_properties_set_maximum_buffers(props: *mut etw_properties, count: u32)
         -> etw_status;
 }
@@ -2557,7 +2559,8 @@ extern "C" {
     #[doc = ""]
     #[doc = " On success props receives the adjusted values: MinimumBuffers raised to"]
     #[doc = " at least 2 per processor (2 in all without per-processor buffering),"]
-    #[doc = " MaximumBuffers raised to at least that, both capped at ETW_MAX_BUFFERS and"]
+    #[doc = " MaximumBuffers raised to at least that (0: that minimum plus 20, and at"]
+    #[doc = " least 16 MiB of buffers, as Windows picks a default), both capped at ETW_MAX_BUFFERS and"]
     #[doc = " at 4 GiB of buffers; Wnode.ClientContext (0 becomes 1; 3 becomes 2 where"]
     #[doc = " there is no cycle counter); the GUID; the log file name; the statistics;"]
     #[doc = " LoggerThreadId; and Wnode.HistoricalContext = etw_session_handle(*out)."]

@@ -58,3 +58,13 @@ pub(crate) fn resume_enable_panic() {
         panic::resume_unwind(payload);
     }
 }
+
+/// For Drop: a panic an enable callback left is resumed, unless the thread is
+/// already unwinding (a second panic would abort), when it is dropped.
+pub(crate) fn resume_enable_panic_unless_unwinding() {
+    if std::thread::panicking() {
+        drop(ENABLE_PANIC.with(|slot| slot.borrow_mut().take()));
+    } else {
+        resume_enable_panic();
+    }
+}

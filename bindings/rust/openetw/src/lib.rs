@@ -52,6 +52,7 @@ mod properties;
 mod provider;
 mod records;
 mod session;
+mod trace;
 mod types;
 
 pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
@@ -62,6 +63,7 @@ pub use properties::{EventTraceProperties, Properties};
 pub use provider::{EnableInfo, EventClass, Provider};
 pub use records::{BufferInfo, ClassicEvent, LossInfo, Record, RecordKind};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
+pub use trace::{LiveTrace, LiveTraceBuilder};
 pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode, SessionRights};
 pub use core::ops::ControlFlow;
 

@@ -1,12 +1,13 @@
 //! Trace sessions (session.h): StartTrace, ControlTrace, QueryAllTraces,
 //! EnableTraceEx2.
 use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::ffi::CString;
 use std::path::Path;
 
 use openetw_sys as sys;
 
-use crate::callbacks::resume_enable_panic;
+use crate::callbacks::{resume_enable_panic, resume_enable_panic_unless_unwinding};
 use crate::error::{check, Error, Result, Status};
 use crate::properties::Properties;
 use crate::types::{Guid, SessionRights};
@@ -108,10 +109,13 @@ pub struct HostInfo {
 
 /// A handle to a running (or stopped) trace session.
 ///
-/// Dropping the handle closes it and does **not** stop the session, as on
-/// Windows: a session runs until [`stop`](Self::stop) (or until the process
-/// ends). Calls through a handle whose session has stopped fail with
-/// [`Status::WMI_INSTANCE_NOT_FOUND`].
+/// Dropping a handle that *started* its session ([`start`](Self::start))
+/// stops the session (errors ignored; call [`stop`](Self::stop) to see them),
+/// unless [`detach`](Self::detach) was called: a detached session runs on
+/// until someone stops it (the logman workflow: start, detach, exit, and stop
+/// it later by name with `etwctl` or [`open`](Self::open)). Dropping a handle
+/// from [`open`](Self::open) only closes it. Calls through a handle whose
+/// session has stopped fail with [`Status::WMI_INSTANCE_NOT_FOUND`].
 ///
 /// Calls that enable or disable providers (`start` of a private session,
 /// `enable_provider`, `disable_provider`, `stop`) run the providers' enable
@@ -119,6 +123,9 @@ pub struct HostInfo {
 /// that call after the C call has returned.
 pub struct Session {
     raw: NonNull<sys::etw_session>,
+    // True while dropping this handle must stop the session: started here,
+    // not detached, not stopped yet.
+    stop_on_drop: AtomicBool,
 }
 
 // session.h: "every function here may be called from any thread,
@@ -159,7 +166,11 @@ impl Session {
         let mut raw = ptr::null_mut();
         let opts = options.as_ref().map_or(ptr::null(), |o| o as *const _);
         let status = unsafe { sys::etw_session_start_ex(&mut raw, props.as_raw(), opts) };
-        let result = check(status).map(|()| Session::from_raw(raw));
+        let result = check(status).map(|()| {
+            let session = Session::from_raw(raw);
+            session.stop_on_drop.store(true, Ordering::Relaxed);
+            session
+        });
         // A private session enables its provider here: its callback may have panicked.
         resume_enable_panic();
         result
@@ -174,12 +185,25 @@ impl Session {
     }
 
     fn from_raw(raw: *mut sys::etw_session) -> Session {
-        Session { raw: NonNull::new(raw).expect("libopenetw returned success and NULL") }
+        Session { raw: NonNull::new(raw).expect("libopenetw returned success and NULL"), stop_on_drop: AtomicBool::new(false) }
     }
 
     /// The raw handle, for calls this crate does not wrap. Valid while `self` lives.
     pub fn as_raw(&self) -> *mut sys::etw_session {
         self.raw.as_ptr()
+    }
+
+    /// Lets the session outlive this handle: dropping it then only closes the
+    /// handle, and the session runs until someone stops it (by name with
+    /// [`open`](Self::open) + [`stop`](Self::stop), or `etwctl stop`).
+    pub fn detach(&self) {
+        self.stop_on_drop.store(false, Ordering::Relaxed);
+    }
+
+    /// True when dropping this handle stops the session (it was started here,
+    /// and is neither detached nor stopped).
+    pub fn stops_on_drop(&self) -> bool {
+        self.stop_on_drop.load(Ordering::Relaxed)
     }
 
     /// The session handle value (Wnode.HistoricalContext).
@@ -273,6 +297,7 @@ impl Session {
     /// Stops the session (ControlTrace STOP): disables its providers, writes
     /// every buffer and finishes the log file. The handle stays valid.
     pub fn stop(&self, props: Option<&mut Properties>) -> Result<Statistics> {
+        self.stop_on_drop.store(false, Ordering::Relaxed); // stopped, or failing: drop does not retry
         self.control(props, |p| unsafe { sys::etw_session_stop(self.raw.as_ptr(), p) })
     }
 
@@ -344,6 +369,11 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        if *self.stop_on_drop.get_mut() {
+            // Errors (already stopped elsewhere, a file error) have no one to go to.
+            let _ = unsafe { sys::etw_session_stop(self.raw.as_ptr(), ptr::null_mut()) };
+            resume_enable_panic_unless_unwinding();
+        }
         unsafe { sys::etw_session_close(self.raw.as_ptr()) }
     }
 }

@@ -214,7 +214,8 @@ fn open_list_and_name_errors() {
     let other = Session::open(&name).unwrap();
     assert_eq!(other.handle(), session.handle());
     assert!(Session::list().unwrap().iter().any(|p| p.session_name() == name));
-    drop(session); // closing a handle does not stop the session
+    session.detach();
+    drop(session); // closing a detached handle does not stop the session
     assert!(other.query().is_ok());
     other.stop(None).unwrap();
     assert_eq!(other.query().unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
@@ -336,4 +337,38 @@ fn grant_and_take_over_with_system_wide_sessions() {
         "{stdout}"
     );
     assert!(used, "the child did not use its registry");
+}
+
+#[test]
+fn dropping_a_started_session_stops_it_and_detach_keeps_it_running() {
+    let dir = temp_dir("drop");
+    // Not detached: the drop stops the session (its file is complete) and the name is free.
+    let name = unique("DropStops");
+    let mut props = file_props(&name, &dir.join("stops.etl"));
+    let session = Session::start(&mut props).unwrap();
+    assert!(session.stops_on_drop());
+    drop(session);
+    assert_eq!(Session::open(&name).unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
+
+    // A handle from open() never stops the session it did not start.
+    let name = unique("DropOpened");
+    let mut props = file_props(&name, &dir.join("opened.etl"));
+    let started = Session::start(&mut props).unwrap();
+    let opened = Session::open(&name).unwrap();
+    assert!(!opened.stops_on_drop());
+    drop(opened);
+    started.query().expect("still running after an opened handle was dropped");
+    drop(started);
+
+    // Detached: the session outlives the handle until someone stops it by name.
+    let name = unique("Detached");
+    let mut props = file_props(&name, &dir.join("detached.etl"));
+    let session = Session::start(&mut props).unwrap();
+    session.detach();
+    assert!(!session.stops_on_drop());
+    drop(session);
+    let again = Session::open(&name).expect("a detached session keeps running");
+    again.stop(None).unwrap();
+    drop(again);
+    assert_eq!(Session::open(&name).unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
 }
