@@ -2567,7 +2567,12 @@ extern "C" {
     #[doc = " On failure props is unchanged but for its cleared output members, and the"]
     #[doc = " thread's last error message names the member at fault."]
     #[doc = " Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),"]
-    #[doc = " ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...)."]
+    #[doc = " ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...), and"]
+    #[doc = " from the session host: ETW_ERROR_ACCESS_DENIED (the namespace's host runs"]
+    #[doc = " as another user), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before"]
+    #[doc = " answering). A relative log file name is the caller's: it is made absolute"]
+    #[doc = " before the host sees it. A log file that cannot be created leaves no"]
+    #[doc = " name, region or file behind."]
     pub fn etw_session_start(out: *mut *mut etw_session, props: *mut etw_properties) -> etw_status;
 }
 #[doc = " Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to"]
@@ -2675,6 +2680,9 @@ extern "C" {
     #[doc = " The options the session runs with, defaults applied (realtime_backlog_buffers"]
     #[doc = " is the effective limit). out->struct_size must be set; at most that many"]
     #[doc = " bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
+    #[doc = " A session of another process: a request to its host (ETW_ERROR_ACCESS_DENIED"]
+    #[doc = " without ETW_SESSION_RIGHT_CONTROL, ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it"]
+    #[doc = " stopped or is orphaned)."]
     pub fn etw_session_get_options(
         out: *mut etw_session_options,
         session: *const etw_session,
@@ -2789,8 +2797,9 @@ extern "C" {
     #[doc = " Fills out with the session's host process and state."]
     #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND when the session has stopped;"]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
-    #[doc = " etw_session_get_options and etw_session_flush_to_file need a session"]
-    #[doc = " hosted by the calling process (ETW_ERROR_NOT_SUPPORTED otherwise)."]
+    #[doc = " An orphan (its host was killed) is finished by the next session host,"]
+    #[doc = " which starts with the next etw_session_start or etw_session_stop of the"]
+    #[doc = " namespace: stopping it returns its final statistics."]
     pub fn etw_session_get_host_info(
         out: *mut etw_session_host_info,
         session: *mut etw_session,
@@ -2849,7 +2858,11 @@ extern "C" {
     #[doc = " .etl file at path (UTF-8; created or truncated), and keeps them."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or a session not in buffering mode,"]
     #[doc = " ETW_ERROR_PATH_NOT_FOUND when the folder is missing, file errors."]
-    #[doc = " props may be NULL; otherwise it receives the statistics."]
+    #[doc = " props may be NULL; otherwise it receives the statistics. A session in the"]
+    #[doc = " session host: the host writes the file, as its own user, so only that"]
+    #[doc = " user or root may ask (ETW_ERROR_ACCESS_DENIED for a user with a control"]
+    #[doc = " grant); a relative path is the caller's. Paths are at most 1024"]
+    #[doc = " characters there."]
     pub fn etw_session_flush_to_file(
         session: *mut etw_session,
         path: *const core::ffi::c_char,
