@@ -40,9 +40,10 @@ std::uint32_t right_needed(Request r)
     }
 }
 
-Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code, Properties *props)
+namespace {
+// A request whose answer carries the session's properties (props may be null).
+Status props_request(SystemRegistry &reg, const RegistryEntry &e, Request code, Writer &w, Properties *props)
 {
-    Writer w;
     Properties none(e.name);
     put_props(w, props ? *props : none);
     ChannelHandle c = platform::kNoChannel;
@@ -61,6 +62,13 @@ Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code
             props->assign_session_name(e.name);
     }
     return st;
+}
+} // namespace
+
+Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code, Properties *props)
+{
+    Writer w;
+    return props_request(reg, e, code, w, props);
 }
 
 namespace {
@@ -114,22 +122,7 @@ Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::
 {
     Writer w;
     w.text16(path);
-    Properties none(e.name);
-    put_props(w, props ? *props : none);
-    ChannelHandle c = platform::kNoChannel;
-    if (Status st = send_request(reg, e, Request::FlushTo, w.bytes, &c); !st)
-        return st;
-    std::vector<std::uint8_t> body;
-    Status st = await_answer(c, &body, nullptr);
-    platform::channel_close(&c);
-    if (props && !body.empty()) {
-        Reader r{body};
-        if (!get_props(r, props))
-            return Fail(ETW_ERROR_INVALID_DATA, "the host's answer is malformed");
-        if (props->session_name() != e.name)
-            props->assign_session_name(e.name);
-    }
-    return st;
+    return props_request(reg, e, Request::FlushTo, w, props);
 }
 
 Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region, Session::WriterParams *params)

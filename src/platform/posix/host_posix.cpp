@@ -67,6 +67,25 @@ etw_status prepare_default_folder(const std::string &folder)
     return ETW_OK;
 }
 
+// Opens (creating) a file this user owns, with mode whatever the umask;
+// -1 (*err set) when it cannot, or when another user owns it (squatted).
+int open_owned(const std::string &path, mode_t mode, etw_status *err)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0) {
+        *err = errno_status(errno);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        *err = ETW_ERROR_ACCESS_DENIED;
+        return -1;
+    }
+    fchmod(fd, mode);
+    return fd;
+}
+
 etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size,
                                   bool (*check)(const void *base), void (*init)(void *base, void *ctx),
                                   void *ctx) noexcept;
@@ -90,16 +109,10 @@ etw_status host_lock(const std::string &registry, std::intptr_t *out) noexcept
     if (registry_path_is_default() && registry == default_registry_path())
         if (etw_status st = prepare_default_folder(folder_of(registry)); st != ETW_OK)
             return st;
-    const std::string path = registry + ".lock";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    etw_status err = ETW_OK;
+    const int fd = open_owned(registry + ".lock", 0600, &err); // nobody else may open it, so nobody else can lock it
     if (fd < 0)
-        return errno_status(errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return ETW_ERROR_ACCESS_DENIED;
-    }
-    fchmod(fd, 0600); // nobody else may open it, so nobody else can lock it
+        return err;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
         ::close(fd);
@@ -115,15 +128,10 @@ etw_status registry_create(Region *out, const std::string &path, std::size_t siz
     // Processes of the owner that create it at once (OPENETW_HOST=inprocess)
     // take turns on an owner-only lock file: nobody else can open it, so
     // nobody else can hold them up.
-    const std::string init_lock = path + ".init";
-    const int lk = ::open(init_lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    struct stat lst;
-    if (lk < 0 || fstat(lk, &lst) != 0 || lst.st_uid != geteuid()) {
-        const etw_status e = lk < 0 ? errno_status(errno) : ETW_ERROR_ACCESS_DENIED;
-        if (lk >= 0)
-            ::close(lk);
-        return e;
-    }
+    etw_status err = ETW_OK;
+    const int lk = open_owned(path + ".init", 0600, &err);
+    if (lk < 0)
+        return err;
     while (flock(lk, LOCK_EX) != 0 && errno == EINTR) {
     }
     const etw_status st = registry_create_locked(out, path, size, check, init, ctx);
@@ -135,15 +143,15 @@ namespace {
 etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
                                   void (*init)(void *base, void *ctx), void *ctx) noexcept
 {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    etw_status err = ETW_OK;
+    const int fd = open_owned(path, 0644, &err); // writable by the host's user only
     if (fd < 0)
-        return errno_status(errno);
+        return err;
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         ::close(fd);
         return ETW_ERROR_ACCESS_DENIED;
     }
-    fchmod(fd, 0644); // writable by the host's user only
     const bool sized = std::size_t(st.st_size) == size;
     if (!sized && (ftruncate(fd, 0) != 0 || ftruncate(fd, off_t(size)) != 0)) {
         ::close(fd);
