@@ -10,6 +10,9 @@
 #     cargo crate with a path dependency found through pkg-config alone;
 #   - the NuGet package (version from meson.build) installed into a fresh
 #     console project, offline, running the README's C# examples;
+#   - the logman workflow across processes in each language (a detached session
+#     outlives its starter in the session host, $build/openetw-hostd, named to
+#     the tests by OPENETW_HOSTD);
 #   - every README example (C++, Python, C#, Rust) runs: the live traces must
 #     receive all 100,000 events with the default buffer pool.
 # Installs missing Debian packages; needs dotnet and cargo on PATH.
@@ -49,13 +52,16 @@ build_meson() {
     meson setup "$build" "$src" -Dtests=false >"$out/setup.log" 2>&1 || { cat "$out/setup.log"; return 1; }
   fi
   ninja -C "$build" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; return 1; }
-  for f in libopenetw.so.1 bindings/python/openetw/_native.py bindings/csharp/native/NativeMethods.cs \
+  for f in libopenetw.so.1 openetw-hostd bindings/python/openetw/_native.py bindings/csharp/native/NativeMethods.cs \
            bindings/csharp/native/libopenetw_csharp.so; do
     [ -e "$build/$f" ] || { echo "missing $build/$f (is swig or python3-dev missing?)"; return 1; }
   done
 }
 step "meson build (library + SWIG bindings)" build_meson
 if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
+# The session host of this build, for the tests whose children use a namespace of
+# their own (the C# tests load a copy of libopenetw that has no host beside it).
+export OPENETW_HOSTD=$build/openetw-hostd
 
 # ---- The NuGet package's other runtimes: linux-arm64 and win-x64, each built once ----
 arm64=$out/build-arm64 win64=$out/build-win64

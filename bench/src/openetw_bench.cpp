@@ -237,11 +237,13 @@ int kind_write(const Args &a)
 void remove_registry_files(const std::string &registry)
 {
     ::unlink(registry.c_str());
-    glob_t g{};
-    if (::glob((registry + ".*").c_str(), GLOB_NOSORT, nullptr, &g) == 0)
-        for (std::size_t i = 0; i < g.gl_pathc; ++i)
-            ::unlink(g.gl_pathv[i]);
-    ::globfree(&g);
+    for (const char *suffix : {".*", "-*.lock"}) { // session regions; the host's lock files
+        glob_t g{};
+        if (::glob((registry + suffix).c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i)
+                ::unlink(g.gl_pathv[i]);
+        ::globfree(&g);
+    }
 }
 
 // ---------------------------------------------------------------- writers in another process

@@ -126,8 +126,10 @@ Status Engine::grant(const std::shared_ptr<Session> &session, std::uint32_t uid,
     if (it == hosted_.end())
         return Fail(ETW_ERROR_NOT_SUPPORTED, session->is_private()
                                                  ? "a private session belongs to its process: it grants no rights"
-                                                 : "sessions are not system-wide here (OPENETW_REGISTRY=none, or no "
-                                                   "shared registry on this system)");
+                                                 : "the session runs in this process only: sessions are not system-wide "
+                                                   "here (OPENETW_REGISTRY=none, no shared registry on this system, or "
+                                                   "no session host could be started: openetw-hostd not found, see "
+                                                   "OPENETW_HOSTD)");
     std::vector<GrantRecord> &g = it->second->grants;
     auto at = std::find_if(g.begin(), g.end(), [&](const GrantRecord &r) { return r.uid == uid; });
     if (rights == 0) {

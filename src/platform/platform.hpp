@@ -114,7 +114,7 @@ std::string registry_path();
 bool registry_path_is_default();
 
 // ---- The session host (docs/SYSTEM_SESSIONS.md, "The session host") ----
-// Host: takes the namespace's host lock (a file path + ".lock", owner-only,
+// Host: takes the namespace's host lock (the file registry + "-host.lock", owner-only,
 // flock'ed for the host's life; *fd keeps it). ETW_ERROR_ALREADY_EXISTS when
 // another host holds it; ETW_ERROR_ACCESS_DENIED when the file (or the
 // namespace folder) belongs to another user.

@@ -383,7 +383,7 @@ TEST(Host, ASecondUserHarmsNoSessionOfAnother)
     for (const std::string &region : regions)
         EXPECT_EQ(as_user(pw, [&] { return open(region.c_str(), O_RDONLY) >= 0 ? 1 : 0; }), 0)
             << region << " is readable by another user";
-    EXPECT_EQ(as_user(pw, [&] { return open((reg + ".lock").c_str(), O_RDONLY) >= 0 ? 1 : 0; }), 0);
+    EXPECT_EQ(as_user(pw, [&] { return open((reg + "-host.lock").c_str(), O_RDONLY) >= 0 ? 1 : 0; }), 0);
 
     // A lock held on the registry (it is readable) holds nobody up.
     int ready[2];

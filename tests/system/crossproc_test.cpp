@@ -69,16 +69,18 @@ struct Namespace {
         if (!dir.empty())
             std::filesystem::remove_all(dir, ec);
     }
-    // Every "<registry>.*" file.
+    // Every "<registry>.*" and "<registry>-*.lock" file.
     std::vector<std::string> related_files() const
     {
         std::vector<std::string> out;
         const std::filesystem::path p(registry);
-        const std::string prefix = p.filename().string() + ".";
+        const std::string name = p.filename().string();
         std::error_code ec;
-        for (const auto &e : std::filesystem::directory_iterator(p.parent_path(), ec))
-            if (e.path().filename().string().rfind(prefix, 0) == 0)
+        for (const auto &e : std::filesystem::directory_iterator(p.parent_path(), ec)) {
+            const std::string f = e.path().filename().string();
+            if (f.rfind(name + ".", 0) == 0 || f.rfind(name + "-", 0) == 0)
                 out.push_back(e.path().string());
+        }
         return out;
     }
     // The session regions: "<registry>.<slot>.<generation>".

@@ -33,11 +33,14 @@ struct Namespace {
         unlink(path.c_str());
         // Session regions ("<registry>.<slot>.<generation>") that orphans left
         // behind, and the scribble test's registry and regions.
-        const std::string prefix = std::filesystem::path(path).filename().string() + ".";
+        // Also its lock files ("<registry>-init.lock").
+        const std::string name = std::filesystem::path(path).filename().string();
         std::error_code ec;
-        for (const auto &f : std::filesystem::directory_iterator("/dev/shm", ec))
-            if (f.path().filename().string().rfind(prefix, 0) == 0)
+        for (const auto &f : std::filesystem::directory_iterator("/dev/shm", ec)) {
+            const std::string n = f.path().filename().string();
+            if (n.rfind(name + ".", 0) == 0 || n.rfind(name + "-", 0) == 0)
                 std::filesystem::remove(f.path(), ec);
+        }
     }
 } g_namespace;
 

@@ -76,11 +76,14 @@ namespace OpenEtw.Tests
     public static class Program
     {
         internal const string SystemWideChild = "system-wide-child";
+        internal const string HostChild = "host-child";
 
         public static int Main(string[] args)
         {
             if (args.Length == 2 && args[0] == SystemWideChild)
                 return SessionTests.SystemWideChild(args[1]);
+            if (args.Length == 5 && args[0] == HostChild)
+                return SessionHostTests.Child(args[1], args[2], args[3], Guid.Parse(args[4]));
             Console.Error.WriteLine("OpenEtw.Tests runs under dotnet test; this entry point serves its child processes");
             return 2;
         }

@@ -78,11 +78,18 @@ except openetw.NotFoundError:
 """
 
 
+def _orphan_env(tmp_path):
+    # Each child hosts what it starts (OPENETW_HOST=inprocess): killing the
+    # "host" child is what leaves an orphan. A session host daemon would keep
+    # the session alive instead, and finish orphans itself when it starts.
+    return dict(os.environ, OPENETW_REGISTRY=str(tmp_path / "registry"), OPENETW_HOST="inprocess",
+                PYTHONPATH=os.pathsep.join(sys.path))
+
+
 def test_replace_orphan_starts_in_place_of_a_dead_hosts_session(tmp_path, name):
     # Sessions are process-local in this process (OPENETW_REGISTRY=none):
     # the host and the starters are child processes sharing a registry file.
-    env = dict(os.environ, OPENETW_REGISTRY=str(tmp_path / "registry"),
-               PYTHONPATH=os.pathsep.join(sys.path))
+    env = _orphan_env(tmp_path)
     run = lambda mode: subprocess.run([sys.executable, "-c", _ORPHAN_SCRIPT, mode, name], env=env,
                                       capture_output=True, text=True, timeout=60)
     assert run("host").returncode == -signal.SIGKILL
@@ -92,8 +99,7 @@ def test_replace_orphan_starts_in_place_of_a_dead_hosts_session(tmp_path, name):
 
 
 def test_take_over_orphan_goes_on_with_a_dead_hosts_session(tmp_path, name):
-    env = dict(os.environ, OPENETW_REGISTRY=str(tmp_path / "registry"),
-               PYTHONPATH=os.pathsep.join(sys.path))
+    env = _orphan_env(tmp_path)
     run = lambda mode: subprocess.run([sys.executable, "-c", _ORPHAN_SCRIPT, mode, name], env=env,
                                       capture_output=True, text=True, timeout=60)
     assert run("take-over").stdout.strip() == "not found"  # no session has the name

@@ -110,7 +110,7 @@ etw_status host_lock(const std::string &registry, std::intptr_t *out) noexcept
         if (etw_status st = prepare_default_folder(folder_of(registry)); st != ETW_OK)
             return st;
     etw_status err = ETW_OK;
-    const int fd = open_owned(registry + ".lock", 0600, &err); // nobody else may open it, so nobody else can lock it
+    const int fd = open_owned(registry + "-host.lock", 0600, &err); // nobody else may open it, so nobody else can lock it
     if (fd < 0)
         return err;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -129,7 +129,7 @@ etw_status registry_create(Region *out, const std::string &path, std::size_t siz
     // take turns on an owner-only lock file: nobody else can open it, so
     // nobody else can hold them up.
     etw_status err = ETW_OK;
-    const int lk = open_owned(path + ".init", 0600, &err);
+    const int lk = open_owned(path + "-init.lock", 0600, &err);
     if (lk < 0)
         return err;
     while (flock(lk, LOCK_EX) != 0 && errno == EINTR) {
