@@ -55,7 +55,8 @@ int cmd_start(Ctx &c, const Args &a)
     for (const auto &[k, v] : a.options) {
         std::uint32_t n = 0;
         etw_status st = ETW_OK;
-        auto number = [&](std::uint32_t *out) { return parse_u32(v, out); };
+        const std::string &value = v; // clang 14 cannot capture a structured binding
+        auto number = [&value](std::uint32_t *out) { return parse_u32(value, out); };
         if (k == "file") {
             st = etw_properties_set_log_file_name(props.p, v.c_str());
         } else if (k == "mode") {
