@@ -36,6 +36,14 @@ std::string slurp(std::FILE *f)
     return s;
 }
 
+// Sessions the scripts started in this process (as etwctl's main does at
+// exit): stopped and their handles closed once every test has run.
+class StopStartedSessions : public ::testing::Environment {
+public:
+    void TearDown() override { etwctl::stop_started_sessions(); }
+};
+::testing::Environment *const g_stop_started = ::testing::AddGlobalTestEnvironment(new StopStartedSessions);
+
 CtlRun ctl(std::vector<std::string> args)
 {
     std::FILE *out = std::tmpfile(), *err = std::tmpfile();
