@@ -4,6 +4,7 @@
 // refused with status 2, a line is read whole or refused whole, a NUL byte
 // refuses the script, a script that cannot be read fails.
 #include "etwctl.hpp"
+#include "ctl_run.hpp"
 #include "script.hpp"
 
 #include <openetw/openetw.h>
@@ -19,22 +20,7 @@
 
 namespace {
 
-struct CtlRun {
-    int code = -1;
-    std::string out, err;
-};
-
-std::string slurp(std::FILE *f)
-{
-    std::rewind(f);
-    std::string s;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
+using namespace ctltest;
 
 // Sessions the scripts started in this process (as etwctl's main does at
 // exit): stopped and their handles closed once every test has run.
@@ -44,33 +30,7 @@ public:
 };
 ::testing::Environment *const g_stop_started = ::testing::AddGlobalTestEnvironment(new StopStartedSessions);
 
-CtlRun ctl(std::vector<std::string> args)
-{
-    std::FILE *out = std::tmpfile(), *err = std::tmpfile();
-    CtlRun r;
-    r.code = etwctl::run(args, out, err);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
 
-CtlRun script(const std::string &text, bool json = false, bool keep_going = false)
-{
-    std::FILE *in = std::tmpfile();
-    std::fwrite(text.data(), 1, text.size(), in); // text may hold NUL bytes
-    std::rewind(in);
-    std::FILE *out = std::tmpfile(), *err = std::tmpfile();
-    CtlRun r;
-    r.code = etwctl::run_script(in, out, err, json, keep_going);
-    std::fclose(in);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-bool has(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
-
-std::string name(const char *stem) { return std::string(stem) + "-" + std::to_string(getpid()); }
 
 bool running(const std::string &n)
 {

@@ -3,6 +3,7 @@
 // statuses, status names in failures, and sessions started by "another
 // program" (this test) being visible to it.
 #include "etwctl.hpp"
+#include "ctl_run.hpp"
 
 #include <openetw/openetw.h>
 
@@ -16,50 +17,9 @@
 
 namespace {
 
-struct CtlRun {
-    int code = -1;
-    std::string out, err;
-};
+using namespace ctltest;
 
-std::string slurp(std::FILE *f)
-{
-    std::rewind(f);
-    std::string s;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
 
-CtlRun ctl(std::vector<std::string> args)
-{
-    std::FILE *out = std::tmpfile(), *err = std::tmpfile();
-    CtlRun r;
-    r.code = etwctl::run(args, out, err);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-CtlRun script(const std::string &text, bool json = false)
-{
-    std::FILE *in = std::tmpfile();
-    std::fputs(text.c_str(), in);
-    std::rewind(in);
-    std::FILE *out = std::tmpfile(), *err = std::tmpfile();
-    CtlRun r;
-    r.code = etwctl::run_script(in, out, err, json, false);
-    std::fclose(in);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-bool has(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
-
-std::string name(const char *stem) { return std::string(stem) + "-" + std::to_string(getpid()); }
 
 } // namespace
 
