@@ -190,7 +190,10 @@ EOF
   grep -qx "Quickstart CSharp: complete=True, 4 records" "$work/run.txt" &&
   cp "$root/bindings/csharp/examples/LiveTrace.cs" "$work/App/Program.cs" &&
   (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/live.txt" &&
-  grep -qx "Live CSharp: 100000 events received, 0 lost" "$work/live.txt"
+  grep -qx "Live CSharp: 100000 events received, 0 lost" "$work/live.txt" &&
+  cp "$root/bindings/csharp/examples/DecodedFields.cs" "$work/App/Program.cs" &&
+  (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/decoded.txt" &&
+  grep -qx 'Decoded CSharp: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (UInt64)' "$work/decoded.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
@@ -217,7 +220,9 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/tests/cpp/readme_live_trace.cpp" \
     "$root/bindings/python/examples/quickstart.py" "$root/bindings/python/examples/live_trace.py" \
     "$root/bindings/csharp/examples/Quickstart.cs" "$root/bindings/csharp/examples/LiveTrace.cs" \
-    "$root/bindings/rust/openetw/examples/quickstart.rs" "$root/bindings/rust/openetw/examples/live_trace.rs" &&
+    "$root/bindings/rust/openetw/examples/quickstart.rs" "$root/bindings/rust/openetw/examples/live_trace.rs" \
+    "$root/bindings/python/examples/decoded_fields.py" "$root/bindings/csharp/examples/DecodedFields.cs" \
+    "$root/bindings/rust/openetw/examples/decoded_fields.rs" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -225,7 +230,11 @@ readme_examples() { # the README's examples are these files, and each runs
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example quickstart) &&
   echo "$rs" && grep -q '^Quickstart: 4 records' <<<"$rs" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --release --example live_trace) &&
-  echo "$rs" && grep -qx "Live Rust: 100000 events received, 0 lost" <<<"$rs"
+  echo "$rs" && grep -qx "Live Rust: 100000 events received, 0 lost" <<<"$rs" &&
+  py=$("$vpython" -P "$root/bindings/python/examples/decoded_fields.py") && echo "$py" &&
+  grep -qx 'Decoded Python: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (18446603339957075984)' <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example decoded_fields) && echo "$rs" &&
+  grep -qx 'Decoded Rust: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010' <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests

@@ -28,6 +28,7 @@
 #include <openetw/session.h>
 #include <openetw/provider.h>
 #include <openetw/consumer.h>
+#include <openetw/decode.h>
 %}
 
 %include <stdint.i>
@@ -47,6 +48,7 @@ OPENETW_HANDLE(etw_properties, etw_properties_destroy, PropertiesHandle)
 OPENETW_HANDLE(etw_session, etw_session_close, SessionHandle)
 OPENETW_HANDLE(etw_provider, etw_provider_unregister, ProviderHandle)
 OPENETW_HANDLE(etw_consumer, etw_consumer_close, ConsumerHandle)
+OPENETW_HANDLE(etw_decoder, etw_decoder_destroy, DecoderHandle)
 
 /* Caller-provided input bytes and output buffers. */
 OPENETW_IN_BYTES(const void *block, size_t block_size)
@@ -73,3 +75,11 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
 %include "openetw/session.h"
 %include "openetw/provider.h"
 %include "openetw/consumer.h"
+/* Decoding takes a delivered record, which each language holds in its own
+   form: python_decode.i and csharp_decode.i rebuild the etw_record. */
+#if defined(SWIGPYTHON)
+%include "python_decode.i"
+#elif defined(SWIGCSHARP)
+%include "csharp_decode.i"
+#endif
+%include "openetw/decode.h"

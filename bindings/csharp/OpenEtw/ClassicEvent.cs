@@ -8,7 +8,7 @@ namespace OpenEtw
     /// ProcessTrace's EventCallback sees it: a view valid only during the callback, like
     /// <see cref="TraceRecord"/>.
     /// </summary>
-    public readonly unsafe ref struct ClassicEvent
+    public readonly unsafe ref partial struct ClassicEvent
     {
         private readonly ClassicEventNative* _e;
 

@@ -31,6 +31,7 @@ namespace OpenEtw
         InvalidFlagNumber = N.ETW_ERROR_INVALID_FLAG_NUMBER,
         MoreData = N.ETW_ERROR_MORE_DATA,
         NoMoreItems = N.ETW_ERROR_NO_MORE_ITEMS,
+        NotFound = N.ETW_ERROR_NOT_FOUND, // no schema describes the event (decode.h)
         NoUnicodeTranslation = N.ETW_ERROR_NO_UNICODE_TRANSLATION,
         Cancelled = N.ETW_ERROR_CANCELLED,
         InternalError = N.ETW_ERROR_INTERNAL_ERROR,

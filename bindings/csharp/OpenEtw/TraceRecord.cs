@@ -10,7 +10,7 @@ namespace OpenEtw
     /// (<c>record.Payload.ToArray()</c>). Members the kind does not carry are 0;
     /// <see cref="Present"/> says which optional members hold data.
     /// </summary>
-    public readonly unsafe ref struct TraceRecord
+    public readonly unsafe ref partial struct TraceRecord
     {
         private readonly RecordNative* _r;
 

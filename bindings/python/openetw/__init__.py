@@ -13,6 +13,7 @@ from .errors import (AccessDeniedError, AlreadyExistsError, BadLengthError, Canc
                      OutOfMemoryError, Status)
 from .properties import Properties
 from .records import BufferInfo, ClassicEvent, Record
+from .fields import DecodedEvent, Property, decode
 from .provider import EnableInfo, Provider
 from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer

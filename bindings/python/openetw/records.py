@@ -14,6 +14,7 @@ import struct
 import uuid
 
 from . import _native
+from .fields import DecodedMixin
 
 
 def guid_from_proxy(guid) -> uuid.UUID:
@@ -79,11 +80,12 @@ def _kind_name(self) -> str:
 
 _RECORD_FIELDS = _copy_fields(_native.etw_record)
 Record = dataclasses.make_dataclass(
-    "Record", _RECORD_FIELDS + ["payload", "raw", "extended"], frozen=True,
+    "Record", _RECORD_FIELDS + ["payload", "raw", "extended"], bases=(DecodedMixin,), frozen=True,
     namespace={"datetime": property(_timestamp_datetime), "kind_name": property(_kind_name),
                "__doc__": "One record of any kind: the etw_record facts (consumer.h), "
                           "payload and raw (the whole record) as bytes, extended as "
-                          "(ext_type, linkage, item_size, data) tuples."})
+                          "(ext_type, linkage, item_size, data) tuples. Decoded on demand: "
+                          "fields, record[\"Name\"], event_name, provider_name (openetw.fields)."})
 Record.__module__ = __name__
 
 
@@ -101,9 +103,11 @@ def record_from_proxy(proxy, payload: bytes, raw: bytes, extended: tuple) -> Rec
 
 _EVENT_FIELDS = _copy_fields(_native.etw_classic_event)
 ClassicEvent = dataclasses.make_dataclass(
-    "ClassicEvent", _EVENT_FIELDS + ["payload", "record"], frozen=True,
-    namespace={"__doc__": "A classic event as ProcessTrace's EventCallback sees it: header "
-                          "(an EventTraceHeader snapshot), payload bytes and the Record."})
+    "ClassicEvent", _EVENT_FIELDS + ["payload", "record"], bases=(DecodedMixin,), frozen=True,
+    namespace={"_decoded_record": lambda self: self.record,
+               "__doc__": "A classic event as ProcessTrace's EventCallback sees it: header "
+                          "(an EventTraceHeader snapshot), payload bytes and the Record; "
+                          "decoded on demand like Record (fields, event[\"Name\"], ...)."})
 ClassicEvent.__module__ = __name__
 
 

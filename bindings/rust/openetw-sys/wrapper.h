@@ -8,3 +8,4 @@
 #include <openetw/provider.h>
 #include <openetw/consumer.h>
 #include <openetw/version.h>
+#include <openetw/decode.h>

@@ -217,6 +217,15 @@ pub const OPENETW_VERSION_MAJOR: u32 = 0;
 pub const OPENETW_VERSION_MINOR: u32 = 1;
 pub const OPENETW_VERSION_PATCH: u32 = 0;
 pub const OPENETW_ABI_VERSION: u32 = 1;
+pub const ETW_DECODE_SOURCE_TRACELOGGING: u32 = 1;
+pub const ETW_DECODE_SOURCE_KERNEL: u32 = 2;
+pub const ETW_DECODE_SOURCE_MANIFEST: u32 = 3;
+pub const ETW_PROPERTY_KIND_VALUE: u32 = 0;
+pub const ETW_PROPERTY_KIND_ARRAY: u32 = 1;
+pub const ETW_PROPERTY_KIND_STRUCT: u32 = 2;
+pub const ETW_PROPERTY_JSON_NUMBER: u32 = 1;
+pub const ETW_PROPERTY_JSON_BOOL: u32 = 2;
+pub const ETW_PROPERTY_NO_PARENT: u32 = 4294967295;
 pub type __uint8_t = core::ffi::c_uchar;
 pub type __uint16_t = core::ffi::c_ushort;
 pub type __int32_t = core::ffi::c_int;
@@ -6069,4 +6078,450 @@ extern "C" {
 extern "C" {
     #[doc = " \"MAJOR.MINOR.PATCH\" of the library actually loaded. Static text."]
     pub fn etw_version_string() -> *const core::ffi::c_char;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_decoder {
+    _unused: [u8; 0],
+}
+#[doc = " One property (value, array or struct) of a decoded event."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_property {
+    pub name: *const core::ffi::c_char,
+    pub value: *const core::ffi::c_char,
+    pub data: *const u8,
+    pub data_size: u32,
+    pub parent: u32,
+    pub child_count: u32,
+    pub kind: u32,
+    pub in_type: u16,
+    pub out_type: u16,
+    pub flags: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_event_property() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_property>(),
+        48usize,
+        concat!("Size of: ", stringify!(etw_event_property))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_property>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_property))
+    );
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_value() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).value) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(value)
+            )
+        );
+    }
+    test_field_value();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_data_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data_size) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(data_size)
+            )
+        );
+    }
+    test_field_data_size();
+    fn test_field_parent() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).parent) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(parent)
+            )
+        );
+    }
+    test_field_parent();
+    fn test_field_child_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).child_count) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(child_count)
+            )
+        );
+    }
+    test_field_child_count();
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_in_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).in_type) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(in_type)
+            )
+        );
+    }
+    test_field_in_type();
+    fn test_field_out_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).out_type) as usize - ptr as usize
+            },
+            42usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(out_type)
+            )
+        );
+    }
+    test_field_out_type();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_property>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_property),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+}
+#[doc = " A decoded event. Names the schema does not have are \"\". Owned by the"]
+#[doc = " decoder: valid until the next etw_decoder_decode or etw_decoder_destroy"]
+#[doc = " on the same decoder; the data pointers are borrowed from the record."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_decoded_event {
+    pub struct_size: u32,
+    pub source: u32,
+    pub event_name: *const core::ffi::c_char,
+    pub provider_name: *const core::ffi::c_char,
+    pub task_name: *const core::ffi::c_char,
+    pub opcode_name: *const core::ffi::c_char,
+    pub level_name: *const core::ffi::c_char,
+    pub keywords_name: *const core::ffi::c_char,
+    pub properties: *const etw_event_property,
+    pub property_count: u32,
+    pub payload_used: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_decoded_event() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_decoded_event>(),
+        72usize,
+        concat!("Size of: ", stringify!(etw_decoded_event))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_decoded_event>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_decoded_event))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_source() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).source) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(source)
+            )
+        );
+    }
+    test_field_source();
+    fn test_field_event_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(event_name)
+            )
+        );
+    }
+    test_field_event_name();
+    fn test_field_provider_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).provider_name) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(provider_name)
+            )
+        );
+    }
+    test_field_provider_name();
+    fn test_field_task_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).task_name) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(task_name)
+            )
+        );
+    }
+    test_field_task_name();
+    fn test_field_opcode_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).opcode_name) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(opcode_name)
+            )
+        );
+    }
+    test_field_opcode_name();
+    fn test_field_level_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level_name) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(level_name)
+            )
+        );
+    }
+    test_field_level_name();
+    fn test_field_keywords_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).keywords_name) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(keywords_name)
+            )
+        );
+    }
+    test_field_keywords_name();
+    fn test_field_properties() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).properties) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(properties)
+            )
+        );
+    }
+    test_field_properties();
+    fn test_field_property_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).property_count) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(property_count)
+            )
+        );
+    }
+    test_field_property_count();
+    fn test_field_payload_used() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_decoded_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).payload_used) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_decoded_event),
+                "::",
+                stringify!(payload_used)
+            )
+        );
+    }
+    test_field_payload_used();
+}
+extern "C" {
+    #[doc = " Creates a decoder with no source but the events' own TraceLogging"]
+    #[doc = " metadata. *out receives it; free it with etw_decoder_destroy."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (out NULL), ETW_ERROR_OUTOFMEMORY."]
+    pub fn etw_decoder_create(out: *mut *mut etw_decoder) -> etw_status;
+}
+extern "C" {
+    #[doc = " Frees a decoder and its last decoded event. NULL is accepted."]
+    pub fn etw_decoder_destroy(decoder: *mut etw_decoder);
+}
+extern "C" {
+    #[doc = " Decodes record (from a record callback, still borrowed) and points *out at"]
+    #[doc = " the result. The record must outlive the use of the result's data."]
+    #[doc = " Returns ETW_OK; ETW_ERROR_NOT_FOUND when no schema describes the record"]
+    #[doc = " (*out NULL; cheap: no allocation); ETW_ERROR_INVALID_DATA when the"]
+    #[doc = " event's TraceLogging metadata is malformed or its payload does not match"]
+    #[doc = " its schema (*out NULL; the message names the field and payload offset);"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (NULL argument, record->struct_size too"]
+    #[doc = " small); ETW_ERROR_OUTOFMEMORY."]
+    pub fn etw_decoder_decode(
+        out: *mut *const etw_decoded_event,
+        decoder: *mut etw_decoder,
+        record: *const etw_record,
+    ) -> etw_status;
 }

@@ -46,6 +46,7 @@
 
 mod callbacks;
 mod consumer;
+mod decode;
 mod error;
 mod logfile;
 mod properties;
@@ -56,6 +57,7 @@ mod trace;
 mod types;
 
 pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
+pub use decode::{DecodedEvent, Decoder, FromValue, Property, Source, Value};
 pub use error::{Error, Result, Status};
 pub use logfile::{ConsumerStats, LogfileInfo};
 pub use openetw_sys as sys;
