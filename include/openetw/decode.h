@@ -9,8 +9,10 @@
  * its name, TDH in-type and out-type, bytes and a formatted text.
  *
  * Schemas. TraceLogging (self-describing) events carry theirs in the record
- * and need no setup. Other sources are added to the decoder: see
- * docs/DECODING.md for what each source supports.
+ * and need no setup; the classic kernel (MOF) classes are built in;
+ * manifest-based events need their provider's instrumentation manifest,
+ * loaded with etw_decoder_load_manifest. See docs/DECODING.md for what
+ * each source supports.
  *
  * Properties. A flat array in payload order, forming a tree: an array
  * property (ETW_PROPERTY_KIND_ARRAY) is followed by its child_count elements
@@ -37,6 +39,7 @@
 #ifndef OPENETW_DECODE_H
 #define OPENETW_DECODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "export.h"
 #include "status.h"
@@ -80,8 +83,9 @@ typedef struct etw_event_property {
 
 /**
  * A decoded event. Names the schema does not have are "". Owned by the
- * decoder: valid until the next etw_decoder_decode or etw_decoder_destroy
- * on the same decoder; the data pointers are borrowed from the record.
+ * decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest
+ * (_text) or etw_decoder_destroy on the same decoder; the data pointers are
+ * borrowed from the record.
  */
 typedef struct etw_decoded_event {
     uint32_t struct_size;          /* sizeof(etw_decoded_event) of the library */
@@ -119,6 +123,35 @@ ETW_API void etw_decoder_destroy(etw_decoder *decoder);
  */
 ETW_API etw_status etw_decoder_decode(const etw_decoded_event **out, etw_decoder *decoder,
                                       const etw_record *record);
+
+/**
+ * Loads an instrumentation manifest (the .man XML a provider ships; UTF-8,
+ * or UTF-16 with a BOM) from the file at path (UTF-8): every event of its
+ * providers then decodes, found by provider GUID, event id and version.
+ * Classic records (EVENT_TRACE_HEADER, as etw_provider_trace_event writes
+ * them: no event id) are found by provider GUID, Class.Type as the opcode
+ * and Class.Version, when exactly one event of the manifest has them.
+ * Several manifests may be loaded; an event already known (same provider,
+ * id and version) is replaced by the later one. All or nothing: on failure
+ * the decoder keeps the schemas it had.
+ * Returns ETW_OK; ETW_ERROR_INVALID_DATA when the XML is not well formed or
+ * the manifest is inconsistent (an unknown inType or outType, a count or
+ * length naming no earlier integer field, a missing template, map, task,
+ * opcode, level, keyword or string, elements nested deeper than 64 levels,
+ * a document over 64 MiB): the message names the file and the line;
+ * ETW_ERROR_NO_UNICODE_TRANSLATION (invalid UTF-8 or UTF-16);
+ * ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;
+ * ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY.
+ * Invalidates the event last returned by etw_decoder_decode. Same thread
+ * rule as decoding: not concurrently with another call on this decoder.
+ */
+ETW_API etw_status etw_decoder_load_manifest(etw_decoder *decoder, const char *path);
+
+/**
+ * As etw_decoder_load_manifest, from size bytes at text (copied as needed;
+ * the caller keeps ownership). Messages name the document "(memory)".
+ */
+ETW_API etw_status etw_decoder_load_manifest_text(etw_decoder *decoder, const char *text, size_t size);
 
 ETW_END_DECLS
 

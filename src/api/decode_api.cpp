@@ -45,4 +45,23 @@ ETW_API etw_status etw_decoder_decode(const etw_decoded_event **out, etw_decoder
     return status;
 }
 
+ETW_API etw_status etw_decoder_load_manifest(etw_decoder *decoder, const char *path)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        ETW_REQUIRE_ARG(path);
+        return impl(decoder)->load_manifest_file(path);
+    });
+}
+
+ETW_API etw_status etw_decoder_load_manifest_text(etw_decoder *decoder, const char *text, size_t size)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        if (!text && size)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "text is NULL");
+        return impl(decoder)->load_manifest({reinterpret_cast<const std::uint8_t *>(text), size}, "(memory)");
+    });
+}
+
 } // extern "C"

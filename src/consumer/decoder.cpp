@@ -1,7 +1,10 @@
 #include "consumer/decoder.hpp"
 
+#include "consumer/input.hpp"
+
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/value_format.hpp"
+#include "format/decode/xml.hpp"
 
 namespace openetw::consumer {
 
@@ -26,6 +29,37 @@ Decoder::Decoder()
     // Built once, shared read-only by every decoder.
     static const auto kernel = std::make_shared<const dec::KernelClasses>();
     decoder_.add_source(kernel);
+    manifests_ = std::make_shared<dec::ManifestSchemas>();
+    decoder_.add_source(manifests_);
+}
+
+Status Decoder::load_manifest(std::span<const std::uint8_t> document, const std::string &name)
+{
+    // The last decoded event may point at a schema a load replaces.
+    view_ = etw_decoded_event{};
+    event_.schema = nullptr;
+    if (!manifests_->load(document, problem_))
+        return Fail(problem_.code, format::text_printf("manifest '%s': %s", name.c_str(), problem_.detail.c_str()));
+    return Status::ok();
+}
+
+Status Decoder::load_manifest_file(const std::string &path)
+{
+    std::unique_ptr<RandomAccessInput> input;
+    if (Status st = open_file_input(path, input); !st)
+        return st;
+    const std::uint64_t size = input->size();
+    if (size > dec::kMaxXmlBytes)
+        return Fail(ETW_ERROR_INVALID_DATA,
+                    format::text_printf("manifest '%s' has %llu bytes; at most %zu are read", path.c_str(),
+                                        static_cast<unsigned long long>(size), dec::kMaxXmlBytes));
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+    std::size_t got = 0;
+    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
+        return st;
+    if (got != bytes.size())
+        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
+    return load_manifest(bytes, path);
 }
 
 Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)

@@ -5,6 +5,7 @@
 
 #include "base/status.hpp"
 #include "format/decode/event_decoder.hpp"
+#include "format/decode/manifest.hpp"
 
 #include <openetw/decode.h>
 
@@ -22,8 +23,14 @@ public:
     // See etw_decoder_decode. On success *out points at view_.
     Status decode(const etw_record &record, const etw_decoded_event *&out);
 
+    // See etw_decoder_load_manifest / _load_manifest_text. `name` names the
+    // document in messages.
+    Status load_manifest_file(const std::string &path);
+    Status load_manifest(std::span<const std::uint8_t> document, const std::string &name);
+
 private:
     format::decode::EventDecoder decoder_;
+    std::shared_ptr<format::decode::ManifestSchemas> manifests_;
     format::decode::DecodedEvent event_;
     format::Problem problem_;
     std::string text_;                      // the values, NUL-separated

@@ -5,14 +5,20 @@
 // every value formatted as text and JSON. Sanitizer builds turn any
 // out-of-bounds access into a failure; the checks below that every node
 // stays inside the payload and every parent precedes its children.
+// Manifest text (our demo's and the real HttpService one) is mutated too:
+// a load either succeeds or gives a status and a "line N:" message, and
+// what loads decodes mutated payloads within bounds.
 // usage: decode_fuzz SECONDS [SEED]
 #include "decode_helpers.hpp"
 
 #include "format/decode/kernel_classes.hpp"
+#include "format/decode/manifest.hpp"
 
 #include <openetw/openetw.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -133,6 +139,63 @@ void check(const DecodedEvent &e)
     }
 }
 
+std::vector<std::vector<std::uint8_t>> g_manifests;
+
+void manifest_seeds()
+{
+    for (const char *name : {"openetw-demo.man", "Microsoft-Windows-HttpService.xml"}) {
+        std::ifstream in(std::string(OPENETW_MANIFESTS_DIR) + "/" + name, std::ios::binary);
+        g_manifests.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (g_manifests.back().size() < 1000)
+            fail("a manifest seed is missing");
+    }
+}
+
+// Loads a mutated manifest; what loads decodes mutated payloads of its events.
+bool fuzz_manifest(std::mt19937 &rng)
+{
+    std::vector<std::uint8_t> text = g_manifests[rng() % g_manifests.size()];
+    const int rounds = 1 + int(rng() % 3);
+    for (int i = 0; i < rounds; ++i)
+        mutate(text, rng);
+    auto schemas = std::make_shared<ManifestSchemas>();
+    openetw::format::Problem problem;
+    if (!schemas->load(text, problem)) {
+        if (problem.code == ETW_OK || problem.detail.empty())
+            fail("a manifest failure without a status and message");
+        if (problem.code == ETW_ERROR_INVALID_DATA && problem.detail.rfind("line ", 0) != 0 &&
+            problem.detail.rfind("the document has", 0) != 0)
+            fail("a manifest failure without its line");
+        return false;
+    }
+    EventDecoder decoder;
+    decoder.add_source(schemas);
+    DecodedEvent event;
+    static const etw_guid providers[] = {
+        {0x6f70656eu, 0x6574u, 0x7764u, {0x64, 0x65, 0x6d, 0x6f, 0x00, 0x00, 0x00, 0x01}},
+        {0xdd5ef90au, 0x6398u, 0x47a4u, {0xad, 0x34, 0x4d, 0xce, 0xcd, 0xef, 0x79, 0x5f}}};
+    for (int k = 0; k < 16; ++k) {
+        Seed s = g_seeds[rng() % g_seeds.size()];
+        mutate(s.payload, rng);
+        etw_record r{};
+        r.struct_size = sizeof r;
+        r.kind = (rng() & 1) ? ETW_RECORD_KIND_EVENT : ETW_RECORD_KIND_FULL;
+        r.guid = providers[rng() & 1];
+        r.event_id = std::uint16_t(rng() % 64);
+        r.opcode = std::uint8_t(rng() % 64);
+        r.version = std::uint16_t(rng() % 2);
+        r.pointer_size = (rng() & 1) ? 8 : 4;
+        r.payload = s.payload.data();
+        r.payload_size = std::uint32_t(s.payload.size());
+        const bool ok = decoder.decode(r, event, problem);
+        if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
+            fail("a manifest event failure without a status and message");
+        if (ok || event.schema)
+            check(event);
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -142,6 +205,7 @@ int main(int argc, char **argv)
     std::printf("decode_fuzz: %d s, seed %u\n", seconds, seed);
     sample_seeds();
     synthetic_seeds();
+    manifest_seeds();
     if (g_seeds.size() < 20)
         fail("too few seeds");
     std::mt19937 rng(seed);
@@ -152,9 +216,14 @@ int main(int argc, char **argv)
     static const std::uint16_t hooks[] = {0x0000, 0x0301, 0x0303, 0x0327, 0x030A, 0x0501, 0x0504, 0x140A, 0x010A,
                                           0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    std::uint64_t runs = 0, decoded = 0;
+    std::uint64_t runs = 0, decoded = 0, manifests = 0, manifests_loaded = 0;
     while (std::chrono::steady_clock::now() < end) {
         for (int batch = 0; batch < 256; ++batch, ++runs) {
+            if (batch % 32 == 0) { // manifests cost more per run: fewer of them
+                ++manifests;
+                manifests_loaded += fuzz_manifest(rng);
+                continue;
+            }
             Seed s = g_seeds[rng() % g_seeds.size()];
             if (rng() % 4 == 0) { // a kernel record over a mutated payload
                 mutate(s.payload, rng);
@@ -204,7 +273,8 @@ int main(int argc, char **argv)
             decoded += ok;
         }
     }
-    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly\n", static_cast<unsigned long long>(runs),
-                static_cast<unsigned long long>(decoded));
+    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded\n",
+                static_cast<unsigned long long>(runs), static_cast<unsigned long long>(decoded),
+                static_cast<unsigned long long>(manifests), static_cast<unsigned long long>(manifests_loaded));
     return 0;
 }

@@ -105,4 +105,24 @@ TEST(EtwdumpDecode, TextShowsProviderEventAndFields)
     EXPECT_EQ(amsi.size(), 19u);
 }
 
+TEST(EtwdumpDecode, ManifestOptionDecodesManifestEvents)
+{
+    const std::string manifest =
+        "\"" + native(std::string(OPENETW_MANIFESTS_DIR) + "/Microsoft-Windows-HttpService.xml") + "\"";
+    const auto plain = run("--format jsonl --order file " + sample("tx_HTTP_Server.etl"));
+    ASSERT_EQ(plain.size(), 2042u);
+    EXPECT_TRUE(with(plain, "HTTPRequestTraceTaskParse").empty());
+    const auto lines = run("--format jsonl --order file --manifest " + manifest + " " + sample("tx_HTTP_Server.etl"));
+    ASSERT_EQ(lines.size(), 2042u);
+    EXPECT_EQ(with(lines, "\"event_name\": \"HTTPRequestTraceTask").size(), 291u * 3 + 289u * 3 + 2u * 3); // ids 1-3, 8/9/12, 4/5/10 (golden)
+    const auto parse = with(lines, "\"event_name\": \"HTTPRequestTraceTaskParse\", \"fields\": {\"RequestObj\":\"0xFFFFFA80037C4530\","
+                                   "\"HttpVerb\":4,\"Url\":\"http://georgis2:80/windir.txt\"}");
+    EXPECT_FALSE(parse.empty());
+    const auto text = run("--format text --order file --manifest " + manifest + " " + sample("tx_HTTP_Server.etl"));
+    EXPECT_FALSE(with(text, "Microsoft-Windows-HttpService/HTTPLoggingTraceTaskLogFileWrite: Status=0, ").empty());
+    // A manifest that does not load stops etwdump before any output.
+    EXPECT_TRUE(run("--format jsonl --manifest " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
+    EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --manifest").empty());
+}
+
 } // namespace

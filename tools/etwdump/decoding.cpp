@@ -4,10 +4,17 @@
 
 namespace etwdump {
 
-bool Decoding::parse(int, char **argv, int &i, std::string &)
+bool Decoding::parse(int argc, char **argv, int &i, std::string &error)
 {
     if (std::strcmp(argv[i], "--no-decode") == 0) {
         enabled_ = false;
+        return true;
+    }
+    if (std::strcmp(argv[i], "--manifest") == 0) {
+        if (i + 1 >= argc)
+            error = "--manifest needs a file";
+        else
+            manifests_.push_back(argv[++i]);
         return true;
     }
     return false;
@@ -20,6 +27,12 @@ bool Decoding::open(std::string &error)
     if (etw_decoder_create(&decoder_) != ETW_OK) {
         error = etw_last_error_message();
         return false;
+    }
+    for (const std::string &m : manifests_) {
+        if (etw_decoder_load_manifest(decoder_, m.c_str()) != ETW_OK) {
+            error = etw_last_error_message();
+            return false;
+        }
     }
     return true;
 }

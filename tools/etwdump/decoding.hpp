@@ -12,7 +12,9 @@ namespace etwdump {
 
 // The usage lines of the decoding options.
 #define ETWDUMP_DECODING_USAGE \
-    "  --no-decode                  no event names and fields (jsonl, text)\n"
+    "  --no-decode                  no event names and fields (jsonl, text)\n" \
+    "  --manifest FILE              decode the events of an instrumentation manifest\n" \
+    "                               (.man XML; repeatable)\n"
 
 class Decoding {
 public:
@@ -34,6 +36,7 @@ public:
 
 private:
     bool enabled_ = true;
+    std::vector<std::string> manifests_;
     etw_decoder *decoder_ = nullptr;
     unsigned long long failures_ = 0;
     std::string first_failure_;

@@ -56,15 +56,13 @@ bool EventDecoder::decode(const etw_record &record, DecodedEvent &out, Problem &
     }
     for (std::size_t i = 0; !schema && i < sources_.size(); ++i) {
         schema = sources_[i]->find(record);
-        source = Source::Manifest; // refined below
+        source = sources_[i]->kind();
     }
     if (!schema) {
         // The common case for unknown events: no message is built (no allocation).
         problem.code = ETW_ERROR_NOT_FOUND;
         return false;
     }
-    if (source != Source::TraceLogging)
-        source = record.kind == ETW_RECORD_KIND_EVENT ? Source::Manifest : Source::Kernel;
     out.schema = schema;
     out.source = source;
     return decode_payload(*schema, out.payload, out.pointer_size, out.nodes, problem, &out.consumed);

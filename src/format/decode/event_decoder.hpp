@@ -35,6 +35,8 @@ class SchemaSource {
 public:
     virtual ~SchemaSource() = default;
     virtual const EventSchema *find(const etw_record &record) const = 0;
+    // What the schemas it finds are reported as.
+    virtual Source kind() const { return Source::Manifest; }
 };
 
 class EventDecoder {

@@ -20,6 +20,7 @@ class KernelClasses : public SchemaSource {
 public:
     KernelClasses();
     const EventSchema *find(const etw_record &record) const override;
+    Source kind() const override { return Source::Kernel; }
 
     // For tests and documentation: how many (group, type, version) schemas there are.
     std::size_t size() const { return schemas_.size(); }
