@@ -6283,8 +6283,9 @@ fn bindgen_test_layout_etw_event_property() {
     test_field_flags();
 }
 #[doc = " A decoded event. Names the schema does not have are \"\". Owned by the"]
-#[doc = " decoder: valid until the next etw_decoder_decode or etw_decoder_destroy"]
-#[doc = " on the same decoder; the data pointers are borrowed from the record."]
+#[doc = " decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest"]
+#[doc = " (_text) or etw_decoder_destroy on the same decoder; the data pointers are"]
+#[doc = " borrowed from the record."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_decoded_event {
@@ -6523,5 +6524,39 @@ extern "C" {
         out: *mut *const etw_decoded_event,
         decoder: *mut etw_decoder,
         record: *const etw_record,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Loads an instrumentation manifest (the .man XML a provider ships; UTF-8,"]
+    #[doc = " or UTF-16 with a BOM) from the file at path (UTF-8): every event of its"]
+    #[doc = " providers then decodes, found by provider GUID, event id and version."]
+    #[doc = " Classic records (EVENT_TRACE_HEADER, as etw_provider_trace_event writes"]
+    #[doc = " them: no event id) are found by provider GUID, Class.Type as the opcode"]
+    #[doc = " and Class.Version, when exactly one event of the manifest has them."]
+    #[doc = " Several manifests may be loaded; an event already known (same provider,"]
+    #[doc = " id and version) is replaced by the later one. All or nothing: on failure"]
+    #[doc = " the decoder keeps the schemas it had."]
+    #[doc = " Returns ETW_OK; ETW_ERROR_INVALID_DATA when the XML is not well formed or"]
+    #[doc = " the manifest is inconsistent (an unknown inType or outType, a count or"]
+    #[doc = " length naming no earlier integer field, a missing template, map, task,"]
+    #[doc = " opcode, level, keyword or string, elements nested deeper than 64 levels,"]
+    #[doc = " a document over 64 MiB): the message names the file and the line;"]
+    #[doc = " ETW_ERROR_NO_UNICODE_TRANSLATION (invalid UTF-8 or UTF-16);"]
+    #[doc = " ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY."]
+    #[doc = " Invalidates the event last returned by etw_decoder_decode. Same thread"]
+    #[doc = " rule as decoding: not concurrently with another call on this decoder."]
+    pub fn etw_decoder_load_manifest(
+        decoder: *mut etw_decoder,
+        path: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " As etw_decoder_load_manifest, from size bytes at text (copied as needed;"]
+    #[doc = " the caller keeps ownership). Messages name the document \"(memory)\"."]
+    pub fn etw_decoder_load_manifest_text(
+        decoder: *mut etw_decoder,
+        text: *const core::ffi::c_char,
+        size: usize,
     ) -> etw_status;
 }
