@@ -283,10 +283,10 @@ void Session::fill(Properties &props) const
 }
 
 template <class Pred>
-bool Session::wait_for_space(Pred pred) noexcept
+bool Session::wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept
 {
     ControlBlock &cb = pool_.control();
-    const std::int64_t deadline = platform::qpc_now() + std::int64_t(options_.lossless_timeout_ms) * 10'000;
+    const std::int64_t deadline = platform::qpc_now() + std::int64_t(timeout_ms) * 10'000;
     for (;;) {
         cb.space_waiters.fetch_add(1, std::memory_order_seq_cst);
         const std::uint32_t seen = cb.space_word.load(std::memory_order_seq_cst);
@@ -302,6 +302,24 @@ bool Session::wait_for_space(Pred pred) noexcept
         platform::wait_on(&cb.space_word, seen, left / 10'000 + 1);
         cb.space_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
+}
+
+bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept
+{
+    if (writer_slot_ == nullptr)
+        return reserve_recycling(stream, size, res);
+    // A session of another process: its ring is its host's. The hand-off of
+    // the full buffer woke the host's logger, which recycles the oldest
+    // (bounded wait; a stop ends it: close_remote_writers wakes us).
+    ControlBlock &cb = pool_.control();
+    bool got = false;
+    wait_for_space(
+        [&] {
+            got = pool_.reserve(stream, size, res) == ETW_OK;
+            return got || cb.closing.load(std::memory_order_acquire) != 0;
+        },
+        kRemoteRingWaitMs);
+    return got;
 }
 
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
@@ -322,7 +340,8 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     // Real-time backlog full and no consumer: refuse (one load when not).
     if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
         if (!options_.lossless ||
-            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; })) {
+            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
+                            options_.lossless_timeout_ms)) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
             return ETW_ERROR_LOG_FILE_FULL;
         }
@@ -332,8 +351,9 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     BufferPool::Reservation res;
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
-        if (!(is_buffering() && writer_slot_ == nullptr && reserve_recycling(stream, aligned, &res)) &&
-            (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; }))) {
+        if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
+            (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
+                                                   options_.lossless_timeout_ms))) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
             return st;
         }

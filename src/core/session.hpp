@@ -225,7 +225,7 @@ private:
     void wake_logger() noexcept;
     // Lossless: waits (bounded) until pred() holds; false on timeout.
     template <class Pred>
-    bool wait_for_space(Pred pred) noexcept;
+    bool wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept;
     // Real-time: queues a written buffer for the readers (logger thread).
     void rt_push(std::uint32_t idx, std::uint32_t events);
     // Caller holds rt_mutex_: releases entries every reader has passed.
@@ -245,6 +245,11 @@ private:
     // Buffering: reserve after recycling the oldest buffers, as many times
     // as other writers take the freed one first (bounded by the pool).
     bool reserve_recycling(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    // Buffering, no free buffer: reserve_recycling here; a writer of another
+    // process's session waits (at most kRemoteRingWaitMs) for the host's
+    // logger to recycle. False when the event is to be dropped.
+    bool reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    static constexpr std::uint32_t kRemoteRingWaitMs = 250;
     Status write_snapshot(const std::string &path);
 
     // Identity and configuration.

@@ -194,6 +194,7 @@ void Session::close_remote_writers()
 {
     ControlBlock &cb = pool_.control();
     cb.closing.store(1, std::memory_order_seq_cst);
+    pool_.notify_space(); // writers waiting for the ring to recycle give up now
     // Writers that saw the session open finish their event; later ones refuse.
     seal_all();
     pool_.seal_detached();
