@@ -182,6 +182,7 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         return Fail(mapped, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
                                 " bytes for the session's buffers");
     s->batch_.resize(capacity);
+    s->ring_.reset(capacity);
 
     // Log file name: private sessions get the process id appended.
     std::u16string file = props.log_file_name();
@@ -282,10 +283,10 @@ void Session::fill(Properties &props) const
 }
 
 template <class Pred>
-bool Session::wait_for_space(Pred pred) noexcept
+bool Session::wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept
 {
     ControlBlock &cb = pool_.control();
-    const std::int64_t deadline = platform::qpc_now() + std::int64_t(options_.lossless_timeout_ms) * 10'000;
+    const std::int64_t deadline = platform::qpc_now() + std::int64_t(timeout_ms) * 10'000;
     for (;;) {
         cb.space_waiters.fetch_add(1, std::memory_order_seq_cst);
         const std::uint32_t seen = cb.space_word.load(std::memory_order_seq_cst);
@@ -301,6 +302,24 @@ bool Session::wait_for_space(Pred pred) noexcept
         platform::wait_on(&cb.space_word, seen, left / 10'000 + 1);
         cb.space_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
+}
+
+bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept
+{
+    if (writer_slot_ == nullptr)
+        return reserve_recycling(stream, size, res);
+    // A session of another process: its ring is its host's. The hand-off of
+    // the full buffer woke the host's logger, which recycles the oldest
+    // (bounded wait; a stop ends it: close_remote_writers wakes us).
+    ControlBlock &cb = pool_.control();
+    bool got = false;
+    wait_for_space(
+        [&] {
+            got = pool_.reserve(stream, size, res) == ETW_OK;
+            return got || cb.closing.load(std::memory_order_acquire) != 0;
+        },
+        kRemoteRingWaitMs);
+    return got;
 }
 
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
@@ -321,7 +340,8 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     // Real-time backlog full and no consumer: refuse (one load when not).
     if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
         if (!options_.lossless ||
-            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; })) {
+            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
+                            options_.lossless_timeout_ms)) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
             return ETW_ERROR_LOG_FILE_FULL;
         }
@@ -331,7 +351,9 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     BufferPool::Reservation res;
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
-        if (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; })) {
+        if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
+            (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
+                                                   options_.lossless_timeout_ms))) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
             return st;
         }
@@ -378,6 +400,17 @@ void Session::seal_all()
 
 void Session::drain()
 {
+    if (!is_buffering()) {
+        drain_buffers(); // the logger alone
+        return;
+    }
+    std::lock_guard<std::mutex> lock(ring_mutex_); // writers that ran out of buffers drain too
+    drain_buffers();
+    recycle();
+}
+
+void Session::drain_buffers()
+{
     ControlBlock &cb = pool_.control();
     const std::uint32_t n = pool_.take_flushed(batch_.data(), std::uint32_t(batch_.size()));
     const std::uint32_t bs = pool_.buffer_size();
@@ -418,7 +451,7 @@ void Session::drain()
         etl::write_buffer_header(b, h);
         etl::fill_buffer_tail(b, filled, bs);
         if (is_buffering()) {
-            ring_.push_back(idx); // kept until recycled or flushed
+            ring_.push_back(idx); // kept until recycled or flushed (never full: each buffer once)
             continue;
         }
         if (file_.is_open()) {
@@ -438,41 +471,6 @@ void Session::drain()
         else
             pool_.release(idx);
     }
-    if (is_buffering())
-        recycle();
-}
-
-void Session::recycle()
-{
-    while (pool_.free_count() < reserve_ && !ring_.empty()) {
-        pool_.release(ring_.front()); // the oldest buffer is reused
-        ring_.pop_front();
-    }
-}
-
-Status Session::write_snapshot(const std::string &path)
-{
-    ControlBlock &cb = pool_.control();
-    LogFile::Config fc = file_config_;
-    fc.path = path;
-    fc.header.start_buffers = 1;
-    LogFile out;
-    if (Status st = out.open(fc); !st)
-        return st;
-    std::uint32_t lost = 0;
-    for (std::uint32_t idx : ring_) {
-        const std::uint32_t events = BufferPool::events_of(pool_.desc(idx).state.load(std::memory_order_acquire));
-        if (out.write_buffer(pool_.buffer(idx), events) == LogFile::Outcome::Written)
-            cb.buffers_written.fetch_add(1, std::memory_order_release);
-        else
-            ++lost;
-    }
-    if (lost)
-        cb.log_buffers_lost.fetch_add(lost, std::memory_order_release);
-    Status st = out.finish(platform::filetime_now(), cb.events_lost.load(), lost);
-    if (st && lost)
-        return Fail(ETW_ERROR_WRITE_FAULT, std::to_string(lost) + " buffers could not be written to \"" + path + "\"");
-    return st;
 }
 
 Status Session::flush(const std::string &path)

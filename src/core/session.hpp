@@ -4,6 +4,7 @@
 
 #include "base/status.hpp"
 #include "core/buffer_pool.hpp"
+#include "core/buffer_ring.hpp"
 #include "core/log_file.hpp"
 #include "core/properties.hpp"
 
@@ -216,12 +217,15 @@ private:
     std::vector<std::uint32_t> logger_held_buffers();
     std::int64_t now_raw() const noexcept;
     void logger_main();
+    // Takes the handed-off buffers: to the file, the real-time queue or
+    // (buffering mode, under ring_mutex_) the ring.
     void drain();
+    void drain_buffers();
     void seal_all();
     void wake_logger() noexcept;
     // Lossless: waits (bounded) until pred() holds; false on timeout.
     template <class Pred>
-    bool wait_for_space(Pred pred) noexcept;
+    bool wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept;
     // Real-time: queues a written buffer for the readers (logger thread).
     void rt_push(std::uint32_t idx, std::uint32_t events);
     // Caller holds rt_mutex_: releases entries every reader has passed.
@@ -231,9 +235,21 @@ private:
     void rt_trim(std::size_t keep);
     void rt_update_refusal();
     void rt_detach(RealtimeReader *r);
-    // Buffering: returns the oldest retained buffers to the free list until
-    // `reserve_` are free.
+    // Buffering (ring_mutex_ held): returns the oldest retained buffers to
+    // the free list until `reserve_` are free.
     void recycle();
+    // Buffering, a writer of this process that found no free buffer: takes
+    // what was handed off into the ring and frees its oldest buffer not
+    // being written to a snapshot. False when nothing could be freed.
+    bool recycle_oldest() noexcept;
+    // Buffering: reserve after recycling the oldest buffers, as many times
+    // as other writers take the freed one first (bounded by the pool).
+    bool reserve_recycling(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    // Buffering, no free buffer: reserve_recycling here; a writer of another
+    // process's session waits (at most kRemoteRingWaitMs) for the host's
+    // logger to recycle. False when the event is to be dropped.
+    bool reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    static constexpr std::uint32_t kRemoteRingWaitMs = 250;
     Status write_snapshot(const std::string &path);
 
     // Identity and configuration.
@@ -263,8 +279,13 @@ private:
     std::vector<std::uint8_t> header_buffer_;
     SessionOptions options_;
 
-    // Buffering mode (logger thread only): full buffers kept, oldest first.
-    std::deque<std::uint32_t> ring_;
+    // Buffering mode: full buffers kept, oldest first. The logger and
+    // writers that run out of buffers take from the flush queue into it and
+    // recycle its oldest, all under ring_mutex_ (so it keeps hand-off order);
+    // the ring_pinned_ oldest are being written to a snapshot.
+    std::mutex ring_mutex_;
+    BufferRing ring_;
+    std::uint32_t ring_pinned_ = 0;
     std::uint32_t reserve_ = 1;
 
     // Real-time channel.

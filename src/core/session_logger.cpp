@@ -161,8 +161,15 @@ void Session::take_dead_writers_buffers()
 
 std::vector<std::uint32_t> Session::logger_held_buffers()
 {
-    std::vector<std::uint32_t> held = pool_.queued();
-    held.insert(held.end(), ring_.begin(), ring_.end());
+    std::vector<std::uint32_t> held;
+    {
+        // Writers of this process drain into the ring under its mutex: the
+        // queue and the ring are read in one step.
+        std::lock_guard<std::mutex> ring(ring_mutex_);
+        held = pool_.queued();
+        for (std::uint32_t i = 0; i < ring_.size(); ++i)
+            held.push_back(ring_.at(i));
+    }
     std::lock_guard<std::mutex> lock(rt_mutex_);
     for (const RtEntry &e : rt_queue_)
         held.push_back(e.index);
@@ -187,6 +194,7 @@ void Session::close_remote_writers()
 {
     ControlBlock &cb = pool_.control();
     cb.closing.store(1, std::memory_order_seq_cst);
+    pool_.notify_space(); // writers waiting for the ring to recycle give up now
     // Writers that saw the session open finish their event; later ones refuse.
     seal_all();
     pool_.seal_detached();

@@ -531,6 +531,87 @@ TEST(Buffering, FlushWritesTheNewestBuffersOldestFirstAsAValidFile)
     EXPECT_EQ(etw_session_flush_to_file(s2, file.c_str(), nullptr), ETW_ERROR_INVALID_PARAMETER);
 }
 
+// A stalled logger recycles nothing: the writer itself reuses the oldest
+// buffer when none is free, so nothing is refused and the ring holds exactly
+// the newest events, oldest first.
+TEST(Buffering, WriterRecyclesTheOldestBufferWhenNoneIsFree)
+{
+    Props props(unique_name("ring-writer"));
+    etw_properties_set_log_file_mode(props, ETW_BUFFERING_MODE | ETW_NO_PER_PROCESSOR_BUFFERING);
+    etw_properties_set_buffer_size(props, 4);
+    etw_properties_set_minimum_buffers(props, 6);
+    SessionHandle s;
+    ASSERT_EQ(etw_session_start(&s.s, props), ETW_OK) << etw_last_error_message();
+    const etw_guid g = make_guid(0x5009);
+    Provider p(g);
+    ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    s.s->session->hold_logger(true);
+    constexpr std::uint32_t kEvents = 41; // 20 full buffers and one event: the pool wraps three times
+    for (std::uint32_t i = 0; i < kEvents; ++i)
+        ASSERT_EQ(write_numbered(p, g, i, kHalfBufferPayload), ETW_OK) << "event " << i;
+    ASSERT_EQ(etw_session_query(s, props), ETW_OK);
+    EXPECT_EQ(props.rec().EventsLost, 0u);
+    s.s->session->hold_logger(false);
+    const std::string file = temp_file("ring-writer");
+    ASSERT_EQ(etw_session_flush_to_file(s, file.c_str(), props), ETW_OK) << etw_last_error_message();
+    auto f = etltest::decode(file);
+    EXPECT_TRUE(f.ok()) << f.problem_text();
+    // 6 buffers, the logger keeps 1 free: 4 full and the partial one kept.
+    ASSERT_EQ(f.events.size(), 9u);
+    for (std::uint32_t i = 0; i < 9; ++i)
+        EXPECT_EQ(etltest::r32(f.events[i].payload.data()), kEvents - 9 + i);
+    EXPECT_EQ(props.rec().EventsLost, 0u);
+}
+
+// Two threads writing much more than the pool holds, per-processor buffers
+// (the bench's buffering workload, smaller): none refused, and the ring ends
+// with the newest event and a pool's worth of full buffers.
+TEST(Buffering, TwoWritersLoseNothingWhileThePoolSuffices)
+{
+    const std::uint32_t cpus = openetw::platform::processor_count();
+    Props props(unique_name("ring-two"));
+    etw_properties_set_log_file_mode(props, ETW_BUFFERING_MODE);
+    etw_properties_set_buffer_size(props, 4);
+    etw_properties_set_minimum_buffers(props, 8 * cpus);
+    SessionHandle s;
+    ASSERT_EQ(etw_session_start(&s.s, props), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(props.rec().MinimumBuffers, 8 * cpus);
+    const etw_guid g = make_guid(0x500A);
+    Provider p(g);
+    ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    s.s->session->hold_logger(true); // a logger that never gets the CPU in time
+    constexpr std::uint32_t kPerThread = 20000;
+    std::atomic<std::uint32_t> refused{0};
+    auto writer = [&](std::uint32_t base) {
+        for (std::uint32_t i = 0; i < kPerThread; ++i)
+            if (write_numbered(p, g, base + i, 64) != ETW_OK)
+                refused.fetch_add(1);
+    };
+    std::thread t1(writer, 0u), t2(writer, 1u << 24);
+    t1.join();
+    t2.join();
+    constexpr std::uint32_t kLast = 0xFFFFFFFFu;
+    ASSERT_EQ(write_numbered(p, g, kLast, 64), ETW_OK);
+    EXPECT_EQ(refused.load(), 0u);
+    ASSERT_EQ(etw_session_query(s, props), ETW_OK);
+    EXPECT_EQ(props.rec().EventsLost, 0u);
+    s.s->session->hold_logger(false);
+    const std::string file = temp_file("ring-two");
+    ASSERT_EQ(etw_session_flush_to_file(s, file.c_str(), props), ETW_OK) << etw_last_error_message();
+    auto f = etltest::decode(file);
+    EXPECT_TRUE(f.ok()) << f.problem_text();
+    ASSERT_FALSE(f.events.empty());
+    bool last = false;
+    for (const auto &e : f.events)
+        last |= etltest::r32(e.payload.data()) == kLast;
+    EXPECT_TRUE(last);
+    // The pool less the logger's free reserve (one per stream) is kept, of
+    // which at most one partial buffer per stream (sealed by the flush).
+    const std::uint32_t per_buffer = (4096 - 0x48) / (0x30 + 64);
+    EXPECT_GE(f.events.size(), (8 * cpus - 2 * cpus) * per_buffer);
+    EXPECT_LT(f.events.size(), 2 * kPerThread); // the ring wrapped
+}
+
 TEST(RealTime, InterruptWakesABlockedReader)
 {
     Rt rt;

@@ -1,7 +1,7 @@
 /* The processes of tests/system/crossproc_test.cpp, using only the public C
  * API. Arguments after the mode are key=value pairs.
  *
- *   host     name= [file=] [rt=1] [buf=KB] [min=] [max=] [flush=s] [guid=n]
+ *   host     name= [file=] [rt=1] [buffering=1] [buf=KB] [min=] [max=] [flush=s] [guid=n]
  *            [level=] [any=] [all=] [noenable=1] [grant=uid:rights]
  *            Starts a session, enables provider GUID n (xp_guid), prints
  *            "ready <pid>", then serves until another process stops the
@@ -108,6 +108,8 @@ static int host(void)
         mode |= ETW_FILE_MODE_SEQUENTIAL;
     if (num("rt", 0))
         mode |= ETW_REAL_TIME_MODE;
+    if (num("buffering", 0))
+        mode = ETW_BUFFERING_MODE; /* file= only names where a flush writes */
     if (st == ETW_OK && *file)
         st = etw_properties_set_log_file_name(props, file);
     if (st == ETW_OK)

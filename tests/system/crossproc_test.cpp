@@ -812,6 +812,36 @@ TEST(CrossProcess, SeveralProviderProcessesAccountExactly)
     EXPECT_GT(t.ok, 0u);
 }
 
+// A buffering session's ring recycles its oldest buffer for writers of
+// other processes too (its host's logger does, while they wait for it): a
+// pool far smaller than what they write refuses nothing.
+TEST(CrossProcess, BufferingRingLosesNothingForWritersOfAnotherProcess)
+{
+    Child host;
+    ASSERT_TRUE(start_host(host, {"name=XpRing", "buffering=1", "buf=4", "min=8"}));
+    std::array<Provider, 1> providers;
+    std::vector<Provider *> all;
+    ASSERT_TRUE(start_enabled(providers, 2, {"events=40000"}, &all));
+    for (Provider &p : providers)
+        p.run();
+    for (Provider &p : providers)
+        ASSERT_TRUE(p.wait_done(120000));
+    for (Provider &p : providers)
+        ASSERT_TRUE(p.pause());
+    const Totals t = sum(all);
+    for (Provider &p : providers)
+        EXPECT_EQ(p.quit(), 0);
+    Props fin;
+    std::string why;
+    ASSERT_EQ(stop_by_name("XpRing", fin.p, &why), ETW_OK) << why;
+    EXPECT_TRUE(host.wait(5000)) << "the host did not exit after its session was stopped";
+    info("buffering ring, another process: " + t.str() + "; EventsLost " + std::to_string(etw_properties_events_lost(fin.p)));
+    EXPECT_EQ(t.started, 80000u);
+    EXPECT_EQ(t.ok, t.started) << t.str();
+    EXPECT_EQ(t.lost, 0u) << t.str();
+    EXPECT_EQ(etw_properties_events_lost(fin.p), 0u);
+}
+
 // The host is SIGKILLed while 2 provider processes write; the test stops the
 // orphan: every committed event (in the file or still in the region) is in
 // the file, and every dropped one in EventsLost, exactly.
