@@ -347,7 +347,9 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
         }
     }
     const std::uint32_t streams = pool_.streams();
-    const std::uint32_t stream = cpu < streams ? cpu : cpu % streams; // no division in the common case
+    // The processor number is not bounded by the platform: no division in
+    // the common case, none with one stream (NO_PER_PROCESSOR_BUFFERING).
+    const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     BufferPool::Reservation res;
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {

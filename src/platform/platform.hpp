@@ -29,6 +29,18 @@
 #define OPENETW_FAST_TLS
 #endif
 
+// The kernel's rseq area as glibc registers it (current_processor()).
+#if defined(__linux__) && defined(__GLIBC__) && __has_include(<sys/rseq.h>) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#include <sys/rseq.h>
+#if defined(RSEQ_SIG)
+#define OPENETW_RSEQ_CPU 1
+#endif
+#endif
+#if !defined(OPENETW_RSEQ_CPU)
+#define OPENETW_RSEQ_CPU 0
+#endif
+
 namespace openetw::platform {
 
 // ---- Clocks ----
@@ -69,12 +81,50 @@ void thread_cpu_times(std::uint64_t *kernel, std::uint64_t *user) noexcept;
 
 // Number of logical processors configured (stable for the process).
 std::uint32_t processor_count() noexcept;
-// HOT. The processor the caller runs on now, 0..processor_count()-1 (a hint:
-// the thread may migrate right after).
-std::uint32_t current_processor() noexcept;
-// HOT. Ids of the calling process and thread (cached after the first call).
+// The system call (or its fallback) behind current_processor().
+std::uint32_t current_processor_slow() noexcept;
+// HOT. The processor the caller runs on now (a hint: the thread may migrate
+// right after). Usually below processor_count(), but not bounded by it:
+// callers that index with it bound it themselves. Inline where the C library
+// keeps the kernel's rseq area (glibc 2.35+): one load from the thread's own
+// area, no call; otherwise, or when rseq is unregistered (valgrind, the
+// glibc.pthread.rseq=0 tunable), current_processor_slow().
+inline std::uint32_t current_processor() noexcept
+{
+#if OPENETW_RSEQ_CPU
+    // __rseq_offset: from the thread pointer to the registered struct rseq;
+    // its cpu_id is negative (as an int) until registered or when refused.
+    const auto *area = reinterpret_cast<const volatile struct rseq *>(
+        static_cast<const char *>(__builtin_thread_pointer()) + __rseq_offset);
+    const std::int32_t cpu = std::int32_t(area->cpu_id);
+    if (cpu >= 0) [[likely]]
+        return std::uint32_t(cpu);
+#endif
+    return current_processor_slow();
+}
+// HOT. Ids of the calling process and thread (cached after the first call;
+// inline on POSIX: a load and a branch).
+#if defined(_WIN32)
 std::uint32_t process_id() noexcept;
 std::uint32_t thread_id() noexcept;
+#else
+namespace detail {
+inline std::atomic<std::uint32_t> g_pid{0};                  // 0: not known (reset by fork)
+inline thread_local std::uint32_t t_tid OPENETW_FAST_TLS = 0; // 0: not known (reset by fork)
+std::uint32_t process_id_first() noexcept;
+std::uint32_t thread_id_first() noexcept;
+} // namespace detail
+inline std::uint32_t process_id() noexcept
+{
+    const std::uint32_t pid = detail::g_pid.load(std::memory_order_relaxed);
+    return pid != 0 ? pid : detail::process_id_first();
+}
+inline std::uint32_t thread_id() noexcept
+{
+    const std::uint32_t tid = detail::t_tid;
+    return tid != 0 ? tid : detail::thread_id_first();
+}
+#endif
 // The pointer size of this build, 4 or 8.
 inline constexpr std::uint32_t kPointerSize = sizeof(void *);
 

@@ -31,10 +31,11 @@ constexpr std::int64_t kFiletimeUnixEpoch = 116444736000000000LL; // 1970-01-01 
 
 std::int64_t ts_to_100ns(const timespec &ts) { return std::int64_t(ts.tv_sec) * 10'000'000 + ts.tv_nsec / 100; }
 
-std::atomic<std::uint32_t> g_pid{0};
-thread_local std::uint32_t t_tid OPENETW_FAST_TLS = 0;
-
-void reset_pid_after_fork() { g_pid.store(0, std::memory_order_relaxed); t_tid = 0; }
+void reset_pid_after_fork()
+{
+    detail::g_pid.store(0, std::memory_order_relaxed);
+    detail::t_tid = 0;
+}
 
 etw_status errno_to_status(int err, etw_status fallback)
 {
@@ -230,38 +231,41 @@ std::uint32_t processor_count() noexcept
     return n;
 }
 
-std::uint32_t current_processor() noexcept
+std::uint32_t current_processor_slow() noexcept
 {
-    int cpu = sched_getcpu(); // rseq or vDSO getcpu: no system call
-    if (cpu < 0)
-        return 0;
-    std::uint32_t n = processor_count();
-    return std::uint32_t(cpu) < n ? std::uint32_t(cpu) : std::uint32_t(cpu) % n;
+    const int cpu = sched_getcpu(); // rseq or vDSO getcpu: no system call
+    return cpu < 0 ? 0u : std::uint32_t(cpu);
 }
 
-std::uint32_t process_id() noexcept
+namespace detail {
+
+// The cached ids are reset in a forked child (registered at the first use).
+static void reset_ids_after_fork_once() noexcept
 {
-    std::uint32_t pid = g_pid.load(std::memory_order_relaxed);
-    if (pid == 0) {
-        static const int registered = pthread_atfork(nullptr, nullptr, reset_pid_after_fork);
-        (void)registered;
-        pid = std::uint32_t(getpid());
-        g_pid.store(pid, std::memory_order_relaxed);
-    }
+    static const int registered = pthread_atfork(nullptr, nullptr, reset_pid_after_fork);
+    (void)registered;
+}
+
+std::uint32_t process_id_first() noexcept
+{
+    reset_ids_after_fork_once();
+    const std::uint32_t pid = std::uint32_t(getpid());
+    g_pid.store(pid, std::memory_order_relaxed);
     return pid;
 }
 
-std::uint32_t thread_id() noexcept
+std::uint32_t thread_id_first() noexcept
 {
-    if (t_tid == 0) {
+    reset_ids_after_fork_once();
 #if defined(SYS_gettid)
-        t_tid = std::uint32_t(syscall(SYS_gettid));
+    t_tid = std::uint32_t(syscall(SYS_gettid));
 #else
-        t_tid = std::uint32_t(reinterpret_cast<std::uintptr_t>(pthread_self()));
+    t_tid = std::uint32_t(reinterpret_cast<std::uintptr_t>(pthread_self()));
 #endif
-    }
     return t_tid;
 }
+
+} // namespace detail
 
 etw_status region_map_private(Region *out, std::size_t size) noexcept
 {

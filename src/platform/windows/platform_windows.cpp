@@ -203,12 +203,7 @@ std::uint32_t processor_count() noexcept
     return n;
 }
 
-std::uint32_t current_processor() noexcept
-{
-    const std::uint32_t cpu = std::uint32_t(GetCurrentProcessorNumber());
-    const std::uint32_t n = processor_count();
-    return cpu < n ? cpu : cpu % n;
-}
+std::uint32_t current_processor_slow() noexcept { return std::uint32_t(GetCurrentProcessorNumber()); }
 
 std::uint32_t process_id() noexcept { return std::uint32_t(GetCurrentProcessId()); }
 
