@@ -559,7 +559,7 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     const std::uint8_t level = h->Class.Level;
 
     const std::uint32_t cpu = platform::current_processor();
-    GraceSection section(Grace::global(), cpu);
+    GraceSection section(Grace::global());
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;

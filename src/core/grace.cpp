@@ -1,31 +1,103 @@
 #include "core/grace.hpp"
 
-#include "platform/platform.hpp"
+#include <cstdlib>
+#include <new>
 
 namespace openetw::core {
+
+// Gives the thread's Reader back when the thread exits (it is outside any
+// section then: its word is even). The record stays in the registry for
+// the next thread; its word keeps counting, so no value is reused.
+struct GraceThreadExit {
+    Grace::Reader *reader = nullptr;
+    ~GraceThreadExit()
+    {
+        if (reader != nullptr) {
+            Grace::t_reader_ = nullptr;
+            reader->in_use.store(false, std::memory_order_release);
+        }
+    }
+};
+
+namespace {
+thread_local GraceThreadExit t_exit;
+}
+
+namespace {
+bool fence_asked() noexcept
+{
+    const char *v = std::getenv("OPENETW_GRACE_FENCE");
+    return v != nullptr && v[0] == '1';
+}
+} // namespace
+
+Grace::Grace() noexcept : barrier_(!fence_asked() && platform::process_barrier_init()) {}
+
+std::size_t Grace::reader_count() const noexcept
+{
+    std::size_t n = 0;
+    for (Reader *r = head_.load(std::memory_order_acquire); r != nullptr; r = r->next.load(std::memory_order_acquire))
+        ++n;
+    return n;
+}
+
+Grace::Reader *Grace::attach() noexcept
+{
+    Reader *r = nullptr;
+    for (Reader *c = head_.load(std::memory_order_acquire); c != nullptr; c = c->next.load(std::memory_order_acquire)) {
+        bool free = false;
+        if (c->in_use.compare_exchange_strong(free, true, std::memory_order_acquire)) {
+            r = c;
+            break;
+        }
+    }
+    if (r == nullptr) {
+        r = new (std::nothrow) Reader;
+        if (r == nullptr)
+            std::abort(); // one cache line per thread, once
+        r->in_use.store(true, std::memory_order_relaxed);
+        r->fence = !barrier_;
+        Reader *h = head_.load(std::memory_order_relaxed);
+        do
+            r->next.store(h, std::memory_order_relaxed);
+        while (!head_.compare_exchange_weak(h, r, std::memory_order_release, std::memory_order_relaxed));
+    }
+    t_reader_ = r;
+    t_exit.reader = r;
+    return r;
+}
 
 void Grace::synchronize() noexcept
 {
     std::lock_guard<std::mutex> lock(sync_mutex_);
-    const std::uint64_t old = epoch_.fetch_add(1, std::memory_order_seq_cst);
-    const std::uint32_t parity = std::uint32_t(old & 1);
-    for (unsigned spins = 0;; ++spins) {
-        std::uint64_t sum = 0;
-        for (auto &s : slots_[parity])
-            sum += s.count.load(std::memory_order_seq_cst);
-        if (sum == 0)
-            return;
-        if (spins < 64)
-            platform::yield();
-        else
-            platform::sleep_ms(1);
+    // Whatever the caller unpublished before this call is visible to every
+    // section that enters after the barrier; a section that entered before
+    // it shows an odd word below.
+    if (barrier_)
+        platform::process_barrier();
+    else
+        full_fence(fence_scratch_);
+    for (Reader *r = head_.load(std::memory_order_acquire); r != nullptr; r = r->next.load(std::memory_order_acquire)) {
+        const std::uint64_t w = r->word.load(std::memory_order_acquire);
+        if (!(w & 1))
+            continue;
+        for (unsigned spins = 0; r->word.load(std::memory_order_acquire) == w; ++spins) {
+            if (spins < 64)
+                platform::yield();
+            else
+                platform::sleep_ms(1);
+        }
     }
 }
 
-Grace &Grace::global() noexcept
+Grace &Grace::make_global() noexcept
 {
-    static Grace g;
-    return g;
+    static Grace *const g = [] {
+        Grace *made = new Grace;
+        instance_.store(made, std::memory_order_release);
+        return made;
+    }();
+    return *g;
 }
 
 } // namespace openetw::core

@@ -1,60 +1,126 @@
 // Grace periods for the event-writing path (a small sleepable RCU).
 //
-// Writers enter a read-side section with two atomic adds on a per-CPU
-// striped counter (no lock, no system call); control operations that
-// unpublish something a writer may still hold (a provider's session list, a
-// stopping session) call synchronize(), which waits until every section that
-// began before it has ended. Sections never block, so the wait is short.
+// Every thread that writes events owns a Reader record (one cache line,
+// taken at its first section, handed to a later thread when it exits).
+// Entering a section makes the record's word odd, leaving makes it even
+// again: two plain stores to a line no other thread writes, no atomic
+// read-modify-write, no shared line. A control operation that unpublishes
+// something a writer may still hold (a provider's session list, a stopping
+// session) calls synchronize(): it runs one process-wide memory barrier
+// (Linux membarrier PRIVATE_EXPEDITED, Windows FlushProcessWriteBuffers),
+// after which every reader either had its entering store made visible (the
+// word reads odd, and synchronize waits for that section's end: the word
+// changes) or enters later and sees the unpublished state. Where the system
+// has no such barrier, each entering store is followed by a full fence
+// instead, paired with one in synchronize() (the Dekker pattern).
+//
+// A section entered while the thread is already inside one (a signal
+// handler that writes an event) is part of the outer section. Sections
+// never block, so synchronize() waits briefly.
 #pragma once
 
+#include "platform/platform.hpp"
+
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 
 namespace openetw::core {
 
+#if defined(__SANITIZE_THREAD__)
+#define OPENETW_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPENETW_TSAN 1
+#endif
+#endif
+
+// A full memory fence. GCC's ThreadSanitizer rejects atomic_thread_fence;
+// there a sequentially consistent read-modify-write of a word only the
+// caller's side writes stands in (a full barrier on the hardware too).
+inline void full_fence([[maybe_unused]] std::atomic<std::uint64_t> &scratch) noexcept
+{
+#if defined(OPENETW_TSAN)
+    scratch.fetch_add(0, std::memory_order_seq_cst);
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
 class Grace {
 public:
+    struct alignas(64) Reader {
+        // Odd while the owner is inside a section; +1 at each outermost
+        // enter and leave, so a value names one section.
+        std::atomic<std::uint64_t> word{0};
+        bool fence = true;                  // the owner fences after entering (no process barrier)
+        std::atomic<bool> in_use{false};    // owned by a live thread
+        std::atomic<Reader *> next{nullptr}; // the registry: pushed once, never removed
+    };
     struct Token {
-        std::uint32_t parity;
-        std::uint32_t stripe;
+        Reader *reader; // null: nested in an outer section of the same thread
     };
 
-    Token enter(std::uint32_t cpu) noexcept
+    Token enter() noexcept
     {
-        const std::uint32_t stripe = cpu % kStripes;
-        for (;;) {
-            const std::uint64_t e = epoch_.load(std::memory_order_seq_cst);
-            auto &c = slots_[e & 1][stripe].count;
-            c.fetch_add(1, std::memory_order_seq_cst);
-            if (epoch_.load(std::memory_order_seq_cst) == e)
-                return Token{std::uint32_t(e & 1), stripe};
-            c.fetch_sub(1, std::memory_order_release);
-        }
+        Reader *r = t_reader_;
+        if (r == nullptr) [[unlikely]]
+            r = attach();
+        const std::uint64_t w = r->word.load(std::memory_order_relaxed);
+        if (w & 1) [[unlikely]]
+            return Token{nullptr}; // nested (a signal handler inside a section)
+        r->word.store(w + 1, std::memory_order_relaxed);
+        if (r->fence) [[unlikely]]
+            full_fence(r->word);
+        else
+            std::atomic_signal_fence(std::memory_order_seq_cst); // synchronize's barrier orders the rest
+        return Token{r};
     }
 
-    void leave(Token t) noexcept { slots_[t.parity][t.stripe].count.fetch_sub(1, std::memory_order_release); }
+    void leave(Token t) noexcept
+    {
+        if (t.reader != nullptr) [[likely]]
+            t.reader->word.store(t.reader->word.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    }
 
     // Waits until every section entered before this call has left. Must not
     // be called inside a section.
     void synchronize() noexcept;
 
-    static Grace &global() noexcept;
+    // True when synchronize() uses the process-wide barrier (readers do not
+    // fence). OPENETW_GRACE_FENCE=1 in the environment asks for the
+    // fallback (tests run both).
+    bool uses_process_barrier() const noexcept { return barrier_; }
+    // Testing aid: reader records ever made (live threads and spare ones).
+    std::size_t reader_count() const noexcept;
+
+    // The process's grace domain (made at the first call; never destroyed:
+    // threads may still leave sections during exit).
+    static Grace &global() noexcept
+    {
+        Grace *g = instance_.load(std::memory_order_acquire);
+        return g != nullptr ? *g : make_global();
+    }
 
 private:
-    static constexpr std::uint32_t kStripes = 64;
-    struct alignas(64) Slot {
-        std::atomic<std::uint64_t> count{0};
-    };
-    std::atomic<std::uint64_t> epoch_{0};
-    Slot slots_[2][kStripes];
+    Grace() noexcept;
+    Reader *attach() noexcept; // the calling thread's first section
+    static Grace &make_global() noexcept;
+    static inline std::atomic<Grace *> instance_{nullptr};
+    static inline thread_local Reader *t_reader_ OPENETW_FAST_TLS = nullptr;
+    friend struct GraceThreadExit;
+
+    bool barrier_ = false;
+    std::atomic<std::uint64_t> fence_scratch_{0}; // full_fence() in synchronize()
+    std::atomic<Reader *> head_{nullptr};
     std::mutex sync_mutex_;
 };
 
 // RAII read-side section.
 class GraceSection {
 public:
-    GraceSection(Grace &g, std::uint32_t cpu) noexcept : g_(g), t_(g.enter(cpu)) {}
+    explicit GraceSection(Grace &g) noexcept : g_(g), t_(g.enter()) {}
     ~GraceSection() { g_.leave(t_); }
     GraceSection(const GraceSection &) = delete;
     GraceSection &operator=(const GraceSection &) = delete;

@@ -242,6 +242,20 @@ void wake_all(std::atomic<std::uint32_t> *word) noexcept;
 void sleep_ms(std::uint32_t ms) noexcept;
 void yield() noexcept;
 
+// ---- A memory barrier on every thread of the process ----
+
+// Readies process_barrier() once per process: true when the system has one
+// (Linux: membarrier PRIVATE_EXPEDITED, registered here; Windows:
+// FlushProcessWriteBuffers). Callers that get false fence on both sides.
+bool process_barrier_init() noexcept;
+// Returns after every running thread of the process has executed a full
+// memory barrier (a system call and inter-processor interrupts: control
+// paths only). Only after process_barrier_init() returned true. Registers
+// again if the kernel refuses (a forked child), then falls back to the
+// kernel's global barrier; aborts the process if neither works (writers
+// rely on it and have no fence of their own).
+void process_barrier() noexcept;
+
 // ---- Files (paths are UTF-8) ----
 
 enum class OpenMode {

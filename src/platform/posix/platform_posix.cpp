@@ -21,6 +21,7 @@
 
 #if defined(__linux__)
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #endif
 
 namespace openetw::platform {
@@ -339,6 +340,34 @@ void sleep_ms(std::uint32_t ms) noexcept
 }
 
 void yield() noexcept { sched_yield(); }
+
+#if defined(__linux__) && defined(SYS_membarrier)
+namespace {
+long membarrier(int cmd) noexcept { return syscall(SYS_membarrier, cmd, 0u, 0); }
+} // namespace
+
+bool process_barrier_init() noexcept
+{
+    const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+        return false;
+    return membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+}
+
+void process_barrier() noexcept
+{
+    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0)
+        return;
+    if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0)
+        return;
+    if (membarrier(MEMBARRIER_CMD_GLOBAL) == 0)
+        return;
+    std::abort();
+}
+#else
+bool process_barrier_init() noexcept { return false; }
+void process_barrier() noexcept { std::abort(); }
+#endif
 
 // ---- File ----
 

@@ -270,6 +270,9 @@ void yield() noexcept
         Sleep(0);
 }
 
+bool process_barrier_init() noexcept { return true; }
+void process_barrier() noexcept { FlushProcessWriteBuffers(); }
+
 // ---- File ----
 
 namespace {
