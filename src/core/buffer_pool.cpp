@@ -40,7 +40,7 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
     return l;
 }
-constexpr std::uint32_t kLayoutVersion = 3;
+constexpr std::uint32_t kLayoutVersion = 4; // 4: owned buffers (kOwned)
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept
@@ -217,7 +217,7 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
         if (idx != kNoBuffer) {
             auto &state = desc(idx).state;
             std::uint64_t v = state.load(std::memory_order_acquire);
-            while (!(v & kSealed)) {
+            while (!(v & (kSealed | kOwned))) {
                 const std::uint32_t off = offset_of(v);
                 if (off + size > bs || (off & 7) != 0) // full (or scribbled)
                     break;
@@ -267,6 +267,16 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
             push_free(fresh);
         }
     }
+}
+
+std::uint32_t BufferPool::acquire_owned(std::uint32_t stream) noexcept
+{
+    const std::uint32_t idx = acquire_free();
+    if (idx == kNoBuffer)
+        return kNoBuffer;
+    desc(idx).stream.store(stream, std::memory_order_relaxed);
+    desc(idx).state.store(kOwned | etl::kBufferHeaderSize, std::memory_order_release);
+    return idx;
 }
 
 bool BufferPool::seal_stream(std::uint32_t stream) noexcept
@@ -327,8 +337,8 @@ void BufferPool::seal_detached() noexcept
 {
     const std::uint32_t n = allocated();
     for (std::uint32_t i = 0; i < n; ++i)
-        if (!(desc(i).state.load(std::memory_order_acquire) & kSealed) && !is_current(i))
-            seal(i);
+        if (!(desc(i).state.load(std::memory_order_acquire) & (kSealed | kOwned)) && !is_current(i))
+            seal(i); // (an open owned buffer is its owner's: the session seals it)
 }
 
 std::vector<BufferPool::Stuck> BufferPool::sealed_idle() const

@@ -37,6 +37,7 @@
 
 #include <openetw/status.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -121,6 +122,10 @@ public:
     // Set with the writers cleared when the logger takes a buffer whose
     // writers died: its records are checked one by one (format/buffer_repair).
     static constexpr std::uint64_t kForced = 1ull << 62;
+    // An owned buffer (core/owned_buffers.hpp): one thread of this process
+    // writes it with plain bumps and release stores of this word; the CAS
+    // protocol never reserves in it (writers stay 0).
+    static constexpr std::uint64_t kOwned = 1ull << 61;
 
     static std::uint32_t offset_of(std::uint64_t s) { return std::uint32_t(s & kOffsetMask); }
     static std::uint32_t events_of(std::uint64_t s) { return std::uint32_t((s >> kEventsShift) & 0xFFFFF); }
@@ -178,7 +183,7 @@ public:
             std::uint64_t v = state.load(std::memory_order_acquire);
             const std::uint32_t off = offset_of(v);
             // (off is 8-aligned unless another process scribbled over the word)
-            if (!(v & kSealed) && off + size <= buffer_size_ && (off & 7) == 0 &&
+            if (!(v & (kSealed | kOwned)) && off + size <= buffer_size_ && (off & 7) == 0 &&
                 state.compare_exchange_strong(v, v + size + kEventOne + kWriterOne, std::memory_order_acq_rel,
                                               std::memory_order_acquire)) [[likely]] {
                 out->index = idx;
@@ -196,6 +201,15 @@ public:
         if ((old & kSealed) && writers_of(old) == 1) [[unlikely]]
             hand_off(r.index);
     }
+
+    // Owned buffers: takes a free buffer (growing the pool up to its
+    // maximum) and opens it for one owner, tagged with the stream whose
+    // processor it holds; kNoBuffer when none. The caller keeps it in no
+    // stream slot and hands it on with seal().
+    std::uint32_t acquire_owned(std::uint32_t stream) noexcept;
+    // Seals a buffer nobody can reserve in any more (out of its slot) and
+    // hands it to the logger when its writers are done (an owned buffer: at once).
+    void seal(std::uint32_t idx) noexcept;
 
     // Seals the stream's current buffer if it holds events, so it is flushed
     // as soon as its writers commit. Returns true if a buffer was sealed.
@@ -251,6 +265,14 @@ public:
     // Wakes writers waiting in wait_for_space (space may have appeared).
     void notify_space() noexcept;
     std::uint32_t free_count() const noexcept { return control().free_count.load(std::memory_order_acquire); }
+    // Free buffers plus those the pool may still grow by.
+    std::uint32_t spare() const noexcept
+    {
+        const ControlBlock &cb = control();
+        const std::uint32_t max = std::min(cb.max_buffers.load(std::memory_order_relaxed), capacity_);
+        const std::uint32_t n = allocated();
+        return free_count() + (max > n ? max - n : 0);
+    }
 
     // Raises (or lowers, not below what is allocated) the maximum; at most capacity.
     std::uint32_t set_max_buffers(std::uint32_t max) noexcept;
@@ -261,7 +283,6 @@ private:
     friend struct BufferPoolTestAccess; // tests/engine/buffer_pool_test.cpp: a writer dying between two steps
     std::uint32_t acquire_free() noexcept;
     void push_free(std::uint32_t idx) noexcept;
-    void seal(std::uint32_t idx) noexcept;
     void hand_off(std::uint32_t idx) noexcept;
 
     bool is_current(std::uint32_t idx) const noexcept;

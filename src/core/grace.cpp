@@ -1,5 +1,7 @@
 #include "core/grace.hpp"
 
+#include "core/owned_buffers.hpp"
+
 #include <cstdlib>
 #include <new>
 
@@ -13,7 +15,9 @@ struct GraceThreadExit {
     ~GraceThreadExit()
     {
         if (reader != nullptr) {
+            OwnedBuffers::forget_thread();
             Grace::t_reader_ = nullptr;
+            reader->owner_gen.store(0, std::memory_order_release); // its owned buffers are the logger's now
             reader->in_use.store(false, std::memory_order_release);
         }
     }
@@ -62,9 +66,19 @@ Grace::Reader *Grace::attach() noexcept
             r->next.store(h, std::memory_order_relaxed);
         while (!head_.compare_exchange_weak(h, r, std::memory_order_release, std::memory_order_relaxed));
     }
+    static std::atomic<std::uint64_t> generations{0};
+    r->owner_gen.store(generations.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_release);
     t_reader_ = r;
     t_exit.reader = r;
     return r;
+}
+
+void Grace::barrier() noexcept
+{
+    if (barrier_)
+        platform::process_barrier();
+    else
+        full_fence(fence_scratch_);
 }
 
 void Grace::synchronize() noexcept
@@ -73,10 +87,7 @@ void Grace::synchronize() noexcept
     // Whatever the caller unpublished before this call is visible to every
     // section that enters after the barrier; a section that entered before
     // it shows an odd word below.
-    if (barrier_)
-        platform::process_barrier();
-    else
-        full_fence(fence_scratch_);
+    barrier();
     for (Reader *r = head_.load(std::memory_order_acquire); r != nullptr; r = r->next.load(std::memory_order_acquire)) {
         const std::uint64_t w = r->word.load(std::memory_order_acquire);
         if (!(w & 1))

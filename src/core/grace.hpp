@@ -57,6 +57,10 @@ public:
         bool fence = true;                  // the owner fences after entering (no process barrier)
         std::atomic<bool> in_use{false};    // owned by a live thread
         std::atomic<Reader *> next{nullptr}; // the registry: pushed once, never removed
+        // Names the thread that owns the record: a process-unique number
+        // given at each attach, 0 once the thread has exited (released), so
+        // owned buffers (core/owned_buffers.hpp) tell an exited owner.
+        std::atomic<std::uint64_t> owner_gen{0};
     };
     struct Token {
         Reader *reader; // null: nested in an outer section of the same thread
@@ -87,6 +91,18 @@ public:
     // Waits until every section entered before this call has left. Must not
     // be called inside a section.
     void synchronize() noexcept;
+
+    // The process-wide barrier alone (or the fence of the fallback): after
+    // it, a reader whose word reads even (or changes) sees every store the
+    // caller made before the call in its next section. Not in a section.
+    void barrier() noexcept;
+    // The calling thread's record (made at its first section); inside a
+    // section it is the section's.
+    static Reader *thread_reader() noexcept
+    {
+        Reader *r = t_reader_;
+        return r != nullptr ? r : global().attach();
+    }
 
     // True when synchronize() uses the process-wide barrier (readers do not
     // fence). OPENETW_GRACE_FENCE=1 in the environment asks for the

@@ -10,6 +10,7 @@
 #include <openetw/constants.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace openetw::core {
 
@@ -181,6 +182,10 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     if (mapped != ETW_OK)
         return Fail(mapped, "cannot map " + std::to_string(BufferPool::region_size(bs, streams, capacity)) +
                                 " bytes for the session's buffers");
+    // Owned buffers for this process's threads (OPENETW_OWNED_BUFFERS=0:
+    // the per-processor CAS protocol only, for comparison).
+    if (const char *v = std::getenv("OPENETW_OWNED_BUFFERS"); v == nullptr || v[0] != '0')
+        s->owned_.enable(&s->pool_);
     s->batch_.resize(capacity);
     s->ring_.reset(capacity);
 
@@ -334,33 +339,8 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     return st;
 }
 
-etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
+[[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept
 {
-    ControlBlock &cb = pool_.control();
-    // Real-time backlog full and no consumer: refuse (one load when not).
-    if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
-        if (!options_.lossless ||
-            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
-                            options_.lossless_timeout_ms)) {
-            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
-            return ETW_ERROR_LOG_FILE_FULL;
-        }
-    }
-    const std::uint32_t streams = pool_.streams();
-    // The processor number is not bounded by the platform: no division in
-    // the common case, none with one stream (NO_PER_PROCESSOR_BUFFERING).
-    const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
-    const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
-    BufferPool::Reservation res;
-    if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
-        if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
-            (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
-                                                   options_.lossless_timeout_ms))) {
-            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
-            return st;
-        }
-    }
-    std::uint8_t *p = pool_.buffer(res.index) + res.offset;
     etl::begin_record(p, std::uint16_t(ev.size));
     etl::FullHeaderFields f;
     f.size = std::uint16_t(ev.size);
@@ -383,9 +363,46 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     for (std::uint32_t i = ev.size; i < aligned; ++i)
         p[i] = 0;
     etl::finish_record(p, word0);
+}
+
+etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
+{
+    ControlBlock &cb = pool_.control();
+    // Real-time backlog full and no consumer: refuse (one load when not).
+    if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
+        if (!options_.lossless ||
+            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
+                            options_.lossless_timeout_ms)) {
+            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            return ETW_ERROR_LOG_FILE_FULL;
+        }
+    }
+    const std::uint32_t streams = pool_.streams();
+    // The processor number is not bounded by the platform: no division in
+    // the common case, none with one stream (NO_PER_PROCESSOR_BUFFERING).
+    const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
+    const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
+    if (owned_.enabled()) [[likely]] {
+        if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
+            fill_record(pool_.buffer(c->index) + c->offset, ev, aligned);
+            owned_.commit(c, aligned);
+            return ETW_OK;
+        }
+    }
+    BufferPool::Reservation res;
+    if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
+        if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
+            (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
+                                                   options_.lossless_timeout_ms))) {
+            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            return st;
+        }
+    }
+    fill_record(pool_.buffer(res.index) + res.offset, ev, aligned);
     pool_.commit(res);
     return ETW_OK;
 }
+
 
 void Session::wake_logger() noexcept
 {
@@ -394,8 +411,9 @@ void Session::wake_logger() noexcept
     platform::wake_all(&w);
 }
 
-void Session::seal_all()
+void Session::seal_all(bool final)
 {
+    owned_.seal_all(final);
     for (std::uint32_t s = 0; s < pool_.streams(); ++s)
         pool_.seal_stream(s);
 }

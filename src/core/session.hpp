@@ -6,6 +6,7 @@
 #include "core/buffer_pool.hpp"
 #include "core/buffer_ring.hpp"
 #include "core/log_file.hpp"
+#include "core/owned_buffers.hpp"
 #include "core/properties.hpp"
 
 #include <openetw/records.h>
@@ -174,6 +175,8 @@ public:
     }
     // Testing aid: writers now waiting for space (lossless sessions).
     std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
+    // Testing aid: thread slots claimed now (owned buffers).
+    std::uint32_t owned_slots() const noexcept { return owned_.claimed(); }
 
     // Real-time: attaches a live reader (ETW_ERROR_INVALID_PARAMETER when the
     // session is not in real-time mode, ETW_ERROR_WMI_INSTANCE_NOT_FOUND
@@ -207,6 +210,8 @@ private:
 
     Session() = default;
     etw_status write_here(const EventInput &ev, std::uint32_t cpu) noexcept;
+    // Writes the record of ev at p (aligned bytes reserved there).
+    void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of
     // other processes left reserved, frees those they took and never
     // installed; at a stop, closes the session to them.
@@ -221,7 +226,8 @@ private:
     // (buffering mode, under ring_mutex_) the ring.
     void drain();
     void drain_buffers();
-    void seal_all();
+    // Seals every buffer holding events (owned ones: see OwnedBuffers::seal_all).
+    void seal_all(bool final = false);
     void wake_logger() noexcept;
     // Lossless: waits (bounded) until pred() holds; false on timeout.
     template <class Pred>
@@ -270,6 +276,7 @@ private:
     std::atomic<bool> logger_held_{false};
 
     BufferPool pool_;
+    OwnedBuffers owned_; // threads of this process that own their buffer
     WriterSlot *writer_slot_ = nullptr; // set in a writer of another process's session
     int writer_index_ = -1;
     bool dead_writer_pending_ = false;   // logger thread only

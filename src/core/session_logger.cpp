@@ -72,7 +72,7 @@ void Session::logger_main()
         if (stop) {
             if (pool_.is_shared())
                 close_remote_writers();
-            seal_all();
+            seal_all(true); // no writer is inside any more (Engine::stop's grace period)
             drain();
             if (is_realtime()) {
                 std::lock_guard<std::mutex> rt(rt_mutex_);
@@ -119,6 +119,7 @@ void Session::logger_main()
             if (timeout_ms < 0 || timeout_ms > kReapIntervalMs)
                 timeout_ms = kReapIntervalMs;
         }
+        owned_.reap_exited(); // exited threads' buffers to the file, their slots free
         // Announce the sleep, then re-check the word (see BufferPool::hand_off).
         std::atomic<std::uint32_t> &waiting = pool_.control().logger_waiting;
         waiting.store(1, std::memory_order_seq_cst);
