@@ -3,6 +3,10 @@
 #include "format/etl_layout.hpp"
 #include "platform/platform.hpp"
 
+#if !defined(_WIN32)
+#include <pthread.h>
+#endif
+
 namespace openetw::core {
 
 namespace {
@@ -12,6 +16,14 @@ constexpr unsigned kBusyOwnerSpins = 256; // yields the logger waits for an owne
 
 void OwnedBuffers::enable(BufferPool *pool) noexcept
 {
+#if !defined(_WIN32)
+    // A forked child's thread starts with its parent's cursors: forgotten,
+    // and the child writes with the CAS protocol (its copy of the slots is
+    // its own, and no logger of its own would take an owned buffer).
+    static const int registered = pthread_atfork(nullptr, nullptr, &OwnedBuffers::forget_thread);
+    (void)registered;
+#endif
+    pid_ = platform::process_id();
     id_ = g_ids.fetch_add(1, std::memory_order_relaxed) + 1; // never 0 (an unused cursor)
     buffer_size_ = pool->buffer_size();
     min_free_ = 2 * pool->streams();
@@ -32,6 +44,8 @@ void OwnedBuffers::forget_thread() noexcept
 
 OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexcept
 {
+    if (platform::process_id() != pid_)
+        return nullptr; // a forked child (see enable)
     const std::uint64_t gen = Grace::thread_reader()->owner_gen.load(std::memory_order_relaxed);
     OwnedCursor *c = nullptr;
     for (OwnedCursor &e : t_cursors_)

@@ -111,6 +111,7 @@ private:
 
     BufferPool *pool_ = nullptr;
     std::uint64_t id_ = 0;
+    std::uint32_t pid_ = 0; // the process that enabled it
     std::uint32_t buffer_size_ = 0;
     std::uint32_t min_free_ = 0; // fewer free buffers: owners leave them to the CAS protocol
     std::unique_ptr<ThreadSlot[]> slots_;
