@@ -11,8 +11,9 @@
  * Schemas. TraceLogging (self-describing) events carry theirs in the record
  * and need no setup; the classic kernel (MOF) classes are built in;
  * manifest-based events need their provider's instrumentation manifest,
- * loaded with etw_decoder_load_manifest. See docs/DECODING.md for what
- * each source supports.
+ * loaded with etw_decoder_load_manifest, or the provider's binary that
+ * carries it compiled (etw_decoder_load_binary). See docs/DECODING.md for
+ * what each source supports.
  *
  * Properties. A flat array in payload order, forming a tree: an array
  * property (ETW_PROPERTY_KIND_ARRAY) is followed by its child_count elements
@@ -84,7 +85,8 @@ typedef struct etw_event_property {
 /**
  * A decoded event. Names the schema does not have are "". Owned by the
  * decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest
- * (_text) or etw_decoder_destroy on the same decoder; the data pointers are
+ * (_text), etw_decoder_load_binary (_image) or etw_decoder_destroy on the
+ * same decoder; the data pointers are
  * borrowed from the record.
  */
 typedef struct etw_decoded_event {
@@ -152,6 +154,38 @@ ETW_API etw_status etw_decoder_load_manifest(etw_decoder *decoder, const char *p
  * the caller keeps ownership). Messages name the document "(memory)".
  */
 ETW_API etw_status etw_decoder_load_manifest_text(etw_decoder *decoder, const char *text, size_t size);
+
+/**
+ * Loads the instrumentation manifest compiled into a provider's binary (a
+ * Windows PE DLL, EXE or SYS, 32- or 64-bit, of any machine) at path
+ * (UTF-8), as Windows finds it through the provider's registered resource
+ * file: the WEVT_TEMPLATE resource, with the display names of levels,
+ * tasks, opcodes, keywords and map values from the binary's MESSAGETABLE
+ * resource (English first) when it has them, else the names compiled in.
+ * Its events then decode as a loaded manifest's (same matching rules, same
+ * replacement of known events; all or nothing). Events are named
+ * "Task/Opcode", else "Task" or "Opcode" (a binary keeps no event symbol).
+ * Returns ETW_OK; ETW_ERROR_NOT_FOUND when the binary has no WEVT_TEMPLATE
+ * resource; ETW_ERROR_INVALID_DATA when the file is not a PE image or its
+ * headers, resource directory (including loops), message table or
+ * WEVT_TEMPLATE are damaged or inconsistent (a bad signature, size, count
+ * or offset, a template item naming no earlier integer field as its count
+ * or length, a missing map, level, task, opcode or template, a file over
+ * 1 GiB): the message names the file, the part and the offset;
+ * ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;
+ * ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY.
+ * Invalidates the event last returned by etw_decoder_decode (on success).
+ * Same thread rule as decoding: not concurrently with another call on this
+ * decoder.
+ */
+ETW_API etw_status etw_decoder_load_binary(etw_decoder *decoder, const char *path);
+
+/**
+ * As etw_decoder_load_binary, from the size bytes of a PE file at image
+ * (read during the call; the caller keeps ownership). Messages name the
+ * image "(memory)".
+ */
+ETW_API etw_status etw_decoder_load_binary_image(etw_decoder *decoder, const void *image, size_t size);
 
 ETW_END_DECLS
 

@@ -4,6 +4,7 @@
 
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/value_format.hpp"
+#include "format/decode/wevt.hpp"
 #include "format/decode/xml.hpp"
 
 namespace openetw::consumer {
@@ -60,6 +61,52 @@ Status Decoder::load_manifest_file(const std::string &path)
     if (got != bytes.size())
         return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
     return load_manifest(bytes, path);
+}
+
+namespace {
+
+// Most bytes of a provider binary read (Windows' largest system DLLs are a few hundred MiB).
+constexpr std::uint64_t kMaxBinaryBytes = 1ull << 30;
+
+Status read_whole(const std::string &path, std::uint64_t limit, const char *what, std::vector<std::uint8_t> &bytes)
+{
+    std::unique_ptr<RandomAccessInput> input;
+    if (Status st = open_file_input(path, input); !st)
+        return st;
+    const std::uint64_t size = input->size();
+    if (size > limit)
+        return Fail(ETW_ERROR_INVALID_DATA,
+                    format::text_printf("%s '%s' has %llu bytes; at most %llu are read", what, path.c_str(),
+                                        static_cast<unsigned long long>(size), static_cast<unsigned long long>(limit)));
+    bytes.resize(static_cast<std::size_t>(size));
+    std::size_t got = 0;
+    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
+        return st;
+    if (got != bytes.size())
+        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
+    return Status::ok();
+}
+
+} // namespace
+
+Status Decoder::load_binary(std::span<const std::uint8_t> image, const std::string &name)
+{
+    dec::SchemaEntries loaded;
+    if (!dec::read_provider_binary(image, loaded, problem_))
+        return Fail(problem_.code, format::text_printf("binary '%s': %s", name.c_str(), problem_.detail.c_str()));
+    // The last decoded event may point at a schema the load replaces.
+    view_ = etw_decoded_event{};
+    event_.schema = nullptr;
+    manifests_->add(std::move(loaded));
+    return Status::ok();
+}
+
+Status Decoder::load_binary_file(const std::string &path)
+{
+    std::vector<std::uint8_t> bytes;
+    if (Status st = read_whole(path, kMaxBinaryBytes, "binary", bytes); !st)
+        return st;
+    return load_binary(bytes, path);
 }
 
 Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)

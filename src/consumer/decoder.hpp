@@ -28,6 +28,10 @@ public:
     Status load_manifest_file(const std::string &path);
     Status load_manifest(std::span<const std::uint8_t> document, const std::string &name);
 
+    // See etw_decoder_load_binary / _load_binary_image.
+    Status load_binary_file(const std::string &path);
+    Status load_binary(std::span<const std::uint8_t> image, const std::string &name);
+
 private:
     format::decode::EventDecoder decoder_;
     std::shared_ptr<format::decode::ManifestSchemas> manifests_;

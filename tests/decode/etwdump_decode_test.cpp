@@ -1,6 +1,8 @@
 // etwdump's decoded output: jsonl adds "event_name" and "fields" to the
 // records that decode (and nothing to the others), text shows them, and
 // --no-decode leaves them out.
+#include "provider_binaries.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -123,6 +125,20 @@ TEST(EtwdumpDecode, ManifestOptionDecodesManifestEvents)
     // A manifest that does not load stops etwdump before any output.
     EXPECT_TRUE(run("--format jsonl --manifest " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
     EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --manifest").empty());
+}
+
+TEST(EtwdumpDecode, BinaryOptionLoadsAProviderBinary)
+{
+    const std::string binary = provbin::small_binary();
+    ASSERT_FALSE(binary.empty()) << "no provider binary is installed (see provider_binaries.hpp)";
+    // The binary's provider has no events in the sample: the output is as without it.
+    const auto plain = run("--format jsonl --order file " + sample("tx_HTTP_Server.etl"));
+    const auto lines = run("--format jsonl --order file --binary \"" + native(binary) + "\" " + sample("tx_HTTP_Server.etl"));
+    EXPECT_EQ(lines, plain);
+    EXPECT_EQ(lines.size(), 2042u);
+    // A file that is not a PE image, and a missing value, stop etwdump before any output.
+    EXPECT_TRUE(run("--format jsonl --binary " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
+    EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --binary").empty());
 }
 
 } // namespace

@@ -14,7 +14,14 @@ bool Decoding::parse(int argc, char **argv, int &i, std::string &error)
         if (i + 1 >= argc)
             error = "--manifest needs a file";
         else
-            manifests_.push_back(argv[++i]);
+            sources_.emplace_back(false, argv[++i]);
+        return true;
+    }
+    if (std::strcmp(argv[i], "--binary") == 0) {
+        if (i + 1 >= argc)
+            error = "--binary needs a file";
+        else
+            sources_.emplace_back(true, argv[++i]);
         return true;
     }
     return false;
@@ -28,8 +35,10 @@ bool Decoding::open(std::string &error)
         error = etw_last_error_message();
         return false;
     }
-    for (const std::string &m : manifests_) {
-        if (etw_decoder_load_manifest(decoder_, m.c_str()) != ETW_OK) {
+    for (const auto &[binary, path] : sources_) {
+        const etw_status st = binary ? etw_decoder_load_binary(decoder_, path.c_str())
+                                     : etw_decoder_load_manifest(decoder_, path.c_str());
+        if (st != ETW_OK) {
             error = etw_last_error_message();
             return false;
         }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etwdump {
@@ -14,7 +15,9 @@ namespace etwdump {
 #define ETWDUMP_DECODING_USAGE \
     "  --no-decode                  no event names and fields (jsonl, text)\n" \
     "  --manifest FILE              decode the events of an instrumentation manifest\n" \
-    "                               (.man XML; repeatable)\n"
+    "                               (.man XML; repeatable)\n" \
+    "  --binary FILE                decode the events of the manifest compiled into a\n" \
+    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n"
 
 class Decoding {
 public:
@@ -36,7 +39,7 @@ public:
 
 private:
     bool enabled_ = true;
-    std::vector<std::string> manifests_;
+    std::vector<std::pair<bool, std::string>> sources_; // (is a binary, path), in command-line order
     etw_decoder *decoder_ = nullptr;
     unsigned long long failures_ = 0;
     std::string first_failure_;
