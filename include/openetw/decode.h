@@ -86,8 +86,7 @@ typedef struct etw_event_property {
  * A decoded event. Names the schema does not have are "". Owned by the
  * decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest
  * (_text), etw_decoder_load_binary (_image) or etw_decoder_destroy on the
- * same decoder; the data pointers are
- * borrowed from the record.
+ * same decoder; the data pointers are borrowed from the record.
  */
 typedef struct etw_decoded_event {
     uint32_t struct_size;          /* sizeof(etw_decoded_event) of the library */

@@ -6284,8 +6284,8 @@ fn bindgen_test_layout_etw_event_property() {
 }
 #[doc = " A decoded event. Names the schema does not have are \"\". Owned by the"]
 #[doc = " decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest"]
-#[doc = " (_text) or etw_decoder_destroy on the same decoder; the data pointers are"]
-#[doc = " borrowed from the record."]
+#[doc = " (_text), etw_decoder_load_binary (_image) or etw_decoder_destroy on the"]
+#[doc = " same decoder; the data pointers are borrowed from the record."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_decoded_event {
@@ -6557,6 +6557,43 @@ extern "C" {
     pub fn etw_decoder_load_manifest_text(
         decoder: *mut etw_decoder,
         text: *const core::ffi::c_char,
+        size: usize,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Loads the instrumentation manifest compiled into a provider's binary (a"]
+    #[doc = " Windows PE DLL, EXE or SYS, 32- or 64-bit, of any machine) at path"]
+    #[doc = " (UTF-8), as Windows finds it through the provider's registered resource"]
+    #[doc = " file: the WEVT_TEMPLATE resource, with the display names of levels,"]
+    #[doc = " tasks, opcodes, keywords and map values from the binary's MESSAGETABLE"]
+    #[doc = " resource (English first) when it has them, else the names compiled in."]
+    #[doc = " Its events then decode as a loaded manifest's (same matching rules, same"]
+    #[doc = " replacement of known events; all or nothing). Events are named"]
+    #[doc = " \"Task/Opcode\", else \"Task\" or \"Opcode\" (a binary keeps no event symbol)."]
+    #[doc = " Returns ETW_OK; ETW_ERROR_NOT_FOUND when the binary has no WEVT_TEMPLATE"]
+    #[doc = " resource; ETW_ERROR_INVALID_DATA when the file is not a PE image or its"]
+    #[doc = " headers, resource directory (including loops), message table or"]
+    #[doc = " WEVT_TEMPLATE are damaged or inconsistent (a bad signature, size, count"]
+    #[doc = " or offset, a template item naming no earlier integer field as its count"]
+    #[doc = " or length, a missing map, level, task, opcode or template, a file over"]
+    #[doc = " 1 GiB): the message names the file, the part and the offset;"]
+    #[doc = " ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY."]
+    #[doc = " Invalidates the event last returned by etw_decoder_decode (on success)."]
+    #[doc = " Same thread rule as decoding: not concurrently with another call on this"]
+    #[doc = " decoder."]
+    pub fn etw_decoder_load_binary(
+        decoder: *mut etw_decoder,
+        path: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " As etw_decoder_load_binary, from the size bytes of a PE file at image"]
+    #[doc = " (read during the call; the caller keeps ownership). Messages name the"]
+    #[doc = " image \"(memory)\"."]
+    pub fn etw_decoder_load_binary_image(
+        decoder: *mut etw_decoder,
+        image: *const core::ffi::c_void,
         size: usize,
     ) -> etw_status;
 }
