@@ -2,6 +2,7 @@
 
 #include "format/decode/value_format.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace openetw::format {

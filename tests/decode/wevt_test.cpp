@@ -174,4 +174,51 @@ TEST(Wevt, StructsNestAtMost32Levels)
     EXPECT_NE(fails(items).find("structs nest deeper than 32 levels"), std::string::npos);
 }
 
+// MESSAGE_RESOURCE_DATA: one block of ids 5..6, an ANSI and a UTF-16 entry (as mc writes them:
+// "\r\n" after the text, padded to 4 bytes).
+Bytes message_table()
+{
+    Bytes b;
+    b.u32(1).u32(5).u32(6).u32(16);
+    b.u16(12).u16(0).raw("Abc\r\n").u8(0).u8(0).u8(0);
+    b.u16(16).u16(1).w(u"Xy%0", false).u16(0).u16(0);
+    return b;
+}
+
+TEST(MessageTable, AnsiAndUtf16EntriesWithoutTheirLineBreak)
+{
+    MessageTable out;
+    openetw::format::Problem problem;
+    const Bytes b = message_table();
+    ASSERT_TRUE(read_message_table(b.b, out, problem)) << problem.detail;
+    EXPECT_EQ(out, (MessageTable{{5, "Abc"}, {6, "Xy"}}));
+}
+
+TEST(MessageTable, DamagedTables)
+{
+    const auto fails = [](Bytes b, const char *what) {
+        MessageTable out;
+        openetw::format::Problem problem;
+        EXPECT_FALSE(read_message_table(b.b, out, problem));
+        EXPECT_EQ(problem.code, ETW_ERROR_INVALID_DATA);
+        EXPECT_NE(problem.detail.find(what), std::string::npos) << problem.detail;
+    };
+    Bytes b = message_table();
+    b.b[0] = 9; // 9 blocks
+    fails(b, "MESSAGETABLE: 9 blocks do not fit in 44 bytes");
+    b = message_table();
+    b.b[4] = 7; // ids 7..6
+    fails(b, "block 0 has ids 0x7..0x6, in the wrong order");
+    b = message_table();
+    b.b[28] = 0xF0; // the second entry's length
+    fails(b, "message 0x6 has length 240, outside the resource");
+    b = message_table();
+    b.b[8] = 0x00, b.b[9] = 0x10; // ids 5..0x1000: more entries than bytes
+    fails(b, "message 0x7 is outside the resource");
+    b = message_table();
+    b.b[8] = 0xFF, b.b[9] = 0xFF, b.b[10] = 0xFF, b.b[11] = 0xFF; // ids 5..0xFFFFFFFF: bounded before reading
+    fails(b, "the table holds more than 1048576 messages");
+    fails(Bytes().u8(1), "too short");
+}
+
 } // namespace
