@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,11 +44,24 @@ std::vector<std::string> split_lines(const std::string &text)
     return lines;
 }
 
+// Windows' C runtime names tmpfile()'s files in the drive's root from one
+// counter, so they collide with another test's under a parallel `meson test`
+// (seen under wine): one named scratch file per process instead.
+const std::string &scratch_path()
+{
+    static const std::string path = [] {
+        std::random_device rd;
+        const std::string unique = std::to_string(rd()) + "-" + std::to_string(rd());
+        return (std::filesystem::temp_directory_path() / ("etwctl-script-fuzz-" + unique + ".txt")).string();
+    }();
+    return path;
+}
+
 std::vector<sc::Line> parse_stream(const std::string &text, std::size_t max_line)
 {
-    std::FILE *f = std::tmpfile();
+    std::FILE *f = std::fopen(scratch_path().c_str(), "w+b");
     if (!f)
-        fail("tmpfile", text);
+        fail("opening the scratch file", text);
     std::fwrite(text.data(), 1, text.size(), f);
     std::rewind(f);
     std::vector<sc::Line> lines;
@@ -244,5 +258,6 @@ int main(int argc, char **argv)
     }
     std::printf("etwctl_script_fuzz: %llu iterations, %llu commands, %llu refusals\n", (unsigned long long)iterations,
                 (unsigned long long)commands, (unsigned long long)refused);
+    std::remove(scratch_path().c_str());
     return 0;
 }
