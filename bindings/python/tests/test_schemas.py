@@ -268,3 +268,31 @@ def test_event_record_callback_stops_and_raises():
     with openetw.Consumer(SAMPLES / "tx_HTTP_Server.etl", on_event_record=boom) as consumer:
         with pytest.raises(RuntimeError, match="from on_event_record"):
             consumer.process()
+
+
+# ---- a live trace this binding writes, decoded with a manifest ----
+
+CONTOSO = uuid.UUID("3c1f6a52-8e0b-4d7e-9a41-5b2e7d9c0f13")
+CONTOSO_MANIFEST = f"""<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events"><instrumentation><events>
+  <provider name="Contoso-Orders" guid="{{{CONTOSO}}}" symbol="CONTOSO">
+    <opcodes><opcode name="Shipped" value="10"/></opcodes>
+    <templates><template tid="Order">
+      <data name="OrderId" inType="win:UInt32"/><data name="Customer" inType="win:UnicodeString"/>
+    </template></templates>
+    <events><event value="1" version="0" opcode="Shipped" level="win:Informational" template="Order"/></events>
+  </provider></events></instrumentation></instrumentationManifest>"""
+
+
+def test_live_trace_events_decode_with_its_schemas(name):
+    schemas = openetw.Schemas()
+    schemas.load_manifest_text(CONTOSO_MANIFEST)
+    got, plain = [], []
+    with openetw.Provider(CONTOSO) as provider:
+        with openetw.LiveTrace(name, [(CONTOSO, openetw.Level.VERBOSE)], got.append, schemas=schemas):
+            with openetw.LiveTrace(name + " plain", [(CONTOSO, openetw.Level.VERBOSE)], plain.append):
+                for i in range(3):
+                    provider.write(i.to_bytes(4, "little") + utf16(f"Customer {i}"), type=10, level=4)
+    assert [(e.provider_name, e.opcode_name, e["OrderId"], e["Customer"]) for e in got] == \
+        [("Contoso-Orders", "Shipped", i, f"Customer {i}") for i in range(3)]
+    assert len(plain) == 3 and all(e.decoded is None for e in plain)  # the default schemas lack it
