@@ -26,7 +26,9 @@ namespace OpenEtw
         private readonly object _lock = new();
         // Only appended to: a thread's decoder applies the entries past its count.
         private readonly List<(Kind Kind, byte[] Data)> _sources = new();
-        private readonly ThreadLocal<ThreadDecoder> _decoders = new(() => new ThreadDecoder(), trackAllValues: true);
+        // Not tracking all values: a finished thread's decoder is then unreachable, and its
+        // SafeHandle frees it (the default schemas live as long as the process).
+        private readonly ThreadLocal<ThreadDecoder> _decoders = new(() => new ThreadDecoder());
 
         private sealed class ThreadDecoder
         {
@@ -188,7 +190,10 @@ namespace OpenEtw
 
         private bool _disposed;
 
-        /// <summary>Frees every thread's decoder. Not for <see cref="Default"/>.</summary>
+        /// <summary>
+        /// Frees this thread's decoder now and lets the other threads' ones be finalized; no
+        /// decoding with these schemas may follow or run meanwhile. Not for <see cref="Default"/>.
+        /// </summary>
         public void Dispose()
         {
             if (ReferenceEquals(this, Default))
@@ -198,8 +203,8 @@ namespace OpenEtw
                 if (_disposed)
                     return;
                 _disposed = true;
-                foreach (ThreadDecoder t in _decoders.Values)
-                    t.Handle?.Dispose();
+                if (_decoders.IsValueCreated)
+                    _decoders.Value!.Handle?.Dispose();
                 _decoders.Dispose();
             }
         }
