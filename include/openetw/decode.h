@@ -200,9 +200,12 @@ ETW_API etw_status etw_decoder_load_binary_image(etw_decoder *decoder, const voi
  * the GUID line, task_name, level_name and keywords_name the FUNC=, LEVEL=
  * and FLAGS= of the #typev trailer; the properties are the arguments in
  * number order (%10, %11, ...; named as the TMF's argument list names them,
- * typed by their Item type: see docs/DECODING.md), then a property
- * "FormattedString": the format string with the arguments substituted, as
- * TraceFmt prints a message after its prefix (`%0` is left out).
+ * typed by their Item type: see docs/DECODING.md), then the string
+ * properties TDH gives WPP events: "FormattedString" (the format string with
+ * the arguments substituted, as TraceFmt prints a message after its prefix;
+ * `%0` is left out), "GuidName" (the module), "GuidTypeName" (the message
+ * name), and "FunctionName", "FlagsName", "LevelName" when the trailer has
+ * FUNC=, FLAGS=, LEVEL=.
  * Several loads add up; a message already known (same GUID and number) is
  * replaced. All or nothing: on failure the decoder keeps what it had.
  * Returns ETW_OK; ETW_ERROR_INVALID_DATA when a line is not of the TMF

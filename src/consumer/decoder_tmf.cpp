@@ -10,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace openetw::consumer {
 
@@ -91,32 +92,49 @@ Status Decoder::load_tmf_path(const std::string &path)
     return Status::ok();
 }
 
-// Appends the "FormattedString" property: the message text as TraceFmt
-// prints it after the prefix.
+// Appends the properties TDH gives WPP events besides the arguments:
+// "FormattedString" (the message text as TraceFmt prints it after the
+// prefix), "GuidName" (the module), "GuidTypeName" (the message name: source
+// file and line), and "FunctionName", "FlagsName", "LevelName" when the
+// #typev trailer has FUNC=, FLAGS=, LEVEL=.
 void Decoder::add_wpp_message(const etw_record &record)
 {
     const dec::TmfMessage *m = tmf_->message(record);
     if (!m)
         return;
-    dec::WppContext c;
-    c.thread_id = record.thread_id;
-    c.process_id = record.process_id;
-    if (record.present & ETW_RECORD_HAS_TIMESTAMP)
-        c.timestamp = static_cast<std::uint64_t>(record.timestamp);
-    c.sequence = record.message_sequence;
-    c.processor = record.processor;
-    c.kernel_time = record.kernel_time;
-    c.user_time = record.user_time;
-    etw_event_property p{};
-    p.name = "FormattedString";
-    p.parent = ETW_PROPERTY_NO_PARENT;
-    p.kind = ETW_PROPERTY_KIND_VALUE;
-    p.in_type = dec::kInUnicodeString;
-    p.out_type = dec::kOutString;
-    text_at_.push_back(static_cast<std::uint32_t>(text_.size()));
-    dec::format_wpp_message(*m, event_, c, text_);
-    text_.push_back('\0');
-    props_.push_back(p);
+    auto add = [&](const char *name, const std::string *value) {
+        etw_event_property p{};
+        p.name = name;
+        p.parent = ETW_PROPERTY_NO_PARENT;
+        p.kind = ETW_PROPERTY_KIND_VALUE;
+        p.in_type = dec::kInUnicodeString;
+        p.out_type = dec::kOutString;
+        text_at_.push_back(static_cast<std::uint32_t>(text_.size()));
+        if (value) {
+            text_ += *value;
+        } else {
+            dec::WppContext c;
+            c.thread_id = record.thread_id;
+            c.process_id = record.process_id;
+            if (record.present & ETW_RECORD_HAS_TIMESTAMP)
+                c.timestamp = static_cast<std::uint64_t>(record.timestamp);
+            c.sequence = record.message_sequence;
+            c.processor = record.processor;
+            c.kernel_time = record.kernel_time;
+            c.user_time = record.user_time;
+            dec::format_wpp_message(*m, event_, c, text_);
+        }
+        text_.push_back('\0');
+        props_.push_back(p);
+    };
+    add("FormattedString", nullptr);
+    add("GuidName", &m->schema.provider_name);
+    add("GuidTypeName", &m->schema.event_name);
+    static constexpr std::pair<const char *, const char *> kTrailer[] = {
+        {"FUNC", "FunctionName"}, {"FLAGS", "FlagsName"}, {"LEVEL", "LevelName"}};
+    for (const auto &[key, name] : kTrailer)
+        if (const auto it = m->keys.find(key); it != m->keys.end())
+            add(name, &it->second);
 }
 
 } // namespace openetw::consumer

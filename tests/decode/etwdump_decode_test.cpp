@@ -153,7 +153,9 @@ TEST(EtwdumpDecode, TmfOptionDecodesWppMessages)
     EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88").size(), 13u);
     EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88B0AA7010\","
                           "\"Context\":\"0xFFFFBB88AE321010\",\"Status\":\"0xC01C000F\",\"FormattedString\":"
-                          "\" object FFFFBB88B0AA7010 context FFFFBB88AE321010 status 0xC01C000F\"}").size(), 1u);
+                          "\" object FFFFBB88B0AA7010 context FFFFBB88AE321010 status 0xC01C000F\","
+                          "\"GuidName\":\"CldFlt\",\"GuidTypeName\":\"sample_c43\",\"FunctionName\":\"Unknown\","
+                          "\"LevelName\":\"TRACE_LEVEL_ERROR\"}").size(), 1u);
     // The directory form, and a TMF that does not load (here: an .etl) stops etwdump before any output.
     EXPECT_EQ(run("--format jsonl --order file --tmf \"" + native(OPENETW_TMF_DIR) + "\" " + etl), lines);
     EXPECT_TRUE(run("--format jsonl --tmf " + etl + " " + etl).empty());

@@ -151,7 +151,13 @@ TEST(Tmf, MessagesInEveryOptionFlagCombinationDecode)
         EXPECT_EQ(d.task, "DemoOpen");
         EXPECT_EQ(d.level, "TRACE_LEVEL_INFORMATION");
         EXPECT_EQ(d.keywords, "IO");
-        ASSERT_EQ(d.fields.size(), 8u);
+        ASSERT_EQ(d.fields.size(), 13u); // 7 arguments, then TDH's WPP properties
+        EXPECT_EQ(d.fields[7].first, "FormattedString");
+        EXPECT_EQ(field(d, "GuidName"), "DemoDriver");
+        EXPECT_EQ(field(d, "GuidTypeName"), "demo_c42");
+        EXPECT_EQ(field(d, "FunctionName"), "DemoOpen");
+        EXPECT_EQ(field(d, "FlagsName"), "IO");
+        EXPECT_EQ(field(d, "LevelName"), "TRACE_LEVEL_INFORMATION");
         EXPECT_EQ(field(d, "Path"), "C:\\x");
         EXPECT_EQ(field(d, "Flags"), "31");
         EXPECT_EQ(field(d, "Size"), "1234");
@@ -228,6 +234,8 @@ TEST(Tmf, TextLoadAndReplacement)
     ASSERT_EQ(run.records[0].status, ETW_OK);
     // The later TMF replaced message 10: its one argument is the first byte ('C').
     EXPECT_EQ(run.records[0].name, "other_c1");
+    ASSERT_EQ(run.records[0].fields.size(), 4u); // no trailer: no FunctionName, FlagsName, LevelName
+    EXPECT_EQ(run.records[0].fields[3].first, "GuidTypeName");
     EXPECT_EQ(field(run.records[0], "FormattedString"), " v=67");
 }
 
