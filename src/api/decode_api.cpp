@@ -83,4 +83,23 @@ ETW_API etw_status etw_decoder_load_binary_image(etw_decoder *decoder, const voi
     });
 }
 
+ETW_API etw_status etw_decoder_load_tmf(etw_decoder *decoder, const char *path)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        ETW_REQUIRE_ARG(path);
+        return impl(decoder)->load_tmf_path(path);
+    });
+}
+
+ETW_API etw_status etw_decoder_load_tmf_text(etw_decoder *decoder, const char *text, size_t size)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        if (!text && size)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "text is NULL");
+        return impl(decoder)->load_tmf({reinterpret_cast<const std::uint8_t *>(text), size}, "(memory)");
+    });
+}
+
 } // extern "C"

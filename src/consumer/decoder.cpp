@@ -5,6 +5,7 @@
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/value_format.hpp"
 #include "format/decode/wevt.hpp"
+#include "format/decode/wpp.hpp"
 #include "format/decode/xml.hpp"
 
 namespace openetw::consumer {
@@ -19,6 +20,7 @@ std::uint32_t source_code(dec::Source s)
     case dec::Source::TraceLogging: return ETW_DECODE_SOURCE_TRACELOGGING;
     case dec::Source::Kernel: return ETW_DECODE_SOURCE_KERNEL;
     case dec::Source::Manifest: return ETW_DECODE_SOURCE_MANIFEST;
+    case dec::Source::Wpp: return ETW_DECODE_SOURCE_WPP;
     default: return 0;
     }
 }
@@ -32,6 +34,8 @@ Decoder::Decoder()
     decoder_.add_source(kernel);
     manifests_ = std::make_shared<dec::ManifestSchemas>();
     decoder_.add_source(manifests_);
+    tmf_ = std::make_shared<dec::TmfSchemas>();
+    decoder_.add_source(tmf_);
 }
 
 Status Decoder::load_manifest(std::span<const std::uint8_t> document, const std::string &name)
@@ -148,6 +152,8 @@ Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
         text_.push_back('\0');
         props_.push_back(p);
     }
+    if (event_.source == dec::Source::Wpp)
+        add_wpp_message(record);
     // text_ no longer grows: point the values into it.
     for (std::size_t i = 0; i < props_.size(); ++i)
         props_[i].value = text_.data() + text_at_[i];

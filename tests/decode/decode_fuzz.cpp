@@ -15,6 +15,7 @@
 
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/manifest.hpp"
+#include "tmf_fuzz.hpp"
 #include "format/decode/wevt.hpp"
 #include "provider_binaries.hpp"
 
@@ -279,6 +280,7 @@ int main(int argc, char **argv)
     synthetic_seeds();
     manifest_seeds();
     binary_seed();
+    tmf_seeds();
     if (g_seeds.size() < 20)
         fail("too few seeds");
     std::mt19937 rng(seed);
@@ -290,11 +292,17 @@ int main(int argc, char **argv)
                                           0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::uint64_t runs = 0, decoded = 0, manifests = 0, manifests_loaded = 0, binaries = 0, binaries_loaded = 0;
+    std::uint64_t tmfs = 0, tmfs_loaded = 0;
     while (std::chrono::steady_clock::now() < end) {
         for (int batch = 0; batch < 256; ++batch, ++runs) {
             if (batch % 32 == 0) { // manifests cost more per run: fewer of them
                 ++manifests;
                 manifests_loaded += fuzz_manifest(rng);
+                continue;
+            }
+            if (batch % 32 == 8) { // TMF text likewise
+                ++tmfs;
+                tmfs_loaded += fuzz_tmf(rng, mutate);
                 continue;
             }
             if (batch % 32 == 16) { // binaries likewise
@@ -351,9 +359,10 @@ int main(int argc, char **argv)
             decoded += ok;
         }
     }
-    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded; %llu binaries, %llu loaded\n",
+    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded; %llu binaries, %llu loaded; %llu TMFs, %llu loaded\n",
                 static_cast<unsigned long long>(runs), static_cast<unsigned long long>(decoded),
                 static_cast<unsigned long long>(manifests), static_cast<unsigned long long>(manifests_loaded),
-                static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(binaries_loaded));
+                static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(binaries_loaded), static_cast<unsigned long long>(tmfs),
+                static_cast<unsigned long long>(tmfs_loaded));
     return 0;
 }

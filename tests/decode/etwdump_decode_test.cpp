@@ -141,4 +141,25 @@ TEST(EtwdumpDecode, BinaryOptionLoadsAProviderBinary)
     EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --binary").empty());
 }
 
+TEST(EtwdumpDecode, TmfOptionDecodesWppMessages)
+{
+    const std::string tmf = "\"" + native(std::string(OPENETW_TMF_DIR) + "/cldflt_43.tmf") + "\"";
+    const std::string etl = sample("s4_CldFlt0-2025-12-21-121418.etl");
+    const auto plain = run("--format jsonl --order file " + etl);
+    ASSERT_EQ(plain.size(), 17u);
+    EXPECT_TRUE(with(plain, "sample_c43").empty());
+    const auto lines = run("--format jsonl --order file --tmf " + tmf + " " + etl);
+    ASSERT_EQ(lines.size(), 17u);
+    EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88").size(), 13u);
+    EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88B0AA7010\","
+                          "\"Context\":\"0xFFFFBB88AE321010\",\"Status\":\"0xC01C000F\",\"FormattedString\":"
+                          "\" object FFFFBB88B0AA7010 context FFFFBB88AE321010 status 0xC01C000F\","
+                          "\"GuidName\":\"CldFlt\",\"GuidTypeName\":\"sample_c43\",\"FunctionName\":\"Unknown\","
+                          "\"LevelName\":\"TRACE_LEVEL_ERROR\"}").size(), 1u);
+    // The directory form, and a TMF that does not load (here: an .etl) stops etwdump before any output.
+    EXPECT_EQ(run("--format jsonl --order file --tmf \"" + native(OPENETW_TMF_DIR) + "\" " + etl), lines);
+    EXPECT_TRUE(run("--format jsonl --tmf " + etl + " " + etl).empty());
+    EXPECT_TRUE(run("--format jsonl " + etl + " --tmf").empty());
+}
+
 } // namespace

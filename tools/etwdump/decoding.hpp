@@ -17,7 +17,9 @@ namespace etwdump {
     "  --manifest FILE              decode the events of an instrumentation manifest\n" \
     "                               (.man XML; repeatable)\n" \
     "  --binary FILE                decode the events of the manifest compiled into a\n" \
-    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n"
+    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n" \
+    "  --tmf PATH                   decode WPP messages with a TMF file, or the .tmf\n" \
+    "                               files of a directory (repeatable)\n"
 
 class Decoding {
 public:
@@ -39,7 +41,8 @@ public:
 
 private:
     bool enabled_ = true;
-    std::vector<std::pair<bool, std::string>> sources_; // (is a binary, path), in command-line order
+    enum class Kind { Manifest, Binary, Tmf };
+    std::vector<std::pair<Kind, std::string>> sources_; // in command-line order
     etw_decoder *decoder_ = nullptr;
     unsigned long long failures_ = 0;
     std::string first_failure_;
