@@ -146,6 +146,19 @@ void check(const DecodedEvent &e)
     }
 }
 
+// Decodes r; a failure must carry a status (and a message unless it is
+// NOT_FOUND), and whatever was decoded must be well formed.
+bool decode_checked(EventDecoder &decoder, const etw_record &r, DecodedEvent &event, const char *what)
+{
+    openetw::format::Problem problem;
+    const bool ok = decoder.decode(r, event, problem);
+    if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
+        fail((std::string(what) + " failure without a status and message").c_str());
+    if (ok || event.schema)
+        check(event);
+    return ok;
+}
+
 std::vector<std::vector<std::uint8_t>> g_manifests;
 
 void manifest_seeds()
@@ -194,11 +207,7 @@ bool fuzz_manifest(std::mt19937 &rng)
         r.pointer_size = (rng() & 1) ? 8 : 4;
         r.payload = s.payload.data();
         r.payload_size = std::uint32_t(s.payload.size());
-        const bool ok = decoder.decode(r, event, problem);
-        if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-            fail("a manifest event failure without a status and message");
-        if (ok || event.schema)
-            check(event);
+        decode_checked(decoder, r, event, "a manifest event");
     }
     return true;
 }
@@ -260,11 +269,7 @@ bool fuzz_binary(std::mt19937 &rng)
         r.pointer_size = (rng() & 1) ? 8 : 4;
         r.payload = s.payload.data();
         r.payload_size = std::uint32_t(s.payload.size());
-        const bool ok = decoder.decode(r, event, problem);
-        if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-            fail("a binary event failure without a status and message");
-        if (ok || event.schema)
-            check(event);
+        decode_checked(decoder, r, event, "a binary event");
     }
     return true;
 }
@@ -321,12 +326,7 @@ int main(int argc, char **argv)
                 r.pointer_size = (rng() & 1) ? 8 : 4;
                 r.payload = s.payload.data();
                 r.payload_size = std::uint32_t(s.payload.size());
-                openetw::format::Problem problem;
-                const bool ok = decoder.decode(r, event, problem);
-                if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-                    fail("a kernel failure without a status and message");
-                if (ok || event.schema)
-                    check(event);
+                const bool ok = decode_checked(decoder, r, event, "a kernel");
                 decoded += ok;
                 continue;
             }
@@ -350,12 +350,7 @@ int main(int argc, char **argv)
             r.extended_count = 2;
             r.payload = s.payload.data();
             r.payload_size = std::uint32_t(s.payload.size());
-            openetw::format::Problem problem;
-            const bool ok = decoder.decode(r, event, problem);
-            if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-                fail("a failure without a status and message");
-            if (ok || event.schema)
-                check(event);
+            const bool ok = decode_checked(decoder, r, event, "a");
             decoded += ok;
         }
     }
