@@ -50,20 +50,9 @@ Status Decoder::load_manifest(std::span<const std::uint8_t> document, const std:
 
 Status Decoder::load_manifest_file(const std::string &path)
 {
-    std::unique_ptr<RandomAccessInput> input;
-    if (Status st = open_file_input(path, input); !st)
+    std::vector<std::uint8_t> bytes;
+    if (Status st = read_whole(path, dec::kMaxXmlBytes, "manifest", bytes); !st)
         return st;
-    const std::uint64_t size = input->size();
-    if (size > dec::kMaxXmlBytes)
-        return Fail(ETW_ERROR_INVALID_DATA,
-                    format::text_printf("manifest '%s' has %llu bytes; at most %zu are read", path.c_str(),
-                                        static_cast<unsigned long long>(size), dec::kMaxXmlBytes));
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-    std::size_t got = 0;
-    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
-        return st;
-    if (got != bytes.size())
-        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
     return load_manifest(bytes, path);
 }
 
@@ -72,24 +61,6 @@ namespace {
 // Most bytes of a provider binary read (Windows' largest system DLLs are a few hundred MiB).
 constexpr std::uint64_t kMaxBinaryBytes = 1ull << 30;
 
-Status read_whole(const std::string &path, std::uint64_t limit, const char *what, std::vector<std::uint8_t> &bytes)
-{
-    std::unique_ptr<RandomAccessInput> input;
-    if (Status st = open_file_input(path, input); !st)
-        return st;
-    const std::uint64_t size = input->size();
-    if (size > limit)
-        return Fail(ETW_ERROR_INVALID_DATA,
-                    format::text_printf("%s '%s' has %llu bytes; at most %llu are read", what, path.c_str(),
-                                        static_cast<unsigned long long>(size), static_cast<unsigned long long>(limit)));
-    bytes.resize(static_cast<std::size_t>(size));
-    std::size_t got = 0;
-    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
-        return st;
-    if (got != bytes.size())
-        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
-    return Status::ok();
-}
 
 } // namespace
 

@@ -22,20 +22,9 @@ using Messages = dec::TmfMessages;
 
 Status read_tmf(const std::string &path, Messages &into, format::Problem &problem)
 {
-    std::unique_ptr<RandomAccessInput> input;
-    if (Status st = open_file_input(path, input); !st)
+    std::vector<std::uint8_t> bytes;
+    if (Status st = read_whole(path, dec::kMaxTmfBytes, "TMF", bytes); !st)
         return st;
-    const std::uint64_t size = input->size();
-    if (size > dec::kMaxTmfBytes)
-        return Fail(ETW_ERROR_INVALID_DATA,
-                    format::text_printf("TMF '%s' has %llu bytes; at most %zu are read", path.c_str(),
-                                        static_cast<unsigned long long>(size), dec::kMaxTmfBytes));
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-    std::size_t got = 0;
-    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
-        return st;
-    if (got != bytes.size())
-        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
     if (!dec::parse_tmf(bytes, into, problem))
         return Fail(problem.code, format::text_printf("TMF '%s': %s", path.c_str(), problem.detail.c_str()));
     return Status::ok();
