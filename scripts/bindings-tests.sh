@@ -193,7 +193,10 @@ EOF
   grep -qx "Live CSharp: 100000 events received, 0 lost" "$work/live.txt" &&
   cp "$root/bindings/csharp/examples/DecodedFields.cs" "$work/App/Program.cs" &&
   (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/decoded.txt" &&
-  grep -qx 'Decoded CSharp: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (UInt64)' "$work/decoded.txt"
+  grep -qx 'Decoded CSharp: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (UInt64)' "$work/decoded.txt" &&
+  cp "$root/bindings/csharp/examples/ManifestSchemas.cs" "$work/App/Program.cs" &&
+  (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/manifest.txt" &&
+  grep -qx 'Manifest CSharp: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' "$work/manifest.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
@@ -222,7 +225,9 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/bindings/csharp/examples/Quickstart.cs" "$root/bindings/csharp/examples/LiveTrace.cs" \
     "$root/bindings/rust/openetw/examples/quickstart.rs" "$root/bindings/rust/openetw/examples/live_trace.rs" \
     "$root/bindings/python/examples/decoded_fields.py" "$root/bindings/csharp/examples/DecodedFields.cs" \
-    "$root/bindings/rust/openetw/examples/decoded_fields.rs" &&
+    "$root/bindings/rust/openetw/examples/decoded_fields.rs" \
+    "$root/bindings/python/examples/manifest_schemas.py" "$root/bindings/csharp/examples/ManifestSchemas.cs" \
+    "$root/bindings/rust/openetw/examples/manifest_schemas.rs" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -234,7 +239,11 @@ readme_examples() { # the README's examples are these files, and each runs
   py=$("$vpython" -P "$root/bindings/python/examples/decoded_fields.py") && echo "$py" &&
   grep -qx 'Decoded Python: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (18446603339957075984)' <<<"$py" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example decoded_fields) && echo "$rs" &&
-  grep -qx 'Decoded Rust: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010' <<<"$rs"
+  grep -qx 'Decoded Rust: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010' <<<"$rs" &&
+  py=$("$vpython" -P "$root/bindings/python/examples/manifest_schemas.py") && echo "$py" &&
+  grep -qx 'Manifest Python: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example manifest_schemas) && echo "$rs" &&
+  grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests

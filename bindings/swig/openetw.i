@@ -52,6 +52,9 @@ OPENETW_HANDLE(etw_decoder, etw_decoder_destroy, DecoderHandle)
 
 /* Caller-provided input bytes and output buffers. */
 OPENETW_IN_BYTES(const void *block, size_t block_size)
+/* A manifest's text and a provider binary's image (decode.h), read during the call. */
+OPENETW_IN_BYTES(const char *text, size_t size)
+OPENETW_IN_BYTES(const void *image, size_t size)
 OPENETW_OUT_BYTES(void *out_block, size_t block_size, size_t *out_size)
 /* A size query (NULL out_block) answers ETW_ERROR_MORE_DATA by design: not an error. */
 OPENETW_SIZE_QUERY(etw_properties_export, out_block)

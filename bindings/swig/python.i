@@ -198,6 +198,10 @@ struct TYPE {};
 %thread etw_consumer_process;
 %thread etw_consumer_cancel;
 %thread openetw_provider_write;
+%thread etw_decoder_load_manifest; /* parsing a large manifest or binary takes a while */
+%thread etw_decoder_load_manifest_text;
+%thread etw_decoder_load_binary;
+%thread etw_decoder_load_binary_image;
 
 /* ---- Extensible out-structs: created with struct_size set, returned as owned proxies ---- */
 %define OPENETW_SIZED_OUT(TYPE)
@@ -333,11 +337,12 @@ static void openetw_enable_trampoline(const etw_provider_enable_info *info, void
 }
 
 /* Consumers: user_data is a tuple of callables (buffer, record, event, loss,
-   raw_buffer), None where absent. Structs go to Python as proxies that do
+   raw_buffer, event_record), None where absent. Structs go to Python as proxies that do
    not own them; the idiomatic layer copies what it keeps before returning,
    and the bytes they point at are copied here (bytes objects), so nothing
    Python holds can dangle after the callback. */
-enum { OPENETW_CB_BUFFER, OPENETW_CB_RECORD, OPENETW_CB_EVENT, OPENETW_CB_LOSS, OPENETW_CB_RAW, OPENETW_CB_COUNT };
+enum { OPENETW_CB_BUFFER, OPENETW_CB_RECORD, OPENETW_CB_EVENT, OPENETW_CB_LOSS, OPENETW_CB_RAW,
+       OPENETW_CB_EVENT_RECORD, OPENETW_CB_COUNT };
 
 static PyObject *openetw_bytes(const void *data, size_t size)
 {
@@ -398,6 +403,23 @@ static int32_t openetw_event_trampoline(void *user_data, const etw_classic_event
     return stop;
 }
 
+/* EVENT_RECORD view: its proxy, the user data, and what the Record copy of
+   e->record needs (its proxy, payload, whole bytes, extended items). */
+static int32_t openetw_event_record_trampoline(void *user_data, const etw_event_record *e)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    const etw_record *r = e->record;
+    int32_t stop = openetw_consumer_call(user_data, OPENETW_CB_EVENT_RECORD, Py_BuildValue("(NNNNNN)",
+        SWIG_NewPointerObj((void *)e, SWIGTYPE_p_etw_event_record, 0),
+        openetw_bytes(e->user_data, e->user_data_length),
+        r ? SWIG_NewPointerObj((void *)r, SWIGTYPE_p_etw_record, 0) : (Py_INCREF(Py_None), Py_None),
+        openetw_bytes(r ? r->payload : NULL, r ? r->payload_size : 0),
+        openetw_bytes(r ? r->bytes : NULL, r ? r->size : 0),
+        r ? openetw_extended(r) : PyTuple_New(0)));
+    PyGILState_Release(gil);
+    return stop;
+}
+
 static int32_t openetw_loss_trampoline(void *user_data, const etw_loss_info *info)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -435,7 +457,7 @@ static int32_t openetw_raw_buffer_trampoline(void *user_data, const uint8_t *dat
 %typemap(argout) (etw_provider_enable_callback callback, void *user_data, etw_user_data_free user_data_free) "owned$argnum = NULL;";
 %typemap(freearg) (etw_provider_enable_callback callback, void *user_data, etw_user_data_free user_data_free) "Py_XDECREF(owned$argnum);";
 
-/* Consumer options: (flags, (buffer, record, event, loss, raw_buffer)). The
+/* Consumer options: (flags, (buffer, record, event, loss, raw_buffer, event_record)). The
    library owns the tuple from the call on, also on failure (it runs
    user_data_free then), so the reference is taken last. */
 %typemap(in) const etw_consumer_options *options (etw_consumer_options opts) {
@@ -444,7 +466,7 @@ static int32_t openetw_raw_buffer_trampoline(void *user_data, const uint8_t *dat
     if (!PyArg_ParseTuple($input, "IO!;$symname: options must be (flags, callables)", &flags, &PyTuple_Type, &fns))
         SWIG_fail;
     if (PyTuple_GET_SIZE(fns) != OPENETW_CB_COUNT) {
-        PyErr_SetString(PyExc_ValueError, "$symname: options need 5 callables or None");
+        PyErr_SetString(PyExc_ValueError, "$symname: options need 6 callables or None");
         SWIG_fail;
     }
     memset(&opts, 0, sizeof opts);
@@ -453,6 +475,7 @@ static int32_t openetw_raw_buffer_trampoline(void *user_data, const uint8_t *dat
     opts.buffer = PyTuple_GET_ITEM(fns, OPENETW_CB_BUFFER) != Py_None ? openetw_buffer_trampoline : NULL;
     opts.record = PyTuple_GET_ITEM(fns, OPENETW_CB_RECORD) != Py_None ? openetw_record_trampoline : NULL;
     opts.event = PyTuple_GET_ITEM(fns, OPENETW_CB_EVENT) != Py_None ? openetw_event_trampoline : NULL;
+    opts.event_record = PyTuple_GET_ITEM(fns, OPENETW_CB_EVENT_RECORD) != Py_None ? openetw_event_record_trampoline : NULL;
     opts.user_data = fns;
     opts.user_data_free = openetw_user_data_free;
     Py_INCREF(fns);

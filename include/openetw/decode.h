@@ -11,8 +11,10 @@
  * Schemas. TraceLogging (self-describing) events carry theirs in the record
  * and need no setup; the classic kernel (MOF) classes are built in;
  * manifest-based events need their provider's instrumentation manifest,
- * loaded with etw_decoder_load_manifest. See docs/DECODING.md for what
- * each source supports.
+ * loaded with etw_decoder_load_manifest, or the provider's binary that
+ * carries it compiled (etw_decoder_load_binary); WPP messages (TraceMessage
+ * records) need their TMF files (etw_decoder_load_tmf). See
+ * docs/DECODING.md for what each source supports.
  *
  * Properties. A flat array in payload order, forming a tree: an array
  * property (ETW_PROPERTY_KIND_ARRAY) is followed by its child_count elements
@@ -54,6 +56,7 @@ typedef struct etw_decoder etw_decoder;
 #define ETW_DECODE_SOURCE_TRACELOGGING 1u /* metadata carried by the event */
 #define ETW_DECODE_SOURCE_KERNEL       2u /* a classic kernel (MOF) class */
 #define ETW_DECODE_SOURCE_MANIFEST     3u /* an instrumentation manifest or a binary's WEVT_TEMPLATE */
+#define ETW_DECODE_SOURCE_WPP          4u /* a WPP message described by a loaded TMF file */
 
 /* ---- etw_event_property.kind ---- */
 #define ETW_PROPERTY_KIND_VALUE  0u
@@ -84,8 +87,9 @@ typedef struct etw_event_property {
 /**
  * A decoded event. Names the schema does not have are "". Owned by the
  * decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest
- * (_text) or etw_decoder_destroy on the same decoder; the data pointers are
- * borrowed from the record.
+ * (_text), etw_decoder_load_binary (_image), etw_decoder_load_tmf (_text)
+ * or etw_decoder_destroy on the
+ * same decoder; the data pointers are borrowed from the record.
  */
 typedef struct etw_decoded_event {
     uint32_t struct_size;          /* sizeof(etw_decoded_event) of the library */
@@ -152,6 +156,81 @@ ETW_API etw_status etw_decoder_load_manifest(etw_decoder *decoder, const char *p
  * the caller keeps ownership). Messages name the document "(memory)".
  */
 ETW_API etw_status etw_decoder_load_manifest_text(etw_decoder *decoder, const char *text, size_t size);
+
+/**
+ * Loads the instrumentation manifest compiled into a provider's binary (a
+ * Windows PE DLL, EXE or SYS, 32- or 64-bit, of any machine) at path
+ * (UTF-8), as Windows finds it through the provider's registered resource
+ * file: the WEVT_TEMPLATE resource, with the display names of levels,
+ * tasks, opcodes, keywords and map values from the binary's MESSAGETABLE
+ * resource (English first) when it has them, else the names compiled in.
+ * Its events then decode as a loaded manifest's (same matching rules, same
+ * replacement of known events; all or nothing). Events are named
+ * "Task/Opcode", else "Task" or "Opcode" (a binary keeps no event symbol).
+ * Returns ETW_OK; ETW_ERROR_NOT_FOUND when the binary has no WEVT_TEMPLATE
+ * resource; ETW_ERROR_INVALID_DATA when the file is not a PE image or its
+ * headers, resource directory (including loops), message table or
+ * WEVT_TEMPLATE are damaged or inconsistent (a bad signature, size, count
+ * or offset, a template item naming no earlier integer field as its count
+ * or length, a missing map, level, task, opcode or template, a file over
+ * 1 GiB): the message names the file, the part and the offset;
+ * ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;
+ * ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY.
+ * Invalidates the event last returned by etw_decoder_decode (on success).
+ * Same thread rule as decoding: not concurrently with another call on this
+ * decoder.
+ */
+ETW_API etw_status etw_decoder_load_binary(etw_decoder *decoder, const char *path);
+
+/**
+ * As etw_decoder_load_binary, from the size bytes of a PE file at image
+ * (read during the call; the caller keeps ownership). Messages name the
+ * image "(memory)".
+ */
+ETW_API etw_status etw_decoder_load_binary_image(etw_decoder *decoder, const void *image, size_t size);
+
+/**
+ * Loads WPP trace message format (TMF) files, as TraceFmt's -p: path (UTF-8)
+ * is one TMF file, or a directory whose *.tmf files (not its
+ * subdirectories) are all read. Each `#typev` message of a TMF then decodes
+ * when a message record (ETW_RECORD_KIND_MESSAGE) carries its message GUID
+ * and number (records with a component id instead of a GUID stay
+ * undecoded): source ETW_DECODE_SOURCE_WPP, event_name the message's name
+ * (its source file and line, "driver_c123"), provider_name the module of
+ * the GUID line, task_name, level_name and keywords_name the FUNC=, LEVEL=
+ * and FLAGS= of the #typev trailer; the properties are the arguments in
+ * number order (%10, %11, ...; named as the TMF's argument list names them,
+ * typed by their Item type: see docs/DECODING.md), then the string
+ * properties TDH gives WPP events: "FormattedString" (the format string with
+ * the arguments substituted, as TraceFmt prints a message after its prefix;
+ * `%0` is left out), "GuidName" (the module), "GuidTypeName" (the message
+ * name), and "FunctionName", "FlagsName", "LevelName" when the trailer has
+ * FUNC=, FLAGS=, LEVEL=.
+ * Several loads add up; a message already known (same GUID and number) is
+ * replaced. All or nothing: on failure the decoder keeps what it had.
+ * Returns ETW_OK; ETW_ERROR_INVALID_DATA when a line is not of the TMF
+ * format (an unknown directive or Item type, a bad GUID line, message or
+ * argument number, a format string without its closing quote or naming an
+ * argument the list does not declare, a message or argument defined twice,
+ * a file over 64 MiB): the message names the file and the line;
+ * ETW_ERROR_NO_UNICODE_TRANSLATION (UTF-16 text of an odd size);
+ * ETW_ERROR_FILE_NOT_FOUND (also a directory without .tmf files),
+ * ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT; ETW_ERROR_INVALID_PARAMETER
+ * (NULL argument); ETW_ERROR_OUTOFMEMORY. TMF text is read as UTF-8 when it
+ * is valid UTF-8, else as Latin-1 (TracePDB writes the ANSI code page), or
+ * as UTF-16LE after a BOM.
+ * Invalidates the event last returned by etw_decoder_decode (on success).
+ * Same thread rule as decoding: not concurrently with another call on this
+ * decoder.
+ */
+ETW_API etw_status etw_decoder_load_tmf(etw_decoder *decoder, const char *path);
+
+/**
+ * As etw_decoder_load_tmf, from the size bytes of one TMF file's text at
+ * text (read during the call; the caller keeps ownership). Messages name
+ * the text "(memory)".
+ */
+ETW_API etw_status etw_decoder_load_tmf_text(etw_decoder *decoder, const char *text, size_t size);
 
 ETW_END_DECLS
 

@@ -64,4 +64,42 @@ ETW_API etw_status etw_decoder_load_manifest_text(etw_decoder *decoder, const ch
     });
 }
 
+ETW_API etw_status etw_decoder_load_binary(etw_decoder *decoder, const char *path)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        ETW_REQUIRE_ARG(path);
+        return impl(decoder)->load_binary_file(path);
+    });
+}
+
+ETW_API etw_status etw_decoder_load_binary_image(etw_decoder *decoder, const void *image, size_t size)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        if (!image && size)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "image is NULL");
+        return impl(decoder)->load_binary({static_cast<const std::uint8_t *>(image), size}, "(memory)");
+    });
+}
+
+ETW_API etw_status etw_decoder_load_tmf(etw_decoder *decoder, const char *path)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        ETW_REQUIRE_ARG(path);
+        return impl(decoder)->load_tmf_path(path);
+    });
+}
+
+ETW_API etw_status etw_decoder_load_tmf_text(etw_decoder *decoder, const char *text, size_t size)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(decoder);
+        if (!text && size)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "text is NULL");
+        return impl(decoder)->load_tmf({reinterpret_cast<const std::uint8_t *>(text), size}, "(memory)");
+    });
+}
+
 } // extern "C"

@@ -4,6 +4,8 @@
 
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/value_format.hpp"
+#include "format/decode/wevt.hpp"
+#include "format/decode/wpp.hpp"
 #include "format/decode/xml.hpp"
 
 namespace openetw::consumer {
@@ -18,6 +20,7 @@ std::uint32_t source_code(dec::Source s)
     case dec::Source::TraceLogging: return ETW_DECODE_SOURCE_TRACELOGGING;
     case dec::Source::Kernel: return ETW_DECODE_SOURCE_KERNEL;
     case dec::Source::Manifest: return ETW_DECODE_SOURCE_MANIFEST;
+    case dec::Source::Wpp: return ETW_DECODE_SOURCE_WPP;
     default: return 0;
     }
 }
@@ -31,6 +34,8 @@ Decoder::Decoder()
     decoder_.add_source(kernel);
     manifests_ = std::make_shared<dec::ManifestSchemas>();
     decoder_.add_source(manifests_);
+    tmf_ = std::make_shared<dec::TmfSchemas>();
+    decoder_.add_source(tmf_);
 }
 
 Status Decoder::load_manifest(std::span<const std::uint8_t> document, const std::string &name)
@@ -45,21 +50,38 @@ Status Decoder::load_manifest(std::span<const std::uint8_t> document, const std:
 
 Status Decoder::load_manifest_file(const std::string &path)
 {
-    std::unique_ptr<RandomAccessInput> input;
-    if (Status st = open_file_input(path, input); !st)
+    std::vector<std::uint8_t> bytes;
+    if (Status st = read_whole(path, dec::kMaxXmlBytes, "manifest", bytes); !st)
         return st;
-    const std::uint64_t size = input->size();
-    if (size > dec::kMaxXmlBytes)
-        return Fail(ETW_ERROR_INVALID_DATA,
-                    format::text_printf("manifest '%s' has %llu bytes; at most %zu are read", path.c_str(),
-                                        static_cast<unsigned long long>(size), dec::kMaxXmlBytes));
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-    std::size_t got = 0;
-    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
-        return st;
-    if (got != bytes.size())
-        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
     return load_manifest(bytes, path);
+}
+
+namespace {
+
+// Most bytes of a provider binary read (Windows' largest system DLLs are a few hundred MiB).
+constexpr std::uint64_t kMaxBinaryBytes = 1ull << 30;
+
+
+} // namespace
+
+Status Decoder::load_binary(std::span<const std::uint8_t> image, const std::string &name)
+{
+    dec::SchemaEntries loaded;
+    if (!dec::read_provider_binary(image, loaded, problem_))
+        return Fail(problem_.code, format::text_printf("binary '%s': %s", name.c_str(), problem_.detail.c_str()));
+    // The last decoded event may point at a schema the load replaces.
+    view_ = etw_decoded_event{};
+    event_.schema = nullptr;
+    manifests_->add(std::move(loaded));
+    return Status::ok();
+}
+
+Status Decoder::load_binary_file(const std::string &path)
+{
+    std::vector<std::uint8_t> bytes;
+    if (Status st = read_whole(path, kMaxBinaryBytes, "binary", bytes); !st)
+        return st;
+    return load_binary(bytes, path);
 }
 
 Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
@@ -101,6 +123,8 @@ Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
         text_.push_back('\0');
         props_.push_back(p);
     }
+    if (event_.source == dec::Source::Wpp)
+        add_wpp_message(record);
     // text_ no longer grows: point the values into it.
     for (std::size_t i = 0; i < props_.size(); ++i)
         props_[i].value = text_.data() + text_at_[i];

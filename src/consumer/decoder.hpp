@@ -6,6 +6,7 @@
 #include "base/status.hpp"
 #include "format/decode/event_decoder.hpp"
 #include "format/decode/manifest.hpp"
+#include "format/decode/tmf.hpp"
 
 #include <openetw/decode.h>
 
@@ -28,11 +29,22 @@ public:
     Status load_manifest_file(const std::string &path);
     Status load_manifest(std::span<const std::uint8_t> document, const std::string &name);
 
+    // See etw_decoder_load_binary / _load_binary_image.
+    Status load_binary_file(const std::string &path);
+    Status load_binary(std::span<const std::uint8_t> image, const std::string &name);
+
+    // See etw_decoder_load_tmf / _load_tmf_text (decoder_tmf.cpp).
+    Status load_tmf_path(const std::string &path);
+    Status load_tmf(std::span<const std::uint8_t> text, const std::string &name);
+
 private:
     format::decode::EventDecoder decoder_;
     std::shared_ptr<format::decode::ManifestSchemas> manifests_;
+    std::shared_ptr<format::decode::TmfSchemas> tmf_;
     format::decode::DecodedEvent event_;
     format::Problem problem_;
+    void add_wpp_message(const etw_record &record);
+
     std::string text_;                      // the values, NUL-separated
     std::string scratch_;
     std::vector<std::uint32_t> text_at_;    // offset of each property's value in text_

@@ -6,6 +6,7 @@
 #include "consumer/input.hpp"
 
 #include "base/utf.hpp"
+#include "format/problem.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -95,6 +96,25 @@ Status open_error(const std::string &path, int err)
 }
 
 } // namespace
+
+Status read_whole(const std::string &path, std::uint64_t limit, const char *what, std::vector<std::uint8_t> &bytes)
+{
+    std::unique_ptr<RandomAccessInput> input;
+    if (Status st = open_file_input(path, input); !st)
+        return st;
+    const std::uint64_t size = input->size();
+    if (size > limit)
+        return Fail(ETW_ERROR_INVALID_DATA,
+                    format::text_printf("%s '%s' has %llu bytes; at most %llu are read", what, path.c_str(),
+                                        static_cast<unsigned long long>(size), static_cast<unsigned long long>(limit)));
+    bytes.resize(static_cast<std::size_t>(size));
+    std::size_t got = 0;
+    if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)
+        return st;
+    if (got != bytes.size())
+        return Fail(ETW_ERROR_READ_FAULT, path + ": the file shrank while it was read");
+    return Status::ok();
+}
 
 Status open_file_input(const std::string &path, std::unique_ptr<RandomAccessInput> &out)
 {

@@ -25,6 +25,11 @@ public:
 // ETW_ERROR_ACCESS_DENIED (also for directories), ETW_ERROR_READ_FAULT.
 Status open_file_input(const std::string &path, std::unique_ptr<RandomAccessInput> &out);
 
+// Reads a whole regular file of at most limit bytes (what names it in the
+// message of a larger one: ETW_ERROR_INVALID_DATA); open_file_input's
+// statuses, and ETW_ERROR_READ_FAULT for a file that shrank meanwhile.
+Status read_whole(const std::string &path, std::uint64_t limit, const char *what, std::vector<std::uint8_t> &bytes);
+
 std::unique_ptr<RandomAccessInput> memory_input(std::vector<std::uint8_t> bytes);
 
 } // namespace openetw::consumer

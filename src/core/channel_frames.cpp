@@ -1,6 +1,7 @@
 #include "core/channel_frames.hpp"
 
 #include "core/system_registry.hpp"
+#include "platform/platform.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -81,6 +82,23 @@ etw_status send_frame(platform::ChannelHandle c, std::uint32_t kind, std::uint32
     if (!body.empty())
         std::memcpy(all.data() + sizeof f, body.data(), body.size());
     return platform::channel_send(c, all.data(), all.size(), -1, fd);
+}
+
+etw_status send_request_frame(platform::ChannelHandle c, std::uint32_t kind, const std::vector<std::uint8_t> &body)
+{
+    return send_frame(c, kind, kProtocol, body);
+}
+
+bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why)
+{
+    if (f.status == kProtocol)
+        return true;
+    *why = Fail(ETW_ERROR_NOT_SUPPORTED,
+                "the session host (process " + std::to_string(platform::process_id()) + ") is of another OpenETW build: it speaks host protocol " +
+                    std::to_string(kProtocol) + ", this library " + std::to_string(f.status) +
+                    "; stop the sessions it hosts (etwctl list, etwctl stop) so that it exits, then start again");
+    send_answer(c, *why, {});
+    return false;
 }
 
 bool recv_frame(platform::ChannelHandle c, Frame *f, std::vector<std::uint8_t> *body, std::int64_t timeout_ms,

@@ -18,6 +18,11 @@ inline constexpr std::uint32_t kMagic = 0x4843454F;           // "OECH"
 inline constexpr std::uint32_t kMaxBody = (16u << 20) + 4096; // a 16 MiB buffer and its frame
 inline constexpr std::int64_t kRequestWaitMs = 5000;          // a caller's request must arrive within this
 inline constexpr std::uint32_t kMessageMax = 1024;
+// A request carries its sender's protocol in the frame's status field. A host
+// left running by another build would misread the bodies, so it answers a
+// request of another protocol with ETW_ERROR_NOT_SUPPORTED instead. Raise
+// this whenever a request or answer body changes.
+inline constexpr std::uint32_t kProtocol = 1;
 
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
@@ -55,6 +60,11 @@ etw_status send_frame(platform::ChannelHandle c, std::uint32_t kind, std::uint32
 // Reads one frame; false (with why) for a closed channel or a malformed frame.
 bool recv_frame(platform::ChannelHandle c, Frame *f, std::vector<std::uint8_t> *body, std::int64_t timeout_ms,
                 std::intptr_t *fd, Status *why);
+// Sends a request of this build's protocol.
+etw_status send_request_frame(platform::ChannelHandle c, std::uint32_t kind, const std::vector<std::uint8_t> &body);
+// Host side, after recv_frame of a request: true when it is of this build's
+// protocol; otherwise answers c with the mismatch and returns false (why set).
+bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why);
 // Waits for an answer (as long as the host lives: a stop may take a while):
 // its status and message; *body keeps what follows the message.
 Status await_answer(platform::ChannelHandle c, std::vector<std::uint8_t> *body, std::intptr_t *fd);

@@ -52,7 +52,7 @@ Status host_call(HostRequest code, const std::vector<std::uint8_t> &request, std
         ChannelHandle c = platform::kNoChannel;
         if (st = connect_host(&c, true); !st)
             return st;
-        const bool sent = send_frame(c, std::uint32_t(code), 0, request) == ETW_OK;
+        const bool sent = send_request_frame(c, std::uint32_t(code), request) == ETW_OK;
         if (sent)
             st = await_answer(c, answer, nullptr);
         platform::channel_close(&c);
@@ -206,7 +206,7 @@ Status read_host_request(ChannelHandle c, HostIncoming *out)
     Frame f;
     std::vector<std::uint8_t> body;
     Status why;
-    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why))
+    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why) || !same_protocol(c, f, &why))
         return why;
     out->code = HostRequest(f.kind);
     Reader r{body};

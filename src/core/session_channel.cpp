@@ -21,7 +21,7 @@ Status send_request(SystemRegistry &reg, const RegistryEntry &e, Request code, c
     if (etw_status st = platform::channel_connect(reg.channel_name(e.slot, e.generation), conn); st != ETW_OK)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the host process " + std::to_string(e.host_pid) +
                                                           " does not answer (it stopped the session or died)");
-    if (etw_status st = send_frame(*conn, std::uint32_t(code), 0, body); st != ETW_OK) {
+    if (etw_status st = send_request_frame(*conn, std::uint32_t(code), body); st != ETW_OK) {
         platform::channel_close(conn);
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the host process " + std::to_string(e.host_pid) +
                                                           " closed the channel before the request was sent");
@@ -223,7 +223,7 @@ Status read_request(ChannelHandle c, IncomingRequest *out)
     Frame f;
     std::vector<std::uint8_t> body;
     Status why;
-    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why))
+    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why) || !same_protocol(c, f, &why))
         return why;
     if (f.kind < std::uint32_t(Request::Query) || f.kind > std::uint32_t(Request::FlushTo))
         return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(f.kind));

@@ -7,16 +7,23 @@
 // stays inside the payload and every parent precedes its children.
 // Manifest text (our demo's and the real HttpService one) is mutated too:
 // a load either succeeds or gives a status and a "line N:" message, and
-// what loads decodes mutated payloads within bounds.
+// what loads decodes mutated payloads within bounds. A real provider binary
+// (provider_binaries.hpp) is mutated in its headers, resource directory and
+// WEVT_TEMPLATE: a load succeeds or gives a status and a message.
 // usage: decode_fuzz SECONDS [SEED]
 #include "decode_helpers.hpp"
 
 #include "format/decode/kernel_classes.hpp"
 #include "format/decode/manifest.hpp"
+#include "tmf_fuzz.hpp"
+#include "format/decode/wevt.hpp"
+#include "provider_binaries.hpp"
 
 #include <openetw/openetw.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <cstdio>
@@ -139,6 +146,19 @@ void check(const DecodedEvent &e)
     }
 }
 
+// Decodes r; a failure must carry a status (and a message unless it is
+// NOT_FOUND), and whatever was decoded must be well formed.
+bool decode_checked(EventDecoder &decoder, const etw_record &r, DecodedEvent &event, const char *what)
+{
+    openetw::format::Problem problem;
+    const bool ok = decoder.decode(r, event, problem);
+    if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
+        fail((std::string(what) + " failure without a status and message").c_str());
+    if (ok || event.schema)
+        check(event);
+    return ok;
+}
+
 std::vector<std::vector<std::uint8_t>> g_manifests;
 
 void manifest_seeds()
@@ -187,11 +207,69 @@ bool fuzz_manifest(std::mt19937 &rng)
         r.pointer_size = (rng() & 1) ? 8 : 4;
         r.payload = s.payload.data();
         r.payload_size = std::uint32_t(s.payload.size());
-        const bool ok = decoder.decode(r, event, problem);
-        if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-            fail("a manifest event failure without a status and message");
-        if (ok || event.schema)
-            check(event);
+        decode_checked(decoder, r, event, "a manifest event");
+    }
+    return true;
+}
+
+std::vector<std::uint8_t> g_binary;
+std::size_t g_crim = 0, g_crim_size = 0;
+
+void binary_seed()
+{
+    const std::string path = provbin::small_binary();
+    if (path.empty())
+        fail("no provider binary is installed (see tests/decode/provider_binaries.hpp)");
+    std::ifstream in(path, std::ios::binary);
+    g_binary.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    const std::uint8_t crim[] = {'C', 'R', 'I', 'M'};
+    const auto it = std::search(g_binary.begin(), g_binary.end(), crim, crim + 4);
+    if (it == g_binary.end())
+        fail("the provider binary has no CRIM");
+    g_crim = std::size_t(it - g_binary.begin());
+    g_crim_size = std::min<std::size_t>(g_binary.size() - g_crim, std::size_t(it[4] | it[5] << 8 | it[6] << 16));
+}
+
+// Mutates the headers, the resource area or the WEVT_TEMPLATE of the binary; what loads decodes.
+bool fuzz_binary(std::mt19937 &rng)
+{
+    std::vector<std::uint8_t> image = g_binary;
+    std::size_t from = 0, size = std::min<std::size_t>(image.size(), 1024); // DOS/PE headers, sections
+    if (rng() % 4 != 0) {
+        from = g_crim;
+        size = g_crim_size;
+    }
+    std::vector<std::uint8_t> part(image.begin() + long(from), image.begin() + long(from + size));
+    mutate(part, rng);
+    image.erase(image.begin() + long(from), image.begin() + long(from + size));
+    image.insert(image.begin() + long(from), part.begin(), part.end());
+    SchemaEntries loaded;
+    openetw::format::Problem problem;
+    if (!read_provider_binary(image, loaded, problem)) {
+        if (problem.code == ETW_OK || problem.detail.empty())
+            fail("a binary failure without a status and message");
+        return false;
+    }
+    auto schemas = std::make_shared<ManifestSchemas>();
+    schemas->add(std::move(loaded));
+    EventDecoder decoder;
+    decoder.add_source(schemas);
+    DecodedEvent event;
+    etw_guid provider;
+    std::memcpy(&provider, g_binary.data() + g_crim + 16, sizeof provider);
+    for (int k = 0; k < 16; ++k) {
+        Seed s = g_seeds[rng() % g_seeds.size()];
+        mutate(s.payload, rng);
+        etw_record r{};
+        r.struct_size = sizeof r;
+        r.kind = ETW_RECORD_KIND_EVENT;
+        r.guid = provider;
+        r.event_id = std::uint16_t((rng() & 1) ? 27000 + rng() % 8 : rng() % 8);
+        r.version = std::uint16_t(rng() % 2);
+        r.pointer_size = (rng() & 1) ? 8 : 4;
+        r.payload = s.payload.data();
+        r.payload_size = std::uint32_t(s.payload.size());
+        decode_checked(decoder, r, event, "a binary event");
     }
     return true;
 }
@@ -206,6 +284,8 @@ int main(int argc, char **argv)
     sample_seeds();
     synthetic_seeds();
     manifest_seeds();
+    binary_seed();
+    tmf_seeds();
     if (g_seeds.size() < 20)
         fail("too few seeds");
     std::mt19937 rng(seed);
@@ -216,12 +296,23 @@ int main(int argc, char **argv)
     static const std::uint16_t hooks[] = {0x0000, 0x0301, 0x0303, 0x0327, 0x030A, 0x0501, 0x0504, 0x140A, 0x010A,
                                           0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    std::uint64_t runs = 0, decoded = 0, manifests = 0, manifests_loaded = 0;
+    std::uint64_t runs = 0, decoded = 0, manifests = 0, manifests_loaded = 0, binaries = 0, binaries_loaded = 0;
+    std::uint64_t tmfs = 0, tmfs_loaded = 0;
     while (std::chrono::steady_clock::now() < end) {
         for (int batch = 0; batch < 256; ++batch, ++runs) {
             if (batch % 32 == 0) { // manifests cost more per run: fewer of them
                 ++manifests;
                 manifests_loaded += fuzz_manifest(rng);
+                continue;
+            }
+            if (batch % 32 == 8) { // TMF text likewise
+                ++tmfs;
+                tmfs_loaded += fuzz_tmf(rng, mutate);
+                continue;
+            }
+            if (batch % 32 == 16) { // binaries likewise
+                ++binaries;
+                binaries_loaded += fuzz_binary(rng);
                 continue;
             }
             Seed s = g_seeds[rng() % g_seeds.size()];
@@ -235,12 +326,7 @@ int main(int argc, char **argv)
                 r.pointer_size = (rng() & 1) ? 8 : 4;
                 r.payload = s.payload.data();
                 r.payload_size = std::uint32_t(s.payload.size());
-                openetw::format::Problem problem;
-                const bool ok = decoder.decode(r, event, problem);
-                if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-                    fail("a kernel failure without a status and message");
-                if (ok || event.schema)
-                    check(event);
+                const bool ok = decode_checked(decoder, r, event, "a kernel");
                 decoded += ok;
                 continue;
             }
@@ -264,17 +350,14 @@ int main(int argc, char **argv)
             r.extended_count = 2;
             r.payload = s.payload.data();
             r.payload_size = std::uint32_t(s.payload.size());
-            openetw::format::Problem problem;
-            const bool ok = decoder.decode(r, event, problem);
-            if (!ok && (problem.code == ETW_OK || (problem.code != ETW_ERROR_NOT_FOUND && problem.detail.empty())))
-                fail("a failure without a status and message");
-            if (ok || event.schema)
-                check(event);
+            const bool ok = decode_checked(decoder, r, event, "a");
             decoded += ok;
         }
     }
-    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded\n",
+    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded; %llu binaries, %llu loaded; %llu TMFs, %llu loaded\n",
                 static_cast<unsigned long long>(runs), static_cast<unsigned long long>(decoded),
-                static_cast<unsigned long long>(manifests), static_cast<unsigned long long>(manifests_loaded));
+                static_cast<unsigned long long>(manifests), static_cast<unsigned long long>(manifests_loaded),
+                static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(binaries_loaded), static_cast<unsigned long long>(tmfs),
+                static_cast<unsigned long long>(tmfs_loaded));
     return 0;
 }

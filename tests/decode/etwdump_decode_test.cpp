@@ -1,6 +1,8 @@
 // etwdump's decoded output: jsonl adds "event_name" and "fields" to the
 // records that decode (and nothing to the others), text shows them, and
 // --no-decode leaves them out.
+#include "provider_binaries.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -123,6 +125,41 @@ TEST(EtwdumpDecode, ManifestOptionDecodesManifestEvents)
     // A manifest that does not load stops etwdump before any output.
     EXPECT_TRUE(run("--format jsonl --manifest " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
     EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --manifest").empty());
+}
+
+TEST(EtwdumpDecode, BinaryOptionLoadsAProviderBinary)
+{
+    const std::string binary = provbin::small_binary();
+    ASSERT_FALSE(binary.empty()) << "no provider binary is installed (see provider_binaries.hpp)";
+    // The binary's provider has no events in the sample: the output is as without it.
+    const auto plain = run("--format jsonl --order file " + sample("tx_HTTP_Server.etl"));
+    const auto lines = run("--format jsonl --order file --binary \"" + native(binary) + "\" " + sample("tx_HTTP_Server.etl"));
+    EXPECT_EQ(lines, plain);
+    EXPECT_EQ(lines.size(), 2042u);
+    // A file that is not a PE image, and a missing value, stop etwdump before any output.
+    EXPECT_TRUE(run("--format jsonl --binary " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
+    EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --binary").empty());
+}
+
+TEST(EtwdumpDecode, TmfOptionDecodesWppMessages)
+{
+    const std::string tmf = "\"" + native(std::string(OPENETW_TMF_DIR) + "/cldflt_43.tmf") + "\"";
+    const std::string etl = sample("s4_CldFlt0-2025-12-21-121418.etl");
+    const auto plain = run("--format jsonl --order file " + etl);
+    ASSERT_EQ(plain.size(), 17u);
+    EXPECT_TRUE(with(plain, "sample_c43").empty());
+    const auto lines = run("--format jsonl --order file --tmf " + tmf + " " + etl);
+    ASSERT_EQ(lines.size(), 17u);
+    EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88").size(), 13u);
+    EXPECT_EQ(with(lines, "\"event_name\": \"sample_c43\", \"fields\": {\"Object\":\"0xFFFFBB88B0AA7010\","
+                          "\"Context\":\"0xFFFFBB88AE321010\",\"Status\":\"0xC01C000F\",\"FormattedString\":"
+                          "\" object FFFFBB88B0AA7010 context FFFFBB88AE321010 status 0xC01C000F\","
+                          "\"GuidName\":\"CldFlt\",\"GuidTypeName\":\"sample_c43\",\"FunctionName\":\"Unknown\","
+                          "\"LevelName\":\"TRACE_LEVEL_ERROR\"}").size(), 1u);
+    // The directory form, and a TMF that does not load (here: an .etl) stops etwdump before any output.
+    EXPECT_EQ(run("--format jsonl --order file --tmf \"" + native(OPENETW_TMF_DIR) + "\" " + etl), lines);
+    EXPECT_TRUE(run("--format jsonl --tmf " + etl + " " + etl).empty());
+    EXPECT_TRUE(run("--format jsonl " + etl + " --tmf").empty());
 }
 
 } // namespace

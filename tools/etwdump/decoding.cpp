@@ -14,7 +14,21 @@ bool Decoding::parse(int argc, char **argv, int &i, std::string &error)
         if (i + 1 >= argc)
             error = "--manifest needs a file";
         else
-            manifests_.push_back(argv[++i]);
+            sources_.emplace_back(Kind::Manifest, argv[++i]);
+        return true;
+    }
+    if (std::strcmp(argv[i], "--binary") == 0) {
+        if (i + 1 >= argc)
+            error = "--binary needs a file";
+        else
+            sources_.emplace_back(Kind::Binary, argv[++i]);
+        return true;
+    }
+    if (std::strcmp(argv[i], "--tmf") == 0) {
+        if (i + 1 >= argc)
+            error = "--tmf needs a file or directory";
+        else
+            sources_.emplace_back(Kind::Tmf, argv[++i]);
         return true;
     }
     return false;
@@ -28,8 +42,11 @@ bool Decoding::open(std::string &error)
         error = etw_last_error_message();
         return false;
     }
-    for (const std::string &m : manifests_) {
-        if (etw_decoder_load_manifest(decoder_, m.c_str()) != ETW_OK) {
+    for (const auto &[kind, path] : sources_) {
+        const etw_status st = kind == Kind::Binary ? etw_decoder_load_binary(decoder_, path.c_str())
+                              : kind == Kind::Tmf  ? etw_decoder_load_tmf(decoder_, path.c_str())
+                                                   : etw_decoder_load_manifest(decoder_, path.c_str());
+        if (st != ETW_OK) {
             error = etw_last_error_message();
             return false;
         }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace etwdump {
@@ -14,7 +15,11 @@ namespace etwdump {
 #define ETWDUMP_DECODING_USAGE \
     "  --no-decode                  no event names and fields (jsonl, text)\n" \
     "  --manifest FILE              decode the events of an instrumentation manifest\n" \
-    "                               (.man XML; repeatable)\n"
+    "                               (.man XML; repeatable)\n" \
+    "  --binary FILE                decode the events of the manifest compiled into a\n" \
+    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n" \
+    "  --tmf PATH                   decode WPP messages with a TMF file, or the .tmf\n" \
+    "                               files of a directory (repeatable)\n"
 
 class Decoding {
 public:
@@ -36,7 +41,8 @@ public:
 
 private:
     bool enabled_ = true;
-    std::vector<std::string> manifests_;
+    enum class Kind { Manifest, Binary, Tmf };
+    std::vector<std::pair<Kind, std::string>> sources_; // in command-line order
     etw_decoder *decoder_ = nullptr;
     unsigned long long failures_ = 0;
     std::string first_failure_;

@@ -19,7 +19,8 @@ namespace OpenEtw.Tests
             Assert.Equal(200, Unsafe.SizeOf<RecordNative>());
             Assert.Equal(96, Unsafe.SizeOf<ClassicEventNative>());
             Assert.Equal(128, Unsafe.SizeOf<BufferInfoNative>());
-            Assert.Equal(48, Unsafe.SizeOf<ConsumerOptionsNative>());
+            Assert.Equal(56, Unsafe.SizeOf<ConsumerOptionsNative>()); // event_record added in 0.2
+            Assert.Equal(112, Unsafe.SizeOf<EventRecordNative>());
             Assert.Equal(344, Unsafe.SizeOf<LogfileInfoNative>());
             Assert.Equal(64, Unsafe.SizeOf<ConsumerStatsNative>());
             Assert.Equal(16, Unsafe.SizeOf<LossInfoNative>());
@@ -48,6 +49,14 @@ namespace OpenEtw.Tests
             Assert.Equal(336, Off(ref l, ref l.Path));
             var s = new ConsumerStatsNative();
             Assert.Equal(56, Off(ref s, ref s.FirstProblem));
+            var o = new ConsumerOptionsNative();
+            Assert.Equal(48, Off(ref o, ref o.EventRecord));
+            var v = new EventRecordNative();
+            Assert.Equal(46, Off(ref v, ref v.Task));
+            Assert.Equal(48, Off(ref v, ref v.Keyword));
+            Assert.Equal(64, Off(ref v, ref v.ActivityId));
+            Assert.Equal(88, Off(ref v, ref v.ExtendedData));
+            Assert.Equal(104, Off(ref v, ref v.Record));
         }
 
         private static int Off<TStruct, TField>(ref TStruct s, ref TField field) =>

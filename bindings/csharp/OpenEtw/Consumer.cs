@@ -218,6 +218,7 @@ namespace OpenEtw
                 Buffer = options.OnBuffer != null ? ConsumerCallbacks.Buffer : IntPtr.Zero,
                 Record = options.OnRecord != null ? ConsumerCallbacks.Record : IntPtr.Zero,
                 Event = options.OnEvent != null ? ConsumerCallbacks.Event : IntPtr.Zero,
+                EventRecord = options.OnEventRecord != null ? ConsumerCallbacks.EventRecord : IntPtr.Zero,
                 // The library owns the handle from here: freed at close, or at once if open fails.
                 UserData = UserData.Alloc(state),
                 UserDataFree = UserData.FreeFunction,

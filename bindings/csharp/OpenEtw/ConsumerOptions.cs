@@ -45,6 +45,12 @@ namespace OpenEtw
         /// <summary>Classic events, after <see cref="OnRecord"/>.</summary>
         public ClassicEventCallback? OnEvent { get; init; }
 
+        /// <summary>EVENT_HEADER records (manifest-based, TraceLogging), EVENT_RECORD-style, after <see cref="OnRecord"/>.</summary>
+        public EventRecordCallback? OnEventRecord { get; init; }
+
+        /// <summary>The manifests and provider binaries records decode with in the callbacks; null: <see cref="OpenEtw.Schemas.Default"/>.</summary>
+        public Schemas? Schemas { get; init; }
+
         /// <summary>Live consumers only: losses as they happen.</summary>
         public LossCallback? OnLoss { get; init; }
 

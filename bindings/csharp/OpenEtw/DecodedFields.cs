@@ -166,36 +166,42 @@ namespace OpenEtw
             catch (ArgumentOutOfRangeException) { return null; } // not a date: the formatted text
         }
 
-        // ---- Decoding: one decoder per thread (decode.h), and the last result of the thread ----
-        [ThreadStatic] private static DecoderHandle? t_decoder;
+        // ---- Decoding: one decoder per thread and Schemas (decode.h), and the last result of the thread ----
         [ThreadStatic] private static DecodedEvent? t_last;
         [ThreadStatic] private static bool t_lastMissing;
         [ThreadStatic] private static IntPtr t_lastRecord;
         [ThreadStatic] private static (uint, uint, uint, long) t_lastKey;
+        [ThreadStatic] private static Schemas? t_lastSchemas;
+        [ThreadStatic] private static int t_lastGeneration;
 
         /// <summary>
         /// Decodes a record the library is delivering: null when no schema describes it;
         /// OpenEtwException (InvalidData) when its payload does not match its schema. The
         /// thread's last answer is reused while the same record is asked about again.
         /// </summary>
-        internal static unsafe DecodedEvent? Decode(RecordNative* record)
+        internal static unsafe DecodedEvent? Decode(RecordNative* record) => Decode(record, Schemas.Active);
+
+        /// <summary>As above, with the sources of <paramref name="schemas"/>.</summary>
+        internal static unsafe DecodedEvent? Decode(RecordNative* record, Schemas schemas, bool delivered = true)
         {
             var key = (record->FileIndex, record->BufferIndex, record->BufferOffset, record->TimestampRaw);
-            if (t_lastRecord == (IntPtr)record && t_lastKey == key && (t_last != null || t_lastMissing))
+            DecoderHandle decoder = schemas.Decoder(out int generation);
+            // Only a record being delivered is the same one while its pointer and position are.
+            if (delivered && t_lastRecord == (IntPtr)record && t_lastKey == key && (t_last != null || t_lastMissing) &&
+                ReferenceEquals(t_lastSchemas, schemas) && t_lastGeneration == generation)
                 return t_last;
-            if (t_decoder == null)
-            {
-                NativeMethods.etw_decoder_create(out var created);
-                t_decoder = created;
-            }
             t_lastRecord = IntPtr.Zero;
-            uint status = NativeMethods.etw_decoder_decode(out IntPtr decoded, t_decoder, (IntPtr)record);
+            uint status = NativeMethods.etw_decoder_decode(out IntPtr decoded, decoder, (IntPtr)record);
             DecodedEvent? result = null;
             if (status == 0)
                 result = new DecodedEvent((DecodedEventNative*)decoded);
             else if (status != (uint)Status.NotFound)
                 throw OpenEtwException.FromStatus(status);
-            (t_last, t_lastMissing, t_lastRecord, t_lastKey) = (result, result == null, (IntPtr)record, key);
+            if (delivered)
+            {
+                (t_last, t_lastMissing, t_lastRecord, t_lastKey) = (result, result == null, (IntPtr)record, key);
+                (t_lastSchemas, t_lastGeneration) = (schemas, generation);
+            }
             return result;
         }
     }
@@ -205,6 +211,7 @@ namespace OpenEtw
     {
         /// <summary>The decoded event (a copy that outlives the callback), or null when no schema describes it.</summary>
         public DecodedEvent? Decode() => DecodedEvent.Decode(_r);
+        internal DecodedEvent? DecodeWith(Schemas schemas) => DecodedEvent.Decode(_r, schemas);
         /// <summary>The event's name, or "" when no schema describes it.</summary>
         public string EventName => Decode()?.EventName ?? "";
         /// <summary>The provider's name, or "".</summary>

@@ -12,8 +12,9 @@ from .errors import (AccessDeniedError, AlreadyExistsError, BadLengthError, Canc
                      MoreDataError, NoUnicodeTranslationError, NotFoundError, NotSupportedError,
                      OutOfMemoryError, Status)
 from .properties import Properties
-from .records import BufferInfo, ClassicEvent, Record
+from .records import BufferInfo, ClassicEvent, EventRecord, Record
 from .fields import DecodedEvent, Property, decode
+from .schemas import Schemas, load_binary, load_manifest, schemas
 from .provider import EnableInfo, Provider
 from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer

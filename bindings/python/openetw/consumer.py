@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator, Optional, Union
 
 from . import _native
 from .errors import Error
-from .records import buffer_from_proxy, event_from_proxy, record_from_proxy, snapshot
+from .records import buffer_from_proxy, event_from_proxy, event_record_from_proxy, record_from_proxy, snapshot
 
 PathLike = Union[str, bytes, os.PathLike]
 _ORDERS = {"time": _native.ETW_CONSUMER_ORDER_TIME, "file": _native.ETW_CONSUMER_ORDER_FILE}
@@ -27,9 +27,11 @@ class _Dispatch:
     """What the native trampolines call. Holds no reference to the Consumer
     (the library owns a reference to these methods until close)."""
 
-    def __init__(self, on_buffer, on_record, on_event, on_loss, on_raw_buffer) -> None:
+    def __init__(self, on_buffer, on_record, on_event, on_loss, on_raw_buffer, on_event_record,
+                 schemas) -> None:
         self.on_buffer, self.on_record, self.on_event = on_buffer, on_record, on_event
         self.on_loss, self.on_raw_buffer = on_loss, on_raw_buffer
+        self.on_event_record, self.schemas = on_event_record, schemas
         self.sink: Optional[Callable] = None  # iteration
         self.error: Optional[BaseException] = None
 
@@ -37,7 +39,14 @@ class _Dispatch:
         # The record callback is always installed: iteration needs it.
         return (self.buffer if self.on_buffer else None, self.record,
                 self.event if self.on_event else None,
-                self.loss if self.on_loss else None, self.raw_buffer if self.on_raw_buffer else None)
+                self.loss if self.on_loss else None, self.raw_buffer if self.on_raw_buffer else None,
+                self.event_record if self.on_event_record else None)
+
+    def _mark(self, record):
+        """Records decode with the consumer's schemas (fields.DecodedMixin reads the mark)."""
+        if self.schemas is not None and record is not None:
+            record.__dict__["_schemas"] = self.schemas
+        return record
 
     def _fail(self, error: BaseException) -> int:
         if self.error is None:
@@ -54,7 +63,7 @@ class _Dispatch:
         if self.on_record is None and self.sink is None:
             return 0
         try:
-            record = record_from_proxy(proxy, payload, raw, extended)
+            record = self._mark(record_from_proxy(proxy, payload, raw, extended))
             if self.on_record is not None and self.on_record(record):
                 return 1
             return 1 if self.sink is not None and self.sink(record) else 0
@@ -63,7 +72,17 @@ class _Dispatch:
 
     def event(self, proxy, payload, raw, extended) -> int:
         try:
-            return 1 if self.on_event(event_from_proxy(proxy, payload, raw, extended)) else 0
+            event = event_from_proxy(proxy, payload, raw, extended)
+            self._mark(event.record)
+            return 1 if self.on_event(event) else 0
+        except BaseException as error:
+            return self._fail(error)
+
+    def event_record(self, proxy, user_data, record_proxy, payload, raw, extended) -> int:
+        try:
+            event = event_record_from_proxy(proxy, user_data, record_proxy, payload, raw, extended)
+            self._mark(event.record)
+            return 1 if self.on_event_record(event) else 0
         except BaseException as error:
             return self._fail(error)
 
@@ -95,25 +114,34 @@ class Consumer:
 
     Callbacks (each optional; return a true value to stop):
     on_buffer(BufferInfo), on_record(Record), on_event(ClassicEvent), and for
-    live consumers on_loss(events_lost, buffers_lost) and on_raw_buffer(bytes).
+    live consumers on_loss(events_lost, buffers_lost) and on_raw_buffer(bytes);
+    on_event_record(EventRecord) for EVENT_HEADER records (manifest-based and
+    TraceLogging events, as ProcessTrace's EventRecordCallback), after on_record.
     They are kept alive until close() and released exactly once.
+
+    schemas (an openetw.Schemas) are the manifests and provider binaries the
+    records' fields decode with; None means the default, openetw.schemas.
     """
 
     def __init__(self, paths: Union[PathLike, Iterable[PathLike]], *, order: str = "time",
-                 raw_timestamps: bool = False, on_buffer=None, on_record=None, on_event=None) -> None:
+                 raw_timestamps: bool = False, on_buffer=None, on_record=None, on_event=None,
+                 on_event_record=None, schemas=None) -> None:
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         encoded = [os.fsencode(p) for p in paths]
-        self._setup(order, raw_timestamps, on_buffer, on_record, on_event, None, None, False)
+        self._setup(order, raw_timestamps, on_buffer, on_record, on_event, None, None, False,
+                    on_event_record, schemas)
         self._handle = _native.etw_consumer_open(encoded, self._options)
 
     @classmethod
     def realtime(cls, session_name: str, *, raw_timestamps: bool = False, on_buffer=None,
-                 on_record=None, on_event=None, on_loss=None, on_raw_buffer=None) -> "Consumer":
+                 on_record=None, on_event=None, on_loss=None, on_raw_buffer=None,
+                 on_event_record=None, schemas=None) -> "Consumer":
         """A live consumer of a running real-time session. process() blocks
         until the session stops (or cancel()), delivering buffers as they arrive."""
         self = cls.__new__(cls)
-        self._setup("time", raw_timestamps, on_buffer, on_record, on_event, on_loss, on_raw_buffer, True)
+        self._setup("time", raw_timestamps, on_buffer, on_record, on_event, on_loss, on_raw_buffer, True,
+                    on_event_record, schemas)
         self._handle = _native.etw_consumer_open_session(session_name, self._options)
         if on_loss is not None:
             _native.etw_consumer_set_loss_callback(self._handle, True)
@@ -122,16 +150,21 @@ class Consumer:
         return self
 
     def _setup(self, order, raw_timestamps, on_buffer, on_record, on_event, on_loss, on_raw_buffer,
-               live) -> None:
+               live, on_event_record, schemas) -> None:
         self._handle = None
         if order not in _ORDERS:
             raise ValueError(f"order must be 'time' or 'file', not {order!r}")
         for name, fn in (("on_buffer", on_buffer), ("on_record", on_record), ("on_event", on_event),
-                         ("on_loss", on_loss), ("on_raw_buffer", on_raw_buffer)):
+                         ("on_loss", on_loss), ("on_raw_buffer", on_raw_buffer),
+                         ("on_event_record", on_event_record)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"{name} must be callable or None")
         flags = _ORDERS[order] | (_native.ETW_CONSUMER_RAW_TIMESTAMP if raw_timestamps else 0)
-        self._dispatch = _Dispatch(on_buffer, on_record, on_event, on_loss, on_raw_buffer)
+        from .schemas import Schemas
+        if schemas is not None and not isinstance(schemas, Schemas):
+            raise TypeError("schemas must be an openetw.Schemas or None")
+        self._dispatch = _Dispatch(on_buffer, on_record, on_event, on_loss, on_raw_buffer,
+                                   on_event_record, schemas)
         self._options = (flags, self._dispatch.callables())
         self._live_session = live
 

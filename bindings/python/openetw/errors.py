@@ -89,9 +89,10 @@ class AlreadyExistsError(Error):
 
 
 @_for(Status.FILE_NOT_FOUND, Status.PATH_NOT_FOUND, Status.WMI_INSTANCE_NOT_FOUND,
-      Status.WMI_GUID_NOT_FOUND)
+      Status.WMI_GUID_NOT_FOUND, Status.NOT_FOUND)
 class NotFoundError(Error, LookupError):
-    """A file, folder, session or GUID that does not exist."""
+    """A file, folder, session or GUID that does not exist; ETW_ERROR_NOT_FOUND:
+    a provider binary without a WEVT_TEMPLATE resource (decode.h)."""
 
 
 @_for(Status.ACCESS_DENIED)

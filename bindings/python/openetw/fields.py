@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime
 import struct
-import threading
 import uuid
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
@@ -147,18 +146,13 @@ class DecodedEvent:
         return f"DecodedEvent({self.provider_name}/{self.event_name} {self.fields!r})"
 
 
-_local = threading.local()
-
-
 def decode(record) -> Optional[DecodedEvent]:
-    """Decodes a Record with this thread's decoder: None when no schema
-    describes it; raises InvalidDataError when its payload or TraceLogging
-    metadata does not match (the message names the field)."""
-    decoder = getattr(_local, "decoder", None)
-    if decoder is None:
-        decoder = _local.decoder = _native.etw_decoder_create()
-    raw = _native.openetw_decode(decoder, record)
-    return None if raw is None else DecodedEvent(raw)
+    """Decodes a Record with this thread's decoder of the default schemas
+    (openetw.schemas): None when no schema describes it; raises
+    InvalidDataError when its payload or TraceLogging metadata does not
+    match (the message names the field)."""
+    from .schemas import schemas  # schemas.py imports this module
+    return schemas.decode(record)
 
 
 class _Missing:
@@ -180,7 +174,10 @@ class DecodedMixin:
         """The DecodedEvent, or None when no schema describes the event."""
         cached = self.__dict__.get("_decoded")
         if cached is None:
-            cached = decode(self._decoded_record()) or _MISSING
+            record = self._decoded_record()
+            # A consumer given schemas= marks its records with them; else the default.
+            schemas = record.__dict__.get("_schemas")
+            cached = (decode(record) if schemas is None else schemas.decode(record)) or _MISSING
             self.__dict__["_decoded"] = cached  # frozen dataclass: not a field, no setattr
         return None if cached is _MISSING else cached
 

@@ -118,6 +118,31 @@ def event_from_proxy(proxy, payload: bytes, raw: bytes, extended: tuple) -> Clas
                         **values)
 
 
+_EVENT_RECORD_POINTERS = {"extended_data", "user_data", "record"}
+_EVENT_RECORD_FIELDS = [n for n in _copy_fields(_native.etw_event_record) if n not in _EVENT_RECORD_POINTERS]
+EventRecord = dataclasses.make_dataclass(
+    "EventRecord", _EVENT_RECORD_FIELDS + ["extended_data", "user_data", "record"], bases=(DecodedMixin,),
+    frozen=True,
+    namespace={"_decoded_record": lambda self: self.record, "datetime": property(_timestamp_datetime),
+               "__doc__": "An EVENT_HEADER record (manifest-based, TraceLogging) as ProcessTrace's "
+                          "EventRecordCallback sees its EVENT_RECORD: the EVENT_HEADER fields (flags, "
+                          "event_property, thread_id, process_id, timestamp, provider_id and "
+                          "activity_id as uuid.UUID, kernel_time, user_time), the EVENT_DESCRIPTOR "
+                          "(id, version, channel, level, opcode, task, keyword), extended_data as "
+                          "(ext_type, linkage, item_size, data) tuples, user_data bytes and the "
+                          "Record; decoded on demand like Record (fields, event[\"Name\"], ...)."})
+EventRecord.__module__ = __name__
+
+
+def event_record_from_proxy(proxy, user_data: bytes, record_proxy, payload: bytes, raw: bytes,
+                            extended: tuple) -> EventRecord:
+    values = {name: getattr(proxy, name) for name in _EVENT_RECORD_FIELDS}
+    values["provider_id"] = guid_from_proxy(values["provider_id"])
+    values["activity_id"] = guid_from_proxy(values["activity_id"])
+    record = None if record_proxy is None else record_from_proxy(record_proxy, payload, raw, extended)
+    return EventRecord(extended_data=extended, user_data=user_data, record=record, **values)
+
+
 _BUFFER_FIELDS = _copy_fields(_native.etw_buffer_info)
 BufferInfo = dataclasses.make_dataclass(
     "BufferInfo", _BUFFER_FIELDS + ["data", "image"], frozen=True,

@@ -35,11 +35,16 @@ class LiveTrace:
     (its return value is ignored). stop(), or leaving the with block, stops
     the session and returns once every event it logged was delivered; an
     exception on_event raised is re-raised there. The final settings and
-    statistics are in .properties (events_lost, buffers_written)."""
+    statistics are in .properties (events_lost, buffers_written).
+    on_event_record(EventRecord), if given, receives the manifest-based and
+    TraceLogging events (EVENT_RECORD style) on the same thread; schemas
+    (openetw.Schemas) are what their fields decode with (default:
+    openetw.schemas)."""
 
     def __init__(self, name: str, providers: Iterable[Union[Enable, tuple]],
                  on_event: Callable[[ClassicEvent], object], *, buffer_size: int = 0,
-                 maximum_buffers: int = 0) -> None:
+                 maximum_buffers: int = 0, on_event_record: Optional[Callable] = None,
+                 schemas=None) -> None:
         members = {"log_file_mode": LogFileMode.REAL_TIME_MODE}
         if buffer_size:
             members["buffer_size"] = buffer_size
@@ -53,7 +58,10 @@ class LiveTrace:
             for p in providers:
                 e = p if isinstance(p, Enable) else Enable(*p)
                 self._session.enable_provider(e.guid, e.level, e.match_any_keyword, e.match_all_keyword)
-            self._consumer = Consumer.realtime(name, on_event=lambda event: on_event(event) and None)
+            self._consumer = Consumer.realtime(
+                name, on_event=lambda event: on_event(event) and None, schemas=schemas,
+                on_event_record=None if on_event_record is None else
+                (lambda event: on_event_record(event) and None))
         except BaseException:
             self._session.__exit__(None, None, None)
             raise

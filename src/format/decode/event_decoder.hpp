@@ -18,7 +18,7 @@
 
 namespace openetw::format::decode {
 
-enum class Source : std::uint8_t { None = 0, TraceLogging = 1, Kernel = 2, Manifest = 3 };
+enum class Source : std::uint8_t { None = 0, TraceLogging = 1, Kernel = 2, Manifest = 3, Wpp = 4 };
 
 struct DecodedEvent {
     const EventSchema *schema = nullptr;

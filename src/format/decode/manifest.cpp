@@ -562,6 +562,12 @@ bool ManifestSchemas::load(std::span<const std::uint8_t> document, Problem &prob
     Loader loader(problem);
     if (!loader.run(root, loaded))
         return false;
+    add(std::move(loaded));
+    return true;
+}
+
+void ManifestSchemas::add(std::unordered_map<std::string, Entry> loaded)
+{
     for (auto &[key, entry] : loaded)
         events_[key] = std::move(entry);
     classic_.clear();
@@ -571,7 +577,6 @@ bool ManifestSchemas::load(std::span<const std::uint8_t> document, Problem &prob
         if (!added)
             it->second = nullptr; // several events share the opcode and version: none is chosen
     }
-    return true;
 }
 
 } // namespace openetw::format::decode

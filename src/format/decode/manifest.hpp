@@ -39,6 +39,9 @@ public:
         std::uint8_t opcode = 0;
     };
 
+    // Adds events read elsewhere (a binary's WEVT_TEMPLATE): known ones are replaced.
+    void add(std::unordered_map<std::string, Entry> loaded);
+
 private:
     std::unordered_map<std::string, Entry> events_;
     // (provider, opcode, version) -> the one event with them, or null when several have them.

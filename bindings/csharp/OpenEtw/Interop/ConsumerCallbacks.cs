@@ -30,6 +30,7 @@ namespace OpenEtw.Interop
         internal static IntPtr Buffer => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, BufferInfoNative*, int>)&OnBuffer;
         internal static IntPtr Record => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, RecordNative*, int>)&OnRecord;
         internal static IntPtr Event => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, ClassicEventNative*, int>)&OnEvent;
+        internal static IntPtr EventRecord => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, EventRecordNative*, int>)&OnEventRecord;
         internal static IntPtr Loss => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, LossInfoNative*, int>)&OnLoss;
         internal static IntPtr RawBuffer => (IntPtr)(delegate* unmanaged[Cdecl]<IntPtr, byte*, uint, int>)&OnRawBuffer;
 
@@ -47,16 +48,30 @@ namespace OpenEtw.Interop
         private static int OnRecord(IntPtr userData, RecordNative* record)
         {
             ConsumerState state = UserData.Get<ConsumerState>(userData);
+            Schemas? outer = Schemas.Enter(state.Options.Schemas); // what the record decodes with
             try { return state.Options.OnRecord!(new TraceRecord(record)) ? Continue : Stop; }
             catch (Exception e) { return Fail(state, e); }
+            finally { Schemas.Leave(outer); }
         }
 
         [UnmanagedCallersOnly(CallConvs = new[] { typeof(CallConvCdecl) })]
         private static int OnEvent(IntPtr userData, ClassicEventNative* classicEvent)
         {
             ConsumerState state = UserData.Get<ConsumerState>(userData);
+            Schemas? outer = Schemas.Enter(state.Options.Schemas);
             try { return state.Options.OnEvent!(new ClassicEvent(classicEvent)) ? Continue : Stop; }
             catch (Exception e) { return Fail(state, e); }
+            finally { Schemas.Leave(outer); }
+        }
+
+        [UnmanagedCallersOnly(CallConvs = new[] { typeof(CallConvCdecl) })]
+        private static int OnEventRecord(IntPtr userData, EventRecordNative* eventRecord)
+        {
+            ConsumerState state = UserData.Get<ConsumerState>(userData);
+            Schemas? outer = Schemas.Enter(state.Options.Schemas);
+            try { return state.Options.OnEventRecord!(new EventRecord(eventRecord)) ? Continue : Stop; }
+            catch (Exception e) { return Fail(state, e); }
+            finally { Schemas.Leave(outer); }
         }
 
         [UnmanagedCallersOnly(CallConvs = new[] { typeof(CallConvCdecl) })]

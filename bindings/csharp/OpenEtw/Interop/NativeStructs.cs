@@ -152,6 +152,7 @@ namespace OpenEtw.Interop
         public IntPtr Event;
         public IntPtr UserData;
         public IntPtr UserDataFree;
+        public IntPtr EventRecord; // added in 0.2
     }
 
     [StructLayout(LayoutKind.Sequential)]

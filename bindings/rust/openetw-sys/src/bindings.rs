@@ -220,6 +220,7 @@ pub const OPENETW_ABI_VERSION: u32 = 1;
 pub const ETW_DECODE_SOURCE_TRACELOGGING: u32 = 1;
 pub const ETW_DECODE_SOURCE_KERNEL: u32 = 2;
 pub const ETW_DECODE_SOURCE_MANIFEST: u32 = 3;
+pub const ETW_DECODE_SOURCE_WPP: u32 = 4;
 pub const ETW_PROPERTY_KIND_VALUE: u32 = 0;
 pub const ETW_PROPERTY_KIND_ARRAY: u32 = 1;
 pub const ETW_PROPERTY_KIND_STRUCT: u32 = 2;
@@ -6284,8 +6285,9 @@ fn bindgen_test_layout_etw_event_property() {
 }
 #[doc = " A decoded event. Names the schema does not have are \"\". Owned by the"]
 #[doc = " decoder: valid until the next etw_decoder_decode, etw_decoder_load_manifest"]
-#[doc = " (_text) or etw_decoder_destroy on the same decoder; the data pointers are"]
-#[doc = " borrowed from the record."]
+#[doc = " (_text), etw_decoder_load_binary (_image), etw_decoder_load_tmf (_text)"]
+#[doc = " or etw_decoder_destroy on the"]
+#[doc = " same decoder; the data pointers are borrowed from the record."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_decoded_event {
@@ -6555,6 +6557,91 @@ extern "C" {
     #[doc = " As etw_decoder_load_manifest, from size bytes at text (copied as needed;"]
     #[doc = " the caller keeps ownership). Messages name the document \"(memory)\"."]
     pub fn etw_decoder_load_manifest_text(
+        decoder: *mut etw_decoder,
+        text: *const core::ffi::c_char,
+        size: usize,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Loads the instrumentation manifest compiled into a provider's binary (a"]
+    #[doc = " Windows PE DLL, EXE or SYS, 32- or 64-bit, of any machine) at path"]
+    #[doc = " (UTF-8), as Windows finds it through the provider's registered resource"]
+    #[doc = " file: the WEVT_TEMPLATE resource, with the display names of levels,"]
+    #[doc = " tasks, opcodes, keywords and map values from the binary's MESSAGETABLE"]
+    #[doc = " resource (English first) when it has them, else the names compiled in."]
+    #[doc = " Its events then decode as a loaded manifest's (same matching rules, same"]
+    #[doc = " replacement of known events; all or nothing). Events are named"]
+    #[doc = " \"Task/Opcode\", else \"Task\" or \"Opcode\" (a binary keeps no event symbol)."]
+    #[doc = " Returns ETW_OK; ETW_ERROR_NOT_FOUND when the binary has no WEVT_TEMPLATE"]
+    #[doc = " resource; ETW_ERROR_INVALID_DATA when the file is not a PE image or its"]
+    #[doc = " headers, resource directory (including loops), message table or"]
+    #[doc = " WEVT_TEMPLATE are damaged or inconsistent (a bad signature, size, count"]
+    #[doc = " or offset, a template item naming no earlier integer field as its count"]
+    #[doc = " or length, a missing map, level, task, opcode or template, a file over"]
+    #[doc = " 1 GiB): the message names the file, the part and the offset;"]
+    #[doc = " ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT;"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (NULL argument); ETW_ERROR_OUTOFMEMORY."]
+    #[doc = " Invalidates the event last returned by etw_decoder_decode (on success)."]
+    #[doc = " Same thread rule as decoding: not concurrently with another call on this"]
+    #[doc = " decoder."]
+    pub fn etw_decoder_load_binary(
+        decoder: *mut etw_decoder,
+        path: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " As etw_decoder_load_binary, from the size bytes of a PE file at image"]
+    #[doc = " (read during the call; the caller keeps ownership). Messages name the"]
+    #[doc = " image \"(memory)\"."]
+    pub fn etw_decoder_load_binary_image(
+        decoder: *mut etw_decoder,
+        image: *const core::ffi::c_void,
+        size: usize,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Loads WPP trace message format (TMF) files, as TraceFmt's -p: path (UTF-8)"]
+    #[doc = " is one TMF file, or a directory whose *.tmf files (not its"]
+    #[doc = " subdirectories) are all read. Each `#typev` message of a TMF then decodes"]
+    #[doc = " when a message record (ETW_RECORD_KIND_MESSAGE) carries its message GUID"]
+    #[doc = " and number (records with a component id instead of a GUID stay"]
+    #[doc = " undecoded): source ETW_DECODE_SOURCE_WPP, event_name the message's name"]
+    #[doc = " (its source file and line, \"driver_c123\"), provider_name the module of"]
+    #[doc = " the GUID line, task_name, level_name and keywords_name the FUNC=, LEVEL="]
+    #[doc = " and FLAGS= of the #typev trailer; the properties are the arguments in"]
+    #[doc = " number order (%10, %11, ...; named as the TMF's argument list names them,"]
+    #[doc = " typed by their Item type: see docs/DECODING.md), then the string"]
+    #[doc = " properties TDH gives WPP events: \"FormattedString\" (the format string with"]
+    #[doc = " the arguments substituted, as TraceFmt prints a message after its prefix;"]
+    #[doc = " `%0` is left out), \"GuidName\" (the module), \"GuidTypeName\" (the message"]
+    #[doc = " name), and \"FunctionName\", \"FlagsName\", \"LevelName\" when the trailer has"]
+    #[doc = " FUNC=, FLAGS=, LEVEL=."]
+    #[doc = " Several loads add up; a message already known (same GUID and number) is"]
+    #[doc = " replaced. All or nothing: on failure the decoder keeps what it had."]
+    #[doc = " Returns ETW_OK; ETW_ERROR_INVALID_DATA when a line is not of the TMF"]
+    #[doc = " format (an unknown directive or Item type, a bad GUID line, message or"]
+    #[doc = " argument number, a format string without its closing quote or naming an"]
+    #[doc = " argument the list does not declare, a message or argument defined twice,"]
+    #[doc = " a file over 64 MiB): the message names the file and the line;"]
+    #[doc = " ETW_ERROR_NO_UNICODE_TRANSLATION (UTF-16 text of an odd size);"]
+    #[doc = " ETW_ERROR_FILE_NOT_FOUND (also a directory without .tmf files),"]
+    #[doc = " ETW_ERROR_ACCESS_DENIED, ETW_ERROR_READ_FAULT; ETW_ERROR_INVALID_PARAMETER"]
+    #[doc = " (NULL argument); ETW_ERROR_OUTOFMEMORY. TMF text is read as UTF-8 when it"]
+    #[doc = " is valid UTF-8, else as Latin-1 (TracePDB writes the ANSI code page), or"]
+    #[doc = " as UTF-16LE after a BOM."]
+    #[doc = " Invalidates the event last returned by etw_decoder_decode (on success)."]
+    #[doc = " Same thread rule as decoding: not concurrently with another call on this"]
+    #[doc = " decoder."]
+    pub fn etw_decoder_load_tmf(
+        decoder: *mut etw_decoder,
+        path: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " As etw_decoder_load_tmf, from the size bytes of one TMF file's text at"]
+    #[doc = " text (read during the call; the caller keeps ownership). Messages name"]
+    #[doc = " the text \"(memory)\"."]
+    pub fn etw_decoder_load_tmf_text(
         decoder: *mut etw_decoder,
         text: *const core::ffi::c_char,
         size: usize,

@@ -13,7 +13,7 @@ use openetw_sys as sys;
 use crate::callbacks::{catch, free_box, Payload};
 use crate::error::{check, Result};
 use crate::logfile::{ConsumerStats, LogfileInfo};
-use crate::records::{BufferInfo, ClassicEvent, LossInfo, Record};
+use crate::records::{BufferInfo, ClassicEvent, EventRecord, LossInfo, Record};
 use crate::session::{c_path, c_string};
 
 /// The order records are delivered in.
@@ -32,6 +32,7 @@ pub enum Order {
 type BufferFn<'a> = dyn FnMut(&BufferInfo<'_>) -> ControlFlow<()> + Send + 'a;
 type RecordFn<'a> = dyn FnMut(&Record<'_>) -> ControlFlow<()> + Send + 'a;
 type EventFn<'a> = dyn FnMut(&ClassicEvent<'_>) -> ControlFlow<()> + Send + 'a;
+type EventRecordFn<'a> = dyn FnMut(&EventRecord<'_>) -> ControlFlow<()> + Send + 'a;
 type LossFn<'a> = dyn FnMut(&LossInfo) -> ControlFlow<()> + Send + 'a;
 type RawBufferFn<'a> = dyn FnMut(&[u8]) -> ControlFlow<()> + Send + 'a;
 
@@ -41,6 +42,7 @@ struct Handlers<'a> {
     buffer: Option<Box<BufferFn<'a>>>,
     record: Option<Box<RecordFn<'a>>>,
     event: Option<Box<EventFn<'a>>>,
+    event_record: Option<Box<EventRecordFn<'a>>>,
     loss: Option<Box<LossFn<'a>>>,
     raw_buffer: Option<Box<RawBufferFn<'a>>>,
     panic: Option<Payload>,
@@ -79,6 +81,11 @@ unsafe extern "C" fn on_record(user_data: *mut c_void, record: *const sys::etw_r
 unsafe extern "C" fn on_event(user_data: *mut c_void, event: *const sys::etw_classic_event) -> i32 {
     let event = unsafe { ClassicEvent::new(&*event) };
     unsafe { dispatch(user_data, |h| h.event.as_mut().map_or(ControlFlow::Continue(()), |f| f(&event))) }
+}
+
+unsafe extern "C" fn on_event_record(user_data: *mut c_void, event: *const sys::etw_event_record) -> i32 {
+    let event = unsafe { EventRecord::new(&*event) };
+    unsafe { dispatch(user_data, |h| h.event_record.as_mut().map_or(ControlFlow::Continue(()), |f| f(&event))) }
 }
 
 unsafe extern "C" fn on_loss(user_data: *mut c_void, info: *const sys::etw_loss_info) -> i32 {
@@ -143,6 +150,13 @@ impl<'a> ConsumerBuilder<'a> {
         self
     }
 
+    /// EVENT_HEADER records (manifest-based, TraceLogging), EVENT_RECORD-style,
+    /// after the record closure.
+    pub fn on_event_record(mut self, f: impl FnMut(&EventRecord<'_>) -> ControlFlow<()> + Send + 'a) -> Self {
+        self.handlers.event_record = Some(Box::new(f));
+        self
+    }
+
     /// Live consumers: told before a buffer how much the session lost since
     /// the last notification. File consumers never call it.
     pub fn on_loss(mut self, f: impl FnMut(&LossInfo) -> ControlFlow<()> + Send + 'a) -> Self {
@@ -168,7 +182,7 @@ impl<'a> ConsumerBuilder<'a> {
             event: h.event.as_ref().map(|_| on_event as _),
             user_data: ptr::null_mut(),
             user_data_free: Some(free_handlers),
-            event_record: None,
+            event_record: h.event_record.as_ref().map(|_| on_event_record as _),
         };
         let handlers = Box::into_raw(Box::new(self.handlers));
         (sys::etw_consumer_options { user_data: handlers.cast(), ..options }, handlers)

@@ -225,11 +225,13 @@ impl FromValue for Value {
 /// An owned decoder (etw_decoder). One per thread is kept for
 /// [`Record::decode`]; make one yourself to control its lifetime.
 pub struct Decoder {
-    raw: *mut sys::etw_decoder,
+    pub(crate) raw: *mut sys::etw_decoder,
 }
 
 impl Decoder {
-    /// A decoder of TraceLogging and kernel events.
+    /// A decoder of TraceLogging and kernel events; load manifests and
+    /// provider binaries with [`load_manifest`](Self::load_manifest) and
+    /// [`load_binary`](Self::load_binary).
     pub fn new() -> Result<Self> {
         let mut raw = core::ptr::null_mut();
         check(unsafe { sys::etw_decoder_create(&mut raw) })?;
@@ -239,8 +241,18 @@ impl Decoder {
     /// Decodes a record: [`Status::NOT_FOUND`] when no schema describes it,
     /// [`Status::INVALID_DATA`] when the payload does not match its schema.
     pub fn decode(&mut self, record: &Record<'_>) -> Result<DecodedEvent> {
+        // Safety: a Record is a record the library delivered, borrowed for the call.
+        unsafe { self.decode_raw(record.raw()) }
+    }
+
+    /// As [`decode`](Self::decode), for an `etw_record` built by hand (e.g.
+    /// from a stored event).
+    ///
+    /// # Safety
+    /// Its pointers (payload, bytes, extended) must be valid for their sizes.
+    pub unsafe fn decode_raw(&mut self, record: &sys::etw_record) -> Result<DecodedEvent> {
         let mut out: *const sys::etw_decoded_event = core::ptr::null();
-        check(unsafe { sys::etw_decoder_decode(&mut out, self.raw, record.raw()) })?;
+        check(unsafe { sys::etw_decoder_decode(&mut out, self.raw, record) })?;
         // Valid until the next decode on this decoder, which &mut self rules out meanwhile.
         Ok(unsafe { copy_event(&*out) })
     }
@@ -262,18 +274,22 @@ impl fmt::Debug for Decoder {
 unsafe impl Send for Decoder {}
 
 thread_local! {
-    static DECODER: RefCell<Option<Decoder>> = const { RefCell::new(None) };
+    // The thread's decoder and how many default sources (schemas.rs) it has.
+    static DECODER: RefCell<Option<(Decoder, usize)>> = const { RefCell::new(None) };
 }
 
 impl Record<'_> {
-    /// Decodes this record with the thread's decoder (see [`Decoder::decode`]).
+    /// Decodes this record with the thread's decoder (see [`Decoder::decode`]),
+    /// which has the default sources ([`crate::load_manifest`], [`crate::load_binary`]).
     pub fn decode(&self) -> Result<DecodedEvent> {
         DECODER.with(|cell| {
             let mut slot = cell.borrow_mut();
             if slot.is_none() {
-                *slot = Some(Decoder::new()?);
+                *slot = Some((Decoder::new()?, 0));
             }
-            slot.as_mut().expect("created above").decode(self)
+            let (decoder, applied) = slot.as_mut().expect("created above");
+            crate::schemas::catch_up(decoder, applied)?;
+            decoder.decode(self)
         })
     }
 }

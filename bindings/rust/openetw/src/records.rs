@@ -314,3 +314,119 @@ pub struct LossInfo {
     /// Growth of its RealTimeBuffersLost.
     pub buffers_lost: u32,
 }
+
+/// An EVENT_HEADER record (manifest-based, TraceLogging or EventWrite event)
+/// as ProcessTrace's EventRecordCallback sees its EVENT_RECORD
+/// (`etw_event_record`), borrowed for the callback.
+#[derive(Clone, Copy)]
+pub struct EventRecord<'a> {
+    raw: &'a sys::etw_event_record,
+}
+
+impl<'a> EventRecord<'a> {
+    /// Safety: `raw` is an event record the library passed to a callback, borrowed for 'a.
+    pub(crate) unsafe fn new(raw: &'a sys::etw_event_record) -> Self {
+        EventRecord { raw }
+    }
+
+    /// Every member, as the C struct holds it (pointers borrowed like `self`).
+    pub fn raw(&self) -> &'a sys::etw_event_record {
+        self.raw
+    }
+    /// EVENT_HEADER.ProviderId.
+    pub fn provider_id(&self) -> Guid {
+        self.raw.provider_id.into()
+    }
+    /// EVENT_DESCRIPTOR.Id.
+    pub fn id(&self) -> u16 {
+        self.raw.id
+    }
+    /// EVENT_DESCRIPTOR.Version.
+    pub fn version(&self) -> u8 {
+        self.raw.version
+    }
+    /// EVENT_DESCRIPTOR.Channel.
+    pub fn channel(&self) -> u8 {
+        self.raw.channel
+    }
+    /// EVENT_DESCRIPTOR.Level.
+    pub fn level(&self) -> u8 {
+        self.raw.level
+    }
+    /// EVENT_DESCRIPTOR.Opcode.
+    pub fn opcode(&self) -> u8 {
+        self.raw.opcode
+    }
+    /// EVENT_DESCRIPTOR.Task.
+    pub fn task(&self) -> u16 {
+        self.raw.task
+    }
+    /// EVENT_DESCRIPTOR.Keyword.
+    pub fn keyword(&self) -> u64 {
+        self.raw.keyword
+    }
+    /// EVENT_HEADER.Flags as stored.
+    pub fn flags(&self) -> u16 {
+        self.raw.flags
+    }
+    /// EVENT_HEADER.EventProperty.
+    pub fn event_property(&self) -> u16 {
+        self.raw.event_property
+    }
+    /// EVENT_HEADER.ThreadId.
+    pub fn thread_id(&self) -> u32 {
+        self.raw.thread_id
+    }
+    /// EVENT_HEADER.ProcessId.
+    pub fn process_id(&self) -> u32 {
+        self.raw.process_id
+    }
+    /// The timestamp (FILETIME, or raw with raw timestamps).
+    pub fn timestamp(&self) -> i64 {
+        self.raw.timestamp
+    }
+    /// EVENT_HEADER.ActivityId.
+    pub fn activity_id(&self) -> Guid {
+        self.raw.activity_id.into()
+    }
+    /// KernelTime (with user_time: ProcessorTime in private sessions).
+    pub fn kernel_time(&self) -> u32 {
+        self.raw.kernel_time
+    }
+    /// UserTime.
+    pub fn user_time(&self) -> u32 {
+        self.raw.user_time
+    }
+    /// The extended data items.
+    pub fn extended_data(&self) -> &'a [sys::etw_extended_item] {
+        if self.raw.extended_data.is_null() {
+            return &[];
+        }
+        unsafe { slice::from_raw_parts(self.raw.extended_data, self.raw.extended_data_count as usize) }
+    }
+    /// The user data (payload).
+    pub fn user_data(&self) -> &'a [u8] {
+        unsafe { bytes(self.raw.user_data, self.raw.user_data_length as usize) }
+    }
+    /// Every decoded fact of the same record.
+    pub fn record(&self) -> Record<'a> {
+        unsafe { Record::new(&*self.raw.record) }
+    }
+    /// Decodes the event's record (see [`Record::decode`]).
+    pub fn decode(&self) -> crate::Result<crate::DecodedEvent> {
+        self.record().decode()
+    }
+}
+
+impl core::fmt::Debug for EventRecord<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EventRecord")
+            .field("provider_id", &self.provider_id())
+            .field("id", &self.id())
+            .field("version", &self.version())
+            .field("opcode", &self.opcode())
+            .field("level", &self.level())
+            .field("user_data_len", &self.user_data().len())
+            .finish_non_exhaustive()
+    }
+}
