@@ -92,7 +92,8 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
     for (Provider *p : e.providers) {
         auto *snap = new ProviderSnapshot();
         for (const Enablement &en : every)
-            snap->entries.push_back({en.session.get(), en.level});
+            snap->entries.push_back(
+                {en.session.get(), en.level, en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
         if (old)
             retired.push_back(old);
@@ -508,6 +509,34 @@ bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t fla
     return flags == 0 || (p->any_flags.load(std::memory_order_relaxed) & flags) != 0;
 }
 
+[[gnu::always_inline]] inline etw_status Engine::write_sessions(Provider *p, etw_event_trace_header *h,
+                                                             EventInput &ev) noexcept
+{
+    // HeaderType and MarkerFlags are the engine's: never taken from the caller.
+    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
+    h->MarkerFlags = 0xC0;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    const std::uint8_t level = h->Class.Level;
+
+    const std::uint32_t cpu = platform::current_processor();
+    GraceSection section(Grace::global());
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    etw_status result = ETW_OK;
+    for (const ProviderSnapshot::Entry &e : snap->entries) {
+        if (e.level != 0 && level != 0 && level > e.level)
+            continue; // filtered by level
+        const etw_status st = ev.size >= e.max_record
+                                  ? ETW_ERROR_MORE_DATA // an event never spans buffers
+                                  : e.session->write(ev, cpu);
+        if (st != ETW_OK && result == ETW_OK)
+            result = st;
+    }
+    return result;
+}
+
 etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
 {
     if (p->summary.load(std::memory_order_relaxed) == 0)
@@ -518,6 +547,12 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     if (size < ETW_EVENT_TRACE_HEADER_SIZE)
         return ETW_ERROR_INVALID_PARAMETER;
     EventInput ev;
+    if (!(h->Flags & (ETW_WNODE_FLAG_USE_GUID_PTR | ETW_WNODE_FLAG_USE_MOF_PTR))) [[likely]] {
+        // The record is the caller's bytes (header and payload in place).
+        ev.whole = reinterpret_cast<const std::uint8_t *>(h);
+        ev.size = size;
+        return write_sessions(p, h, ev);
+    }
     ev.event_class = h->Class;
     if (h->Flags & ETW_WNODE_FLAG_USE_GUID_PTR) {
         std::uint64_t addr;
@@ -551,33 +586,8 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     // A parameter error whatever the sessions: checked before their buffer sizes.
     if (total > ETW_MAX_EVENT_SIZE)
         return ETW_ERROR_INVALID_PARAMETER;
-    // HeaderType and MarkerFlags are the engine's: never taken from the caller.
-    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
-    h->MarkerFlags = 0xC0;
-    ev.thread_id = platform::thread_id();
-    ev.process_id = platform::process_id();
-    const std::uint8_t level = h->Class.Level;
-
-    const std::uint32_t cpu = platform::current_processor();
-    GraceSection section(Grace::global());
-    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
-    if (!snap)
-        return ETW_OK;
-    etw_status result = ETW_OK;
-    for (const ProviderSnapshot::Entry &e : snap->entries) {
-        if (e.level != 0 && level != 0 && level > e.level)
-            continue; // filtered by level
-        etw_status st;
-        if (total >= e.session->buffer_bytes() - ETW_BUFFER_HEADER_SIZE)
-            st = ETW_ERROR_MORE_DATA; // an event never spans buffers
-        else {
-            ev.size = std::uint32_t(total);
-            st = e.session->write(ev, cpu);
-        }
-        if (st != ETW_OK && result == ETW_OK)
-            result = st;
-    }
-    return result;
+    ev.size = std::uint32_t(total);
+    return write_sessions(p, h, ev);
 }
 
 } // namespace openetw::core

@@ -44,7 +44,8 @@ using EnableCallback = void (*)(const EnableInfo &info, void *context);
 struct ProviderSnapshot {
     struct Entry {
         Session *session;
-        std::uint8_t level; // 0 = every level
+        std::uint8_t level;       // 0 = every level
+        std::uint32_t max_record; // records of this size or more never fit its buffers
     };
     std::vector<Entry> entries;
 };
@@ -124,6 +125,8 @@ public:
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
 
 private:
+    // HOT: writes ev (validated, size set) to every session enabling p.
+    static etw_status write_sessions(Provider *p, etw_event_trace_header *h, EventInput &ev) noexcept;
     struct Enablement {
         std::shared_ptr<Session> session;
         std::uint8_t level;

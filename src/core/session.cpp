@@ -327,45 +327,39 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return got;
 }
 
-etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
-{
-    if (writer_slot_ == nullptr) [[likely]]
-        return write_here(ev, cpu);
-    // A session of another process: its stop waits for writes in progress.
-    if (!writer_enter(pool_.control(), *writer_slot_))
-        return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
-    const etw_status st = write_here(ev, cpu);
-    writer_leave(*writer_slot_);
-    return st;
-}
-
+template <bool Bracketed>
 [[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept
 {
-    etl::begin_record(p, std::uint16_t(ev.size));
-    etl::FullHeaderFields f;
-    f.size = std::uint16_t(ev.size);
-    f.event_class = ev.event_class;
-    f.thread_id = ev.thread_id;
-    f.process_id = ev.process_id;
-    f.timestamp = now_raw();
-    f.guid = ev.guid;
+    const std::int64_t timestamp = now_raw();
     // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
-    const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : f.timestamp);
-    f.times = is_private() ? t.processor : t.ticks;
-    const std::uint32_t word0 = etl::write_full_header_rest(p, f);
-    std::uint8_t *d = p + etl::kFullHeaderSize;
-    for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
-        if (ev.pieces[i].length) {
-            std::memcpy(d, ev.pieces[i].data, ev.pieces[i].length);
-            d += ev.pieces[i].length;
+    const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp);
+    const std::uint64_t times = is_private() ? t.processor : t.ticks;
+    if constexpr (Bracketed)
+        etl::begin_record(p, std::uint16_t(ev.size));
+    if (aligned != ev.size) // the padding: zeroed first, the record's bytes then overwrite its start
+        std::memset(p + aligned - 8, 0, 8);
+    if (ev.whole) [[likely]] {
+        std::memcpy(p + 4, ev.whole + 4, ev.size - 4);
+    } else {
+        std::memcpy(p + 4, &ev.event_class, 4);
+        std::memcpy(p + 24, &ev.guid, 16);
+        std::uint8_t *d = p + etl::kFullHeaderSize;
+        for (std::uint32_t i = 0; i < ev.piece_count; ++i) {
+            if (ev.pieces[i].length) {
+                std::memcpy(d, ev.pieces[i].data, ev.pieces[i].length);
+                d += ev.pieces[i].length;
+            }
         }
     }
-    for (std::uint32_t i = ev.size; i < aligned; ++i)
-        p[i] = 0;
-    etl::finish_record(p, word0);
+    const std::uint32_t word0 =
+        etl::write_full_header_fields(p, std::uint16_t(ev.size), ev.thread_id, ev.process_id, timestamp, times);
+    if constexpr (Bracketed)
+        etl::finish_record(p, word0);
+    else
+        std::memcpy(p, &word0, 4);
 }
 
-etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
+[[gnu::always_inline]] inline etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
 {
     ControlBlock &cb = pool_.control();
     // Real-time backlog full and no consumer: refuse (one load when not).
@@ -384,7 +378,7 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     if (owned_.enabled()) [[likely]] {
         if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
-            fill_record(pool_.buffer(c->index) + c->offset, ev, aligned);
+            fill_record<false>(pool_.buffer(c->index) + c->offset, ev, aligned);
             owned_.commit(c, aligned);
             return ETW_OK;
         }
@@ -398,9 +392,21 @@ etw_status Session::write_here(const EventInput &ev, std::uint32_t cpu) noexcept
             return st;
         }
     }
-    fill_record(pool_.buffer(res.index) + res.offset, ev, aligned);
+    fill_record<true>(pool_.buffer(res.index) + res.offset, ev, aligned);
     pool_.commit(res);
     return ETW_OK;
+}
+
+etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
+{
+    if (writer_slot_ == nullptr) [[likely]]
+        return write_here(ev, cpu);
+    // A session of another process: its stop waits for writes in progress.
+    if (!writer_enter(pool_.control(), *writer_slot_))
+        return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
+    const etw_status st = write_here(ev, cpu);
+    writer_leave(*writer_slot_);
+    return st;
 }
 
 

@@ -42,6 +42,10 @@ struct EventInput {
     std::uint32_t piece_count = 0;
     std::uint32_t thread_id = 0;
     std::uint32_t process_id = 0;
+    // The caller's EVENT_TRACE_HEADER when the payload follows it in place and
+    // the Guid is inline: the record is a copy of its size bytes with the
+    // writer's fields set (event_class, guid and pieces are then not read).
+    const std::uint8_t *whole = nullptr;
 };
 
 // Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
@@ -210,7 +214,11 @@ private:
 
     Session() = default;
     etw_status write_here(const EventInput &ev, std::uint32_t cpu) noexcept;
-    // Writes the record of ev at p (aligned bytes reserved there).
+    // Writes the record of ev at p (aligned bytes reserved there). Bracketed:
+    // Size first and word0 last with release (a buffer other writers share,
+    // so a dead writer's partial record can be skipped); otherwise plain
+    // stores (an owned buffer: the commit publishes the record).
+    template <bool Bracketed>
     void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of
     // other processes left reserved, frees those they took and never

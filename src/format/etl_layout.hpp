@@ -11,15 +11,43 @@
 namespace openetw::etl {
 
 // ---- Little-endian access at any alignment ----
-inline std::uint16_t rd16(const std::uint8_t *p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
-inline std::uint32_t rd32(const std::uint8_t *p)
+// On a little-endian host each is one unaligned load or store (the byte
+// loops are not always merged, and the writer's hot path uses these).
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+template <class T>
+inline T rd_le(const std::uint8_t *p)
 {
-    return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) | (std::uint32_t(p[3]) << 24);
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
 }
-inline std::uint64_t rd64(const std::uint8_t *p) { return std::uint64_t(rd32(p)) | (std::uint64_t(rd32(p + 4)) << 32); }
-inline void wr16(std::uint8_t *p, std::uint16_t v) { p[0] = std::uint8_t(v); p[1] = std::uint8_t(v >> 8); }
-inline void wr32(std::uint8_t *p, std::uint32_t v) { for (int i = 0; i < 4; ++i) p[i] = std::uint8_t(v >> (8 * i)); }
-inline void wr64(std::uint8_t *p, std::uint64_t v) { for (int i = 0; i < 8; ++i) p[i] = std::uint8_t(v >> (8 * i)); }
+template <class T>
+inline void wr_le(std::uint8_t *p, T v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
+#else
+template <class T>
+inline T rd_le(const std::uint8_t *p)
+{
+    T v = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        v = T(v | T(T(p[i]) << (8 * i)));
+    return v;
+}
+template <class T>
+inline void wr_le(std::uint8_t *p, T v)
+{
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        p[i] = std::uint8_t(v >> (8 * i));
+}
+#endif
+inline std::uint16_t rd16(const std::uint8_t *p) { return rd_le<std::uint16_t>(p); }
+inline std::uint32_t rd32(const std::uint8_t *p) { return rd_le<std::uint32_t>(p); }
+inline std::uint64_t rd64(const std::uint8_t *p) { return rd_le<std::uint64_t>(p); }
+inline void wr16(std::uint8_t *p, std::uint16_t v) { wr_le(p, v); }
+inline void wr32(std::uint8_t *p, std::uint32_t v) { wr_le(p, v); }
+inline void wr64(std::uint8_t *p, std::uint64_t v) { wr_le(p, v); }
 
 inline constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t(7); }
 

@@ -151,4 +151,23 @@ inline void finish_record(std::uint8_t *out, std::uint32_t word0) noexcept
     std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t *>(out)).store(word0, std::memory_order_release);
 }
 
+// The writer's fields of a full header whose other bytes (Class at 4, Guid
+// at 24) are already at out: ThreadId/ProcessId, TimeStamp, and the times
+// word at 40 (KernelTime/UserTime or ProcessorTime). Returns word0 (Size,
+// HeaderType, MarkerFlags), for the caller to store last.
+inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t size, std::uint32_t thread_id,
+                                              std::uint32_t process_id, std::int64_t timestamp,
+                                              std::uint64_t times) noexcept
+{
+    wr32(out + 8, thread_id);
+    wr32(out + 12, process_id);
+    wr64(out + 16, std::uint64_t(timestamp));
+    wr64(out + 40, times);
+    const std::uint8_t w[4] = {std::uint8_t(size), std::uint8_t(size >> 8),
+                               sizeof(void *) == 8 ? kFullHeader64 : kFullHeader32, kMarkerFixedHeader};
+    std::uint32_t word0;
+    std::memcpy(&word0, w, 4); // in memory order: the caller stores it as is
+    return word0;
+}
+
 } // namespace openetw::etl
