@@ -136,6 +136,13 @@ struct Setup {
                                                         ETW_LEVEL_VERBOSE, 0, 0);
             st != ETW_OK)
             return fail(st, "etw_session_enable_provider");
+        // Writes to a provider no session enables cost a load and a branch:
+        // a figure measured so would be meaningless (seen: a session host of
+        // another build that the library could not share buffers with).
+        if (provider && *etw_provider_enabled_word(provider) == 0) {
+            why = "the provider is not enabled after etw_session_enable_provider returned ETW_OK";
+            return false;
+        }
         if (mode == "realtime") {
             std::string e;
             if (!rt.start(name, &e)) {

@@ -1,4 +1,5 @@
 #include "core/buffer_pool.hpp"
+#include "core/channel_frames.hpp"
 
 #include "format/etl_layout.hpp"
 
@@ -41,6 +42,9 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     return l;
 }
 constexpr std::uint32_t kLayoutVersion = 4; // 4: owned buffers (kOwned)
+// A host of another build would make regions this library misreads: the
+// request protocol names the layout too (a stale host then says so).
+static_assert(kLayoutVersion == 4 && frames::kProtocol == 2, "a new region layout needs a new frames::kProtocol");
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept

@@ -21,8 +21,10 @@ inline constexpr std::uint32_t kMessageMax = 1024;
 // A request carries its sender's protocol in the frame's status field. A host
 // left running by another build would misread the bodies, so it answers a
 // request of another protocol with ETW_ERROR_NOT_SUPPORTED instead. Raise
-// this whenever a request or answer body changes.
-inline constexpr std::uint32_t kProtocol = 1;
+// this whenever a request or answer body changes, and with the layout of
+// the session regions the host makes and its clients map
+// (kLayoutVersion in buffer_pool.cpp, which checks the pair).
+inline constexpr std::uint32_t kProtocol = 2;
 
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };

@@ -509,17 +509,15 @@ bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t fla
     return flags == 0 || (p->any_flags.load(std::memory_order_relaxed) & flags) != 0;
 }
 
-[[gnu::always_inline]] inline etw_status Engine::write_sessions(Provider *p, etw_event_trace_header *h,
-                                                             EventInput &ev) noexcept
-{
-    // HeaderType and MarkerFlags are the engine's: never taken from the caller.
-    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
-    h->MarkerFlags = 0xC0;
-    ev.thread_id = platform::thread_id();
-    ev.process_id = platform::process_id();
-    const std::uint8_t level = h->Class.Level;
+namespace {
 
-    const std::uint32_t cpu = platform::current_processor();
+// Inside a grace section: write(session) for each session of p whose level
+// admits the event; the first failure. An event never spans buffers:
+// ETW_ERROR_MORE_DATA for a session whose buffers are too small.
+template <class Write>
+[[gnu::always_inline]] inline etw_status each_session(const Provider *p, std::uint8_t level, std::uint32_t size,
+                                                      Write write) noexcept
+{
     GraceSection section(Grace::global());
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
@@ -528,31 +526,43 @@ bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t fla
     for (const ProviderSnapshot::Entry &e : snap->entries) {
         if (e.level != 0 && level != 0 && level > e.level)
             continue; // filtered by level
-        const etw_status st = ev.size >= e.max_record
-                                  ? ETW_ERROR_MORE_DATA // an event never spans buffers
-                                  : e.session->write(ev, cpu);
-        if (st != ETW_OK && result == ETW_OK)
+        const etw_status st = size >= e.max_record ? ETW_ERROR_MORE_DATA : write(*e.session);
+        if (result == ETW_OK)
             result = st;
     }
     return result;
 }
 
+} // namespace
+
 etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
 {
     if (p->summary.load(std::memory_order_relaxed) == 0)
         return ETW_OK; // disabled: one load and a branch
+    const std::uint32_t size = h->Size;
+    if ((h->Flags & (ETW_WNODE_FLAG_TRACED_GUID | ETW_WNODE_FLAG_USE_GUID_PTR | ETW_WNODE_FLAG_USE_MOF_PTR)) !=
+            ETW_WNODE_FLAG_TRACED_GUID ||
+        size < ETW_EVENT_TRACE_HEADER_SIZE) [[unlikely]]
+        return trace_gathered(p, h);
+    // The common case: the record is the caller's bytes (header and payload
+    // in place), copied once per session with the writer's fields set.
+    // HeaderType and MarkerFlags are the engine's: never taken from the caller.
+    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
+    h->MarkerFlags = 0xC0;
+    const std::uint8_t level = h->Class.Level;
+    return each_session(p, level, size, [h, size](Session &s) {
+        return s.write_whole(reinterpret_cast<const std::uint8_t *>(h), size);
+    });
+}
+
+etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept
+{
     if (!(h->Flags & ETW_WNODE_FLAG_TRACED_GUID))
         return ETW_ERROR_INVALID_FLAG_NUMBER;
     const std::uint32_t size = h->Size;
     if (size < ETW_EVENT_TRACE_HEADER_SIZE)
         return ETW_ERROR_INVALID_PARAMETER;
     EventInput ev;
-    if (!(h->Flags & (ETW_WNODE_FLAG_USE_GUID_PTR | ETW_WNODE_FLAG_USE_MOF_PTR))) [[likely]] {
-        // The record is the caller's bytes (header and payload in place).
-        ev.whole = reinterpret_cast<const std::uint8_t *>(h);
-        ev.size = size;
-        return write_sessions(p, h, ev);
-    }
     ev.event_class = h->Class;
     if (h->Flags & ETW_WNODE_FLAG_USE_GUID_PTR) {
         std::uint64_t addr;
@@ -587,7 +597,13 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     if (total > ETW_MAX_EVENT_SIZE)
         return ETW_ERROR_INVALID_PARAMETER;
     ev.size = std::uint32_t(total);
-    return write_sessions(p, h, ev);
+    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
+    h->MarkerFlags = 0xC0;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    const std::uint8_t level = h->Class.Level;
+    const std::uint32_t cpu = platform::current_processor();
+    return each_session(p, level, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
 }
 
 } // namespace openetw::core

@@ -125,8 +125,8 @@ public:
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
 
 private:
-    // HOT: writes ev (validated, size set) to every session enabling p.
-    static etw_status write_sessions(Provider *p, etw_event_trace_header *h, EventInput &ev) noexcept;
+    // trace_event's general case: a Guid by pointer, MOF_FIELD payloads, or a bad header.
+    [[gnu::noinline]] static etw_status trace_gathered(Provider *p, etw_event_trace_header *h) noexcept;
     struct Enablement {
         std::shared_ptr<Session> session;
         std::uint8_t level;

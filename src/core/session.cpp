@@ -327,18 +327,25 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return got;
 }
 
-template <bool Bracketed>
-[[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept
+[[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,
+                                                                   std::uint32_t thread_id,
+                                                                   std::uint32_t process_id) noexcept
 {
     const std::int64_t timestamp = now_raw();
     // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
     const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp);
     const std::uint64_t times = is_private() ? t.processor : t.ticks;
+    return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, timestamp, times);
+}
+
+template <bool Bracketed>
+[[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept
+{
     if constexpr (Bracketed)
         etl::begin_record(p, std::uint16_t(ev.size));
     if (aligned != ev.size) // the padding: zeroed first, the record's bytes then overwrite its start
         std::memset(p + aligned - 8, 0, 8);
-    if (ev.whole) [[likely]] {
+    if (ev.whole) {
         std::memcpy(p + 4, ev.whole + 4, ev.size - 4);
     } else {
         std::memcpy(p + 4, &ev.event_class, 4);
@@ -351,8 +358,7 @@ template <bool Bracketed>
             }
         }
     }
-    const std::uint32_t word0 =
-        etl::write_full_header_fields(p, std::uint16_t(ev.size), ev.thread_id, ev.process_id, timestamp, times);
+    const std::uint32_t word0 = header_fields(p, ev.size, ev.thread_id, ev.process_id);
     if constexpr (Bracketed)
         etl::finish_record(p, word0);
     else
@@ -395,6 +401,41 @@ template <bool Bracketed>
     fill_record<true>(pool_.buffer(res.index) + res.offset, ev, aligned);
     pool_.commit(res);
     return ETW_OK;
+}
+
+etw_status Session::write_whole(const std::uint8_t *h, std::uint32_t size) noexcept
+{
+    // The common case inline: this process's session, owned buffers, a
+    // thread with its slot and room in its buffer. Everything else, through
+    // the general path.
+    if (writer_slot_ == nullptr && owned_.enabled() &&
+        pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+        const std::uint32_t cpu = platform::current_processor();
+        const std::uint32_t streams = pool_.streams();
+        const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
+        const std::uint32_t aligned = std::uint32_t(etl::align8(size));
+        if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
+            std::uint8_t *p = pool_.buffer(c->index) + c->offset;
+            if (aligned != size) // the padding: zeroed first, the copy then overwrites its start
+                std::memset(p + aligned - 8, 0, 8);
+            std::memcpy(p + 4, h + 4, size - 4);
+            const std::uint32_t word0 = header_fields(p, size, platform::thread_id(), platform::process_id());
+            std::memcpy(p, &word0, 4);
+            owned_.commit(c, aligned);
+            return ETW_OK;
+        }
+    }
+    return write_whole_general(h, size);
+}
+
+[[gnu::noinline]] etw_status Session::write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept
+{
+    EventInput ev;
+    ev.whole = h;
+    ev.size = size;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    return write(ev, platform::current_processor());
 }
 
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept

@@ -152,6 +152,10 @@ public:
     // ETW_ERROR_WMI_INSTANCE_NOT_FOUND when a session of another process is
     // stopping (the event is neither written nor counted).
     etw_status write(const EventInput &ev, std::uint32_t cpu) noexcept;
+    // HOT: the same for a record that is the caller's size bytes at h (an
+    // EVENT_TRACE_HEADER with its payload in place and its Guid inline; the
+    // writer's fields are set in the copy), the calling thread's event.
+    etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
 
     // Copies the current configuration and statistics into props.
     void fill(Properties &props) const;
@@ -218,6 +222,11 @@ private:
     // Size first and word0 last with release (a buffer other writers share,
     // so a dead writer's partial record can be skipped); otherwise plain
     // stores (an owned buffer: the commit publishes the record).
+    // Sets the writer's header fields of the record at p (timestamp, times,
+    // ids); returns its word0, for the caller to store last.
+    std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
+                                std::uint32_t process_id) noexcept;
+    etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
     template <bool Bracketed>
     void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of
