@@ -312,6 +312,7 @@ Status Engine::stop(const std::shared_ptr<Session> &session, Properties *props)
         }
     }
     if (hosted) {
+        hosted->drain_relays(); // consumers of other processes get the tail before this process exits
         SystemRegistry &reg = *SystemRegistry::get();
         // Every committed buffer is in the file: the region is not needed to recover anything.
         platform::remove_file(reg.region_path(hosted->slot, hosted->generation));

@@ -154,6 +154,15 @@ private:
         std::thread servant;
         std::atomic<bool> quit{false};
         std::vector<GrantRecord> grants; // guarded by mutex_
+        // Live feeds to consumers of other processes. Once the session
+        // stopped (draining), each still sending its tail counts in
+        // detail::g_serving, so that the process's exit waits for it.
+        std::mutex relay_mutex;
+        int relays = 0;
+        bool draining = false;
+        void relay_started();
+        void relay_ended();
+        void drain_relays();
     };
     void serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s);
     bool allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights);

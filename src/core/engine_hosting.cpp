@@ -35,6 +35,31 @@ void finish_answers()
 
 } // namespace detail
 
+void Engine::Hosted::relay_started()
+{
+    std::lock_guard<std::mutex> lock(relay_mutex);
+    ++relays;
+    if (draining)
+        g_serving.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void Engine::Hosted::relay_ended()
+{
+    std::lock_guard<std::mutex> lock(relay_mutex);
+    --relays;
+    if (draining)
+        g_serving.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void Engine::Hosted::drain_relays()
+{
+    std::lock_guard<std::mutex> lock(relay_mutex);
+    if (!draining) {
+        draining = true;
+        g_serving.fetch_add(relays, std::memory_order_acq_rel);
+    }
+}
+
 Status Engine::take_over(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out)
 {
     SystemRegistry *reg = SystemRegistry::get();
@@ -182,8 +207,14 @@ void Engine::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
                 platform::channel_close(&c);
                 continue;
             }
-            std::thread([c, r = std::move(reader), hb = s->header_buffer()]() mutable { relay(c, std::move(r), hb); })
-                .detach();
+            // Detached: a consumer that stops reading must not hold the
+            // servant; a stopped session's feeds still send their tail
+            // before this process exits (drain_relays, finish_answers).
+            h->relay_started();
+            std::thread([c, h, r = std::move(reader), hb = s->header_buffer()]() mutable {
+                relay(c, std::move(r), hb);
+                h->relay_ended();
+            }).detach();
             continue;
         }
         if (req.code == Request::Writer) {
