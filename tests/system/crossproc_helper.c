@@ -12,8 +12,9 @@
  *            file; threads write while the test sets cmd RUN (events= per
  *            thread, 0 = no limit), counting every status (crossproc_common.h).
  *            Exits 0 on cmd QUIT.
- *   consume  name= counters=PATH [out=PATH] [guid=n]
- *            A real-time consumer of the session: counts the GUID's events;
+ *   consume  name= counters=PATH [out=PATH] [guid=n] [slow_us=]
+ *            A real-time consumer of the session (slow_us: sleeps that long
+ *            in each buffer callback): counts the GUID's events;
  *            when processing returns, writes their keys (provider << 56 |
  *            thread << 48 | seq, uint64 each) to out= and exits 0.
  *   probe    name= ops=a,b,... [index=] [guid=n] [events=] [wait_ms=]
@@ -310,6 +311,7 @@ typedef struct consume_ctx {
     etw_guid guid;
     uint64_t *keys;
     size_t count, cap;
+    long slow_us;
 } consume_ctx;
 
 static int32_t on_event(void *user_data, const etw_classic_event *e)
@@ -341,7 +343,10 @@ static int32_t on_event(void *user_data, const etw_classic_event *e)
 static int32_t on_buffer(void *user_data, const etw_buffer_info *b)
 {
     (void)b;
-    xp_add(&((consume_ctx *)user_data)->s->buffers, 1);
+    consume_ctx *c = (consume_ctx *)user_data;
+    xp_add(&c->s->buffers, 1);
+    if (c->slow_us)
+        sleep_us(c->slow_us);
     return 0;
 }
 
@@ -354,6 +359,7 @@ static int consume(void)
     if (!c.s || !name)
         return 2;
     c.guid = xp_guid((uint32_t)num("guid", 0));
+    c.slow_us = (long)num("slow_us", 0);
     etw_consumer_options o;
     memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;

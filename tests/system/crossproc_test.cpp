@@ -1101,6 +1101,44 @@ TEST(CrossProcess, ConsumerKilledAtRandomMomentsNeverWedgesTheSession)
 // the file, the session logs on in this process, and the provider process
 // that kept running is enabled again and goes on logging into it.
 // A live feed from a host that dies ends at once, and says why.
+// A host that exits right after another process stopped its session still
+// sends a slow consumer of a third process every buffer the stop flushed:
+// its feeds are answers in progress, and exit waits for them.
+TEST(CrossProcess, AHostExitingAfterTheStopStillSendsTheFeedsTail)
+{
+    const std::string file = g_ns.path("tail.etl");
+    Child host;
+    ASSERT_TRUE(start_host(host, {"name=XpTail", "file=" + file, "rt=1", "buf=16", "max=400"}));
+    Counters cc(g_ns.path("tail-consumer"));
+    const std::string keys_file = g_ns.path("tail-consumer.keys");
+    Child consumer;
+    ASSERT_TRUE(consumer.spawn({"consume", "name=XpTail", "counters=" + cc.path, "out=" + keys_file, "slow_us=3000"}));
+    const auto deadline = Clock::now() + 5s;
+    while (!cc.get(&xp_shared::attached) && consumer.running() && Clock::now() < deadline)
+        std::this_thread::sleep_for(200us);
+    ASSERT_TRUE(cc.get(&xp_shared::attached)) << consumer.describe() << " " << consumer.read_all(100);
+    ASSERT_EQ(cc.get(&xp_shared::open_status), ETW_OK) << consumer.read_all(1000);
+    std::array<Provider, 1> providers;
+    std::vector<Provider *> all;
+    ASSERT_TRUE(start_enabled(providers, 1, {"events=30000", "min=64", "max=64"}, &all));
+    ASSERT_TRUE(run_to_the_end(providers));
+    EXPECT_EQ(providers[0].quit(), 0);
+    // The consumer is far behind (3 ms a buffer): most of the feed is still to send.
+    Props fin;
+    std::string why;
+    ASSERT_EQ(stop_by_name("XpTail", fin.p, &why), ETW_OK) << why;
+    EXPECT_TRUE(host.wait(10000)) << "the host did not exit after its session was stopped";
+    ASSERT_TRUE(consumer.wait(10000)) << "the consumer did not return after the session stopped";
+    const Scan scan = scan_file(file);
+    ASSERT_EQ(scan.open, ETW_OK) << scan.str();
+    info("file " + scan.str() + "; consumer got " + std::to_string(cc.get(&xp_shared::events)) + " events in " +
+         std::to_string(cc.get(&xp_shared::buffers)) + " buffers");
+    EXPECT_EQ(cc.get(&xp_shared::process_status), ETW_OK)
+        << "the feed ended before the session's end (the host exited while sending its tail)";
+    EXPECT_EQ(scan.events, 30000u);
+    EXPECT_EQ(cc.get(&xp_shared::events), scan.events) << "the consumer missed events the file has";
+}
+
 TEST(CrossProcess, ALiveFeedWhoseHostDiesEndsWithHandleEof)
 {
     const std::string file = g_ns.path("feedhost.etl");
