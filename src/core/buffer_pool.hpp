@@ -280,9 +280,10 @@ public:
     std::atomic<std::uint32_t> &wake_word() const noexcept { return control().wake_word; }
     // A hand-off wakes a sleeping logger only while at most n buffers are
     // free (0, the default: always). Owned writers hand on before they take
-    // the next buffer, so once writes stop at least n are free or the logger
-    // was woken. This process's writers only (a buffering session's logger
-    // recycles ahead of them: Session::plan_ring).
+    // the next buffer, so once writes stop at least n are free (less one per
+    // other writer switching meanwhile) or the logger was woken. This
+    // process's writers only (a buffering session's logger recycles ahead of
+    // them: Session::plan_ring).
     void set_wake_at(std::uint32_t n) noexcept { wake_at_ = n; }
 
 private:
