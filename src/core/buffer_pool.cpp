@@ -197,9 +197,11 @@ void BufferPool::hand_off(std::uint32_t idx) noexcept
     // when it may be asleep (a busy logger finds the buffer on its own: no
     // system call on the writer's path). Pairs with Session::logger_main:
     // either the logger sees the new wake_word value and does not sleep, or
-    // this load sees logger_waiting set and wakes it (seq_cst order).
+    // this load sees logger_waiting set and wakes it (seq_cst order). A
+    // buffering session's logger is woken only at its low-water mark.
     cb.wake_word.fetch_add(1, std::memory_order_seq_cst);
-    if (cb.logger_waiting.load(std::memory_order_seq_cst) != 0)
+    if (cb.logger_waiting.load(std::memory_order_seq_cst) != 0 &&
+        (wake_at_ == 0 || cb.free_count.load(std::memory_order_relaxed) <= wake_at_))
         platform::wake_all(&cb.wake_word);
 }
 

@@ -278,6 +278,13 @@ public:
     std::uint32_t set_max_buffers(std::uint32_t max) noexcept;
 
     std::atomic<std::uint32_t> &wake_word() const noexcept { return control().wake_word; }
+    // A hand-off wakes a sleeping logger only while at most n buffers are
+    // free (0, the default: always). Owned writers hand on before they take
+    // the next buffer, so once writes stop at least n are free (less one per
+    // other writer switching meanwhile) or the logger was woken. This
+    // process's writers only (a buffering session's logger recycles ahead of
+    // them: Session::plan_ring).
+    void set_wake_at(std::uint32_t n) noexcept { wake_at_ = n; }
 
 private:
     friend struct BufferPoolTestAccess; // tests/engine/buffer_pool_test.cpp: a writer dying between two steps
@@ -297,6 +304,7 @@ private:
     std::uint32_t streams_ = 0;
     std::uint32_t capacity_ = 0;
     std::uint64_t data_offset_ = 0;
+    std::uint32_t wake_at_ = 0; // see set_wake_at
 };
 
 } // namespace openetw::core

@@ -165,7 +165,6 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     const std::uint32_t capacity = (mode & ETW_BUFFERING_MODE)
                                        ? min_b
                                        : std::max(max_b, std::uint32_t(std::min<std::uint64_t>(cap, kGrowHeadroomBytes / bs)));
-    s->reserve_ = std::max(1u, std::min(streams, min_b - 1));
     // Real-time backlog: buffers kept while no consumer is attached. At most
     // MaximumBuffers minus one per stream, so writers still find a buffer to
     // fill until the backlog is full and they are told so.
@@ -188,6 +187,8 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         s->owned_.enable(&s->pool_);
     s->batch_.resize(capacity);
     s->ring_.reset(capacity);
+    if (mode & ETW_BUFFERING_MODE)
+        s->plan_ring(streams, min_b);
 
     // Log file name: private sessions get the process id appended.
     std::u16string file = props.log_file_name();

@@ -185,6 +185,9 @@ public:
     std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
     // Testing aid: thread slots claimed now (owned buffers).
     std::uint32_t owned_slots() const noexcept { return owned_.claimed(); }
+    // Testing aid (buffering mode): how many times a writer of this process
+    // found no free buffer and recycled under the ring's mutex.
+    std::uint32_t writer_recycles() const noexcept { return writer_recycles_.load(std::memory_order_relaxed); }
 
     // Real-time: attaches a live reader (ETW_ERROR_INVALID_PARAMETER when the
     // session is not in real-time mode, ETW_ERROR_WMI_INSTANCE_NOT_FOUND
@@ -258,6 +261,9 @@ private:
     void rt_trim(std::size_t keep);
     void rt_update_refusal();
     void rt_detach(RealtimeReader *r);
+    // Buffering, at create: the logger's free reserve and the pool's
+    // low-water mark, from the streams and the pool's size.
+    void plan_ring(std::uint32_t streams, std::uint32_t buffers);
     // Buffering (ring_mutex_ held): returns the oldest retained buffers to
     // the free list until `reserve_` are free.
     void recycle();
@@ -310,7 +316,8 @@ private:
     std::mutex ring_mutex_;
     BufferRing ring_;
     std::uint32_t ring_pinned_ = 0;
-    std::uint32_t reserve_ = 1;
+    std::uint32_t reserve_ = 1;                    // free buffers the logger keeps (plan_ring)
+    std::atomic<std::uint32_t> writer_recycles_{0}; // recycle_oldest calls (testing aid)
 
     // Real-time channel.
     std::mutex rt_mutex_;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 namespace openetw::core {
 
@@ -19,6 +20,17 @@ constexpr std::int64_t kCloseWaitMs = 5000;   // longest wait for remote writers
 
 void Session::logger_main()
 {
+    // Buffering mode writes every buffer (the ring cycles through the whole
+    // pool): back and write them all before the start returns (it waits for
+    // the logger's id), so that writers take no page fault on the first pass
+    // (writers racing a concurrent prefault fault ahead of it). Writing them
+    // once matters too: pages the kernel just zeroed were measured 4x slower
+    // to fill than written ones (docs/ENGINE.md, "Buffering mode").
+    if (is_buffering()) {
+        const std::size_t bytes = std::size_t(pool_.allocated()) * pool_.buffer_size();
+        platform::memory_prefault(pool_.buffer(0), bytes); // backs them in one call where it can
+        std::memset(pool_.buffer(0), 0, bytes);            // fresh buffers: nobody else is in them yet
+    }
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);
     std::atomic<std::uint32_t> &word = pool_.wake_word();

@@ -1,12 +1,35 @@
 // Buffering mode (docs/ENGINE.md, "Buffering mode"): the session keeps its
-// newest buffers in a ring. A writer of this process that finds no free
-// buffer recycles the oldest one itself, as Windows' buffering mode and
-// LTTng's overwrite mode do, so events are refused only when every buffer
-// is being written (or pinned by a snapshot); the logger keeps `reserve_`
-// buffers free so that writers rarely need to.
+// newest buffers in a ring. The logger recycles ahead of the writers: it
+// keeps `reserve_` buffers free (the high-water mark), and a hand-off wakes
+// it only once no more than the low-water mark are free, so writers switch
+// buffers from the free list (owned or CAS protocol) without a lock. A
+// writer of this process that still finds no free buffer (the logger
+// lagging, or a snapshot pinning the ring) recycles the oldest one itself
+// under ring_mutex_, as Windows' buffering mode and LTTng's overwrite mode
+// do, so events are refused only when every buffer is being written (or
+// pinned by a snapshot).
 #include "core/session.hpp"
 
+#include <algorithm>
+
 namespace openetw::core {
+
+void Session::plan_ring(std::uint32_t streams, std::uint32_t buffers)
+{
+    // Small pools keep one free buffer per stream (the ring keeps the rest).
+    reserve_ = std::max(1u, std::min(streams, buffers - 1));
+    // Owned writers take a buffer only while more than 2 x streams are free
+    // (OwnedBuffers::renew), and each stream's CAS writers need one more at a
+    // switch: below that the writers wake the logger. Above it, a margin
+    // the logger refills at each wake (so it wakes once per several buffers,
+    // and writers have buffers left while it is on its way).
+    const std::uint32_t low = std::max(3 * streams + 2, buffers / 32);
+    const std::uint32_t high = std::max(low + streams + 2, buffers / 16);
+    if (high > buffers / 4)
+        return; // that would cost more than a quarter of the ring: the old rule
+    reserve_ = high;
+    pool_.set_wake_at(low);
+}
 
 void Session::recycle()
 {
@@ -17,6 +40,7 @@ void Session::recycle()
 bool Session::recycle_oldest() noexcept
 {
     std::lock_guard<std::mutex> lock(ring_mutex_);
+    writer_recycles_.fetch_add(1, std::memory_order_relaxed);
     // Buffers sealed since the logger last ran are the newest: into the
     // ring first (hand-off order), then the oldest goes.
     drain_buffers();
@@ -40,7 +64,6 @@ bool Session::reserve_recycling(std::uint32_t stream, std::uint32_t size, Buffer
     }
     return false;
 }
-
 Status Session::write_snapshot(const std::string &path)
 {
     ControlBlock &cb = pool_.control();

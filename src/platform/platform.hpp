@@ -148,6 +148,11 @@ etw_status region_map_private(Region *out, std::size_t size) noexcept;
 etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept;
 // Unmaps the region and closes its file, if any.
 void region_unmap(Region *region) noexcept;
+// Backs the pages of [p, p+len) (inside a region) now, without changing
+// what they hold, so that first writes there take no page fault; safe while
+// other threads write there. Linux 5.14+ (MADV_POPULATE_WRITE); elsewhere,
+// and when the kernel refuses, nothing happens (pages are backed on touch).
+void memory_prefault(void *p, std::size_t len) noexcept;
 
 // ---- Shared state between processes (system-wide sessions) ----
 // See docs/SYSTEM_SESSIONS.md. Where shared_registry_supported() is false

@@ -291,6 +291,21 @@ etw_status region_commit(const Region &region, std::size_t offset, std::size_t l
     return r == 0 ? ETW_OK : ETW_ERROR_NOT_ENOUGH_MEMORY;
 }
 
+void memory_prefault(void *p, std::size_t len) noexcept
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    // madvise wants a page-aligned start.
+    const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + len;
+    if (len != 0)
+        (void)madvise(reinterpret_cast<void *>(start), end - start, MADV_POPULATE_WRITE); // a hint: errors ignored
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 void region_unmap(Region *region) noexcept
 {
     if (region->base)

@@ -228,6 +228,8 @@ etw_status region_map_private(Region *out, std::size_t size) noexcept
 
 etw_status region_commit(const Region &, std::size_t, std::size_t) noexcept { return ETW_OK; }
 
+void memory_prefault(void *, std::size_t) noexcept {} // pages are backed on touch
+
 void region_unmap(Region *region) noexcept
 {
     if (region->base)
