@@ -19,6 +19,7 @@
 // never block, so synchronize() waits briefly.
 #pragma once
 
+#include "base/sanitizer.hpp"
 #include "platform/platform.hpp"
 
 #include <atomic>
@@ -28,13 +29,6 @@
 
 namespace openetw::core {
 
-#if defined(__SANITIZE_THREAD__)
-#define OPENETW_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define OPENETW_TSAN 1
-#endif
-#endif
 
 // A full memory fence. GCC's ThreadSanitizer rejects atomic_thread_fence;
 // there a sequentially consistent read-modify-write of a word only the

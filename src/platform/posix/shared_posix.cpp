@@ -1,5 +1,6 @@
 // POSIX part of platform.hpp for system-wide sessions: the shared registry
 // file, process identity and robust process-shared locks.
+#include "base/sanitizer.hpp"
 #include "platform/platform.hpp"
 
 #include <cerrno>
@@ -16,13 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define OPENETW_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define OPENETW_TSAN 1
-#endif
-#endif
 #if OPENETW_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif
