@@ -145,7 +145,9 @@ if [ -x "$LINUX_EXE" ] && [ -f "$WINE_EXE" ]; then
   # the same file name in two folders: the name is recorded in the file
   mkdir -p "$CMP/linux" "$CMP/wine"
   ( cd "$CMP" &&
-    (cd linux && "$LINUX_EXE" write scenario.etl) &&
+    # its own session namespace: a session host other programs left running
+    # (of another build, say) has no say in the comparison
+    (cd linux && OPENETW_REGISTRY=none "$LINUX_EXE" write scenario.etl) &&
     (cd wine && wine "$WINE_EXE" write scenario.etl) &&
     "$LINUX_EXE" dump linux/scenario.etl > linux-reads-linux.txt &&
     "$LINUX_EXE" dump wine/scenario.etl > linux-reads-wine.txt &&

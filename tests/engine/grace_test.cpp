@@ -49,12 +49,13 @@ bool stays_false(const std::atomic<bool> &b, int ms)
 TEST(Grace, TheModeIsTheOneAsked)
 {
     const char *fence = std::getenv("OPENETW_GRACE_FENCE");
-    if (fence != nullptr && fence[0] == '1')
+    if (fence != nullptr && fence[0] == '1') {
         EXPECT_FALSE(Grace::global().uses_process_barrier());
+    } else {
 #if defined(__linux__)
-    else
         EXPECT_TRUE(Grace::global().uses_process_barrier()) << "membarrier PRIVATE_EXPEDITED missing here?";
 #endif
+    }
 }
 
 TEST(Grace, SynchronizeWaitsForASectionThatBeganBefore)
