@@ -43,6 +43,14 @@ inline const ThreadTimes &sample_times(std::int64_t now) noexcept
     return t;
 }
 
+// The buffer stream of a processor. Its number is not bounded by the
+// platform: no division in the common case, none with one stream
+// (NO_PER_PROCESSOR_BUFFERING).
+inline std::uint32_t stream_of(std::uint32_t cpu, std::uint32_t streams) noexcept
+{
+    return cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
+}
+
 std::string utf8(const std::u16string &s)
 {
     auto r = utf16_to_utf8(s);
@@ -378,10 +386,7 @@ template <bool Bracketed>
             return ETW_ERROR_LOG_FILE_FULL;
         }
     }
-    const std::uint32_t streams = pool_.streams();
-    // The processor number is not bounded by the platform: no division in
-    // the common case, none with one stream (NO_PER_PROCESSOR_BUFFERING).
-    const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
+    const std::uint32_t stream = stream_of(cpu, pool_.streams());
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     if (owned_.enabled()) [[likely]] {
         if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
@@ -412,8 +417,7 @@ etw_status Session::write_whole(const std::uint8_t *h, std::uint32_t size) noexc
     if (writer_slot_ == nullptr && owned_.enabled() &&
         pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
         const std::uint32_t cpu = platform::current_processor();
-        const std::uint32_t streams = pool_.streams();
-        const std::uint32_t stream = cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
+        const std::uint32_t stream = stream_of(cpu, pool_.streams());
         const std::uint32_t aligned = std::uint32_t(etl::align8(size));
         if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
             std::uint8_t *p = pool_.buffer(c->index) + c->offset;
