@@ -2,7 +2,9 @@
 #include <openetw/status.h>
 
 #include "api/guard.hpp"
+#include "platform/platform.hpp"
 
+#include <new>
 #include <string>
 
 namespace {
@@ -57,12 +59,32 @@ const StatusInfo *find(etw_status code)
     return nullptr;
 }
 
+// The message lives on the heap, freed at thread exit through a
+// platform::ThreadExitKey: a thread_local std::string's destructor would run
+// after mingw's emulated thread-locals are freed (platform.hpp).
 struct LastError {
-    etw_status code = ETW_OK;
     std::string message;
 };
 
-thread_local LastError t_last;
+thread_local etw_status t_last_code = ETW_OK;
+thread_local LastError *t_last = nullptr;
+
+void free_last(void *last) noexcept
+{
+    delete static_cast<LastError *>(last);
+    t_last = nullptr; // a call from a later exit hook makes a new one
+}
+
+// Null when not even an empty record could be made (out of memory).
+LastError *last_error() noexcept
+{
+    if (t_last != nullptr) [[likely]]
+        return t_last;
+    static openetw::platform::ThreadExitKey *const key = new openetw::platform::ThreadExitKey(free_last); // never destroyed
+    t_last = new (std::nothrow) LastError;
+    key->set(t_last);
+    return t_last;
+}
 
 } // namespace
 
@@ -70,11 +92,14 @@ namespace openetw::api {
 
 etw_status set_last(etw_status code, const char *message) noexcept
 {
-    t_last.code = code;
+    t_last_code = code;
+    LastError *last = last_error();
+    if (last == nullptr)
+        return code; // the status is kept; the text reads empty
     try {
-        t_last.message.assign(message ? message : "");
+        last->message.assign(message ? message : "");
     } catch (...) {
-        t_last.message.clear(); // keep the status even when the text cannot be stored
+        last->message.clear(); // keep the status even when the text cannot be stored
     }
     return code;
 }
@@ -97,8 +122,12 @@ ETW_API const char *etw_status_string(etw_status status)
     return info ? info->text : "Unknown status code.";
 }
 
-ETW_API const char *etw_last_error_message(void) { return t_last.message.c_str(); }
+ETW_API const char *etw_last_error_message(void)
+{
+    const LastError *last = last_error();
+    return last != nullptr ? last->message.c_str() : "";
+}
 
-ETW_API etw_status etw_last_error_status(void) { return t_last.code; }
+ETW_API etw_status etw_last_error_status(void) { return t_last_code; }
 
 } // extern "C"

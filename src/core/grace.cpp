@@ -10,22 +10,26 @@ namespace openetw::core {
 // Gives the thread's Reader back when the thread exits (it is outside any
 // section then: its word is even). The record stays in the registry for
 // the next thread; its word keeps counting, so no value is reused.
+//
+// Through a platform::ThreadExitKey, not a thread_local destructor: under
+// mingw the thread's emulated thread-locals are freed before their
+// destructors run, and a destructor reading its record pointer from one
+// read freed memory (a crash in 1 of 15 roundtrip runs under wine).
 struct GraceThreadExit {
-    Grace::Reader *reader = nullptr;
-    ~GraceThreadExit()
+    static void release(void *reader) noexcept
     {
-        if (reader != nullptr) {
-            OwnedBuffers::forget_thread();
-            Grace::t_reader_ = nullptr;
-            reader->owner_gen.store(0, std::memory_order_release); // its owned buffers are the logger's now
-            reader->in_use.store(false, std::memory_order_release);
-        }
+        auto *const r = static_cast<Grace::Reader *>(reader);
+        OwnedBuffers::forget_thread();
+        Grace::t_reader_ = nullptr; // a later write (another exit hook) attaches anew
+        r->owner_gen.store(0, std::memory_order_release); // its owned buffers are the logger's now
+        r->in_use.store(false, std::memory_order_release);
+    }
+    static platform::ThreadExitKey &key() noexcept
+    {
+        static platform::ThreadExitKey *const k = new platform::ThreadExitKey(release); // never destroyed
+        return *k;
     }
 };
-
-namespace {
-thread_local GraceThreadExit t_exit;
-}
 
 namespace {
 bool fence_asked() noexcept
@@ -69,7 +73,7 @@ Grace::Reader *Grace::attach() noexcept
     static std::atomic<std::uint64_t> generations{0};
     r->owner_gen.store(generations.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_release);
     t_reader_ = r;
-    t_exit.reader = r;
+    GraceThreadExit::key().set(r);
     return r;
 }
 

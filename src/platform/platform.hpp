@@ -247,11 +247,35 @@ void wake_all(std::atomic<std::uint32_t> *word) noexcept;
 void sleep_ms(std::uint32_t ms) noexcept;
 void yield() noexcept;
 
+// ---- Work at thread exit ----
+
+// Hands a per-thread pointer to on_exit when its thread exits. Use it
+// instead of a thread_local object with a destructor: where thread-locals
+// are emulated (mingw's emutls), a thread's thread_local objects are freed
+// before their destructors run, while on_exit gets the pointer itself.
+// on_exit may use thread-locals (they are made anew and freed again) and
+// may set() again: it is then called again, up to the system's
+// PTHREAD_DESTRUCTOR_ITERATIONS rounds. Keys live as long as the process
+// (never destroyed: threads exit until the very end). Built on POSIX
+// thread keys on both systems (winpthreads on Windows).
+class ThreadExitKey {
+public:
+    explicit ThreadExitKey(void (*on_exit)(void *)) noexcept; // aborts when no key is left
+    ThreadExitKey(const ThreadExitKey &) = delete;
+    ThreadExitKey &operator=(const ThreadExitKey &) = delete;
+    // The calling thread's pointer; null: nothing is called at its exit.
+    void set(void *value) noexcept;
+
+private:
+    unsigned long key_ = 0; // pthread_key_t (an unsigned int on both)
+};
+
 // ---- A memory barrier on every thread of the process ----
 
 // Readies process_barrier() once per process: true when the system has one
 // (Linux: membarrier PRIVATE_EXPEDITED, registered here; Windows:
-// FlushProcessWriteBuffers). Callers that get false fence on both sides.
+// FlushProcessWriteBuffers, but not under wine, whose one is a no-op).
+// Callers that get false fence on both sides.
 bool process_barrier_init() noexcept;
 // Returns after every running thread of the process has executed a full
 // memory barrier (a system call and inter-processor interrupts: control

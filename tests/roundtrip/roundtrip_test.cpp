@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <barrier>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -161,9 +161,13 @@ std::vector<std::vector<Written>> write_events(etw_provider *prov, int threads, 
 {
     const etw_guid class_guids[3] = {make_guid(0x7101), make_guid(0x7102), make_guid(0x7103)};
     std::vector<std::vector<Written>> out(static_cast<std::size_t>(threads));
-    std::barrier sync(threads);
+    // A spinning start gate, not std::barrier: libstdc++ 12's barrier lost a
+    // wake-up under mingw (a writer slept on forever in 1 of ~30 runs).
+    std::atomic<int> arrived{0};
     auto body = [&](int t) {
-        sync.arrive_and_wait();
+        arrived.fetch_add(1);
+        while (arrived.load() < threads)
+            std::this_thread::yield();
         for (int i = 0; i < per_thread; ++i) {
             out[std::size_t(t)].push_back(write_one(prov, t + thread_base, i, class_guids, 3));
             if (flush_session && flush_every && i % flush_every == flush_every - 1) {

@@ -272,7 +272,17 @@ void yield() noexcept
         Sleep(0);
 }
 
-bool process_barrier_init() noexcept { return true; }
+// Wine (8.0 at least) implements FlushProcessWriteBuffers as a stub that
+// returns at once, which would leave writers unfenced: under wine (its
+// ntdll exports wine_get_version) callers fence on both sides instead.
+bool process_barrier_init() noexcept
+{
+    static const bool real = [] {
+        HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+        return ntdll == nullptr || GetProcAddress(ntdll, "wine_get_version") == nullptr;
+    }();
+    return real;
+}
 void process_barrier() noexcept { FlushProcessWriteBuffers(); }
 
 // ---- File ----
