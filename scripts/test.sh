@@ -12,6 +12,10 @@ bash scripts/deps.sh test || exit 1
 
 failed=()
 runs=0
+# Wall time per stage, printed at the end (CI's budget is 60 minutes).
+timings=""
+stage_start=$SECONDS
+stage_done() { timings+=$'\n'"  $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
 run_suite() { # name, build dir, meson test options, meson setup options...
   local name=$1 dir=$2 test_opts=$3; shift 3
   runs=$((runs + 1))
@@ -25,35 +29,44 @@ run_suite() { # name, build dir, meson test options, meson setup options...
 }
 
 run_suite "tests" build-test "" -Dfuzz_seconds=20
-# Packagers build -Dbuildtype=release: it must compile (warnings are errors) too.
+stage_done "tests"
+# Packagers build -Dbuildtype=release: the library, tools and benchmarks
+# must compile there (warnings are errors) too; the tests are built and run
+# in the other builds.
 echo "=== release build"
 runs=$((runs + 1))
-if ! { [ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release >build-release.setup.log 2>&1; }; then
+if ! { [ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release -Dtests=false >build-release.setup.log 2>&1; }; then
   cat build-release.setup.log; failed+=("release build (setup)")
 elif ! ninja -C build-release >build-release.build.log 2>&1; then
   tail -50 build-release.build.log; failed+=("release build")
 else
   echo "built at -O3 ($(grep -c "warning:" build-release.build.log) warnings left as warnings, see meson.build)"
 fi
+stage_done "release build"
 
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
+stage_done "ASan+UBSan"
 
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit" -Db_sanitize=thread -Db_lundef=false \
     -Dbench=disabled \
     -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
+stage_done "TSan"
 
 echo "=== language bindings (Python, C#, Rust) and the conformance suite"
 runs=$((runs + 1))
 bash scripts/bindings-tests.sh || failed+=("bindings")
+stage_done "bindings"
 
 echo "=== Windows: the DLL and the tests under wine, the i686 build"
 runs=$((runs + 1))
 bash scripts/windows-tests.sh --install || failed+=("windows")
+stage_done "windows"
 
 echo
+echo "stage times:$timings (total $SECONDS s)"
 echo "test runs: $((runs - ${#failed[@]})) passed, ${#failed[@]} failed"
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"

@@ -74,57 +74,6 @@ std::size_t logfile_record_size(const LogfileHeaderFields &f) noexcept;
 std::size_t encode_header_buffer(std::uint8_t *out, const LogfileHeaderFields &f, std::uint16_t logger_id) noexcept;
 std::vector<std::uint8_t> encode_header_buffer(const LogfileHeaderFields &f, std::uint16_t logger_id);
 
-// The 0x30-byte EVENT_TRACE_HEADER of a classic event as stored in a file
-// (section 3.3): HeaderType 0x14 (0x0A for 32-bit data), MarkerFlags 0xC0.
-struct FullHeaderFields {
-    std::uint16_t size = 0;      // header + payload
-    bool payload_64bit = sizeof(void *) == 8;
-    etw_event_class event_class{};
-    std::uint32_t thread_id = 0;
-    std::uint32_t process_id = 0;
-    std::int64_t timestamp = 0;
-    etw_guid guid{};
-    std::uint64_t times = 0;     // KernelTime | UserTime << 32, or ProcessorTime
-};
-
-inline void write_full_header(std::uint8_t *out, const FullHeaderFields &f) noexcept
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    // The record is little-endian: on a little-endian host it is the
-    // in-memory image of this struct, written with a handful of stores.
-    struct Raw {
-        std::uint16_t size;
-        std::uint8_t header_type;
-        std::uint8_t marker;
-        etw_event_class event_class;
-        std::uint32_t thread_id;
-        std::uint32_t process_id;
-        std::int64_t timestamp;
-        etw_guid guid;
-        std::uint64_t times;
-    };
-    static_assert(sizeof(Raw) == 48, "EVENT_TRACE_HEADER is 48 bytes");
-    const Raw r{f.size, f.payload_64bit ? kFullHeader64 : kFullHeader32, kMarkerFixedHeader, f.event_class,
-                f.thread_id, f.process_id, f.timestamp, f.guid, f.times};
-    std::memcpy(out, &r, sizeof r);
-#else
-    wr16(out + 0, f.size);
-    out[2] = f.payload_64bit ? kFullHeader64 : kFullHeader32;
-    out[3] = kMarkerFixedHeader;
-    out[4] = f.event_class.Type;
-    out[5] = f.event_class.Level;
-    wr16(out + 6, f.event_class.Version);
-    wr32(out + 8, f.thread_id);
-    wr32(out + 12, f.process_id);
-    wr64(out + 16, std::uint64_t(f.timestamp));
-    wr32(out + 24, f.guid.Data1);
-    wr16(out + 28, f.guid.Data2);
-    wr16(out + 30, f.guid.Data3);
-    std::memcpy(out + 32, f.guid.Data4, 8);
-    wr64(out + 40, f.times);
-#endif
-}
-
 // A record written where a writer may die mid-copy (format/buffer_repair.hpp)
 // goes in three steps: begin_record (Size, so the record can be skipped),
 // the header's remaining bytes and the payload, then finish_record (Size,
@@ -137,22 +86,15 @@ inline void begin_record(std::uint8_t *out, std::uint16_t size) noexcept
     std::atomic_ref<std::uint16_t>(*reinterpret_cast<std::uint16_t *>(out)).store(v, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst); // before the payload, in program order
 }
-inline std::uint32_t write_full_header_rest(std::uint8_t *out, const FullHeaderFields &f) noexcept
-{
-    std::uint8_t tmp[kFullHeaderSize];
-    write_full_header(tmp, f);
-    std::memcpy(out + 4, tmp + 4, kFullHeaderSize - 4);
-    std::uint32_t word0;
-    std::memcpy(&word0, tmp, 4);
-    return word0;
-}
 inline void finish_record(std::uint8_t *out, std::uint32_t word0) noexcept
 {
     std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t *>(out)).store(word0, std::memory_order_release);
 }
 
-// The writer's fields of a full header whose other bytes (Class at 4, Guid
-// at 24) are already at out: ThreadId/ProcessId, TimeStamp, and the times
+// The writer's fields of the 0x30-byte EVENT_TRACE_HEADER of a classic
+// event as stored in a file (section 3.3: HeaderType 0x14, or 0x0A for
+// 32-bit data, MarkerFlags 0xC0) whose other bytes (Class at 4, Guid at 24)
+// are already at out: ThreadId/ProcessId, TimeStamp, and the times
 // word at 40 (KernelTime/UserTime or ProcessorTime). Returns word0 (Size,
 // HeaderType, MarkerFlags), for the caller to store last.
 inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t size, std::uint32_t thread_id,

@@ -18,13 +18,6 @@ using namespace enginetest;
 
 namespace {
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 std::uint64_t file_size(const std::string &path)
 {
     struct stat st;

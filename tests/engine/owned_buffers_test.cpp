@@ -21,13 +21,6 @@ using namespace enginetest;
 
 namespace {
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 // The payload names the writer and numbers its events (and says on which
 // processor it was written, when the writer knows).
 struct Tag {

@@ -17,13 +17,6 @@ namespace {
 
 const std::uint32_t kCpus = openetw::platform::processor_count();
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 etw_status start(SessionHandle &s, Props &props) { return etw_session_start(&s.s, props); }
 
 } // namespace

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 using namespace openetw;
 
 TEST(EtlWriter, HeaderBufferFollowsTheChecklist)
@@ -57,16 +59,16 @@ TEST(EtlWriter, LongNamesAreShortenedToFitSmallBuffers)
 
 TEST(EtlWriter, FullHeaderLayout)
 {
-    std::uint8_t out[0x30];
-    etl::FullHeaderFields f;
-    f.size = 0x40;
-    f.event_class = {10, 4, 2};
-    f.thread_id = 0x11;
-    f.process_id = 0x22;
-    f.timestamp = 0x3333;
-    f.guid.Data1 = 0x44;
-    f.times = 0x5555;
-    etl::write_full_header(out, f);
+    // The writer copies Class (at 4) and Guid (at 24) from the caller's
+    // header, sets its own fields, and stores word0 last.
+    std::uint8_t out[0x30] = {};
+    const etw_event_class cls{10, 4, 2};
+    std::memcpy(out + 4, &cls, sizeof cls);
+    etw_guid guid{};
+    guid.Data1 = 0x44;
+    std::memcpy(out + 24, &guid, sizeof guid);
+    const std::uint32_t word0 = etl::write_full_header_fields(out, 0x40, 0x11, 0x22, 0x3333, 0x5555);
+    std::memcpy(out, &word0, 4);
     EXPECT_EQ(etltest::r32(out), sizeof(void *) == 8 ? 0xC0140040u : 0xC00A0040u);
     EXPECT_EQ(out[4], 10);
     EXPECT_EQ(out[5], 4);

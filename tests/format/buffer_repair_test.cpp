@@ -30,10 +30,9 @@ struct Buffer {
         etl::begin_record(p, size);
         if (stage == SizeOnly)
             return at;
-        etl::FullHeaderFields f;
-        f.size = size;
-        f.thread_id = tag;
-        const std::uint32_t word0 = etl::write_full_header_rest(p, f);
+        // Class and Guid stay zero (the buffer starts zeroed), as a writer's
+        // copy of the caller's header would have left them.
+        const std::uint32_t word0 = etl::write_full_header_fields(p, size, tag, 0, 0, 0);
         std::memset(p + etl::kFullHeaderSize, tag, size - etl::kFullHeaderSize);
         if (stage == Finished)
             etl::finish_record(p, word0);

@@ -15,13 +15,6 @@ using namespace enginetest;
 
 namespace {
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 etw_status write_numbered(etw_provider *p, const etw_guid &g, std::uint32_t n, std::size_t payload = 8)
 {
     Event e(g, payload);

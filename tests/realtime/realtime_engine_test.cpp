@@ -22,13 +22,6 @@ using Next = RealtimeReader::Next;
 
 namespace {
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 // Events carry a 32-bit number at the start of their payload.
 etw_status write_numbered(etw_provider *p, const etw_guid &g, std::uint32_t n, std::size_t payload = 8)
 {

@@ -146,13 +146,6 @@ Written write_one(etw_provider *prov, int t, int i, const etw_guid *class_guids,
     return w;
 }
 
-struct Provider {
-    etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
-    ~Provider() { etw_provider_unregister(p); }
-    operator etw_provider *() const { return p; }
-};
-
 // Writes `per_thread` events from each of `threads` threads; events of one
 // thread come back in its vector, in write order.
 std::vector<std::vector<Written>> write_events(etw_provider *prov, int threads, int per_thread,
