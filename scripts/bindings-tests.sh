@@ -160,7 +160,9 @@ python_tests() {
 csharp_tests() {
   local tests=$root/bindings/csharp/OpenEtw.Tests
   dotnet restore "$tests" --source "$feed" "${dotnet_props[@]}" &&
-  dotnet test "$tests" --no-restore "${dotnet_props[@]}" 2>&1 | grep -vE '^\s*$|^Test run for|^A total of|^VSTest|^Copyright|^Microsoft \(R\)'
+  # normal verbosity: a failed test prints its message and stack, not only its name
+  dotnet test "$tests" --no-restore "${dotnet_props[@]}" --logger "console;verbosity=normal" 2>&1 |
+    grep -vE '^\s*$|^Test run for|^A total of|^VSTest|^Copyright|^Microsoft \(R\)|^  Passed '
 }
 nuget_package() { # pack, then install into a fresh console project from local feeds only
   local work=$out/nuget listing version
