@@ -41,10 +41,10 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
     return l;
 }
-constexpr std::uint32_t kLayoutVersion = 4; // 4: owned buffers (kOwned)
+constexpr std::uint32_t kLayoutVersion = 5; // 4: owned buffers (kOwned); 5: their thread slots in the region
 // A host of another build would make regions this library misreads: the
 // request protocol names the layout too (a stale host then says so).
-static_assert(kLayoutVersion == 4 && frames::kProtocol == 2, "a new region layout needs a new frames::kProtocol");
+static_assert(kLayoutVersion == 5 && frames::kProtocol == 3, "a new region layout needs a new frames::kProtocol");
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept
@@ -83,6 +83,8 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
         new (&slot(s)) StreamSlot{};
     for (std::uint32_t s = 0; s < streams; ++s)
         slot(s).current.store(kNoBuffer, std::memory_order_relaxed);
+    for (ThreadSlot &ts : cb->threads)
+        ts.current.store(kNoBuffer, std::memory_order_relaxed);
     for (std::uint32_t i = 0; i < capacity; ++i) {
         auto *d = new (&desc(i)) BufferDesc{};
         d->state.store(kSealed, std::memory_order_relaxed);
@@ -219,7 +221,7 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
     for (;;) {
         const std::uint32_t seen = sl.current.load(std::memory_order_acquire);
         // A scribbled slot is replaced like an empty one (the CAS expects what was seen).
-        const std::uint32_t idx = seen < capacity_ ? seen : kNoBuffer;
+        std::uint32_t idx = seen < capacity_ ? seen : kNoBuffer;
         if (idx != kNoBuffer) {
             auto &state = desc(idx).state;
             std::uint64_t v = state.load(std::memory_order_acquire);
@@ -238,9 +240,19 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
             // sealed, so this one is about to be replaced; replacing it here
             // too is harmless (one CAS wins), and a slot that someone else
             // left pointing at a sealed buffer cannot make writers spin.
+            // An owned buffer is in no stream slot unless the slot was
+            // scribbled: it is replaced, not sealed (its owner hands it on).
+            if ((v & (kSealed | kOwned)) == kOwned)
+                idx = kNoBuffer;
         }
         // Switch: the stream has no buffer or it is full.
         const std::uint32_t fresh = acquire_free();
+        // Opened below by a CAS from the free state it is in now: a free
+        // list another process scribbled over may hand out a buffer in use,
+        // which is then left to its users (this event is dropped).
+        const std::uint64_t free_state = fresh != kNoBuffer ? desc(fresh).state.load(std::memory_order_acquire) : 0;
+        if (fresh != kNoBuffer && !is_free_state(free_state))
+            return ETW_ERROR_NOT_ENOUGH_MEMORY;
         if (fresh == kNoBuffer) {
             // Out of buffers: let the full one be written, drop this event.
             if (idx != kNoBuffer) {
@@ -254,12 +266,16 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
         std::uint32_t expected = seen;
         if (sl.current.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
             // Open only once installed (see the header comment).
-            desc(fresh).state.store(etl::kBufferHeaderSize, std::memory_order_release);
-            // A writer that saw it still sealed (from its last use) may have
-            // replaced it meanwhile, sealing nothing: out of the slot, it goes
-            // back to the free list if nobody reserved in it, else it is
-            // sealed here (or it would never be written).
-            if (sl.current.load(std::memory_order_acquire) != fresh) {
+            std::uint64_t was = free_state;
+            if (!desc(fresh).state.compare_exchange_strong(was, etl::kBufferHeaderSize, std::memory_order_acq_rel)) {
+                // Taken by someone else meanwhile (the scribble above): theirs.
+                std::uint32_t mine = fresh;
+                sl.current.compare_exchange_strong(mine, kNoBuffer, std::memory_order_acq_rel);
+            } else if (sl.current.load(std::memory_order_acquire) != fresh) {
+                // A writer that saw it still sealed (from its last use) may
+                // have replaced it meanwhile, sealing nothing: out of the
+                // slot, it goes back to the free list if nobody reserved in
+                // it, else it is sealed here (or it would never be written).
                 std::uint64_t unused = etl::kBufferHeaderSize;
                 if (desc(fresh).state.compare_exchange_strong(unused, kSealed | etl::kBufferHeaderSize,
                                                               std::memory_order_acq_rel))
@@ -275,13 +291,19 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
     }
 }
 
-std::uint32_t BufferPool::acquire_owned(std::uint32_t stream) noexcept
+std::uint32_t BufferPool::acquire_owned(std::uint32_t stream, std::uint32_t slot) noexcept
 {
     const std::uint32_t idx = acquire_free();
     if (idx == kNoBuffer)
         return kNoBuffer;
     desc(idx).stream.store(stream, std::memory_order_relaxed);
-    desc(idx).state.store(kOwned | etl::kBufferHeaderSize, std::memory_order_release);
+    desc(idx).slot.store(slot, std::memory_order_relaxed);
+    // From the free state only (see reserve_slow): a buffer a scribbled
+    // free list handed out while in use stays its users'.
+    std::uint64_t v = desc(idx).state.load(std::memory_order_acquire);
+    if (!is_free_state(v) ||
+        !desc(idx).state.compare_exchange_strong(v, kOwned | etl::kBufferHeaderSize, std::memory_order_acq_rel))
+        return kNoBuffer;
     return idx;
 }
 
@@ -292,8 +314,8 @@ bool BufferPool::seal_stream(std::uint32_t stream) noexcept
     if (idx >= capacity_)
         return false;
     const std::uint64_t v = desc(idx).state.load(std::memory_order_acquire);
-    if ((v & kSealed) || offset_of(v) <= etl::kBufferHeaderSize)
-        return false; // empty or already on its way
+    if ((v & (kSealed | kOwned)) || offset_of(v) <= etl::kBufferHeaderSize)
+        return false; // empty, already on its way, or (a scribbled slot) an owner's
     if (!sl.current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel))
         return false;
     seal(idx);
@@ -336,6 +358,9 @@ bool BufferPool::is_current(std::uint32_t idx) const noexcept
     for (std::uint32_t st = 0; st < streams_; ++st)
         if (slot(st).current.load(std::memory_order_acquire) == idx)
             return true;
+    for (const ThreadSlot &ts : control().threads)
+        if (ts.pid.load(std::memory_order_acquire) != 0 && ts.current.load(std::memory_order_acquire) == idx)
+            return true;
     return false;
 }
 
@@ -367,9 +392,13 @@ std::vector<BufferPool::Unopened> BufferPool::unopened_of_dead() const
     for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
         const std::uint32_t owner = desc(i).owner.load(std::memory_order_relaxed);
-        // Free and taken buffers look alike (sealed, empty); a free one has no owner.
-        if (!(v & kSealed) || writers_of(v) != 0 || events_of(v) != 0 || owner == 0 || owner == self ||
-            is_current(i) || platform::process_start_time(owner) != 0)
+        // Free and taken buffers look alike (sealed, empty); a free one has
+        // no owner. An owned one opened (empty) whose owner died before
+        // putting it in its thread slot is in none.
+        const bool taken = (v & kSealed) && writers_of(v) == 0;
+        const bool opened = (v & (kSealed | kOwned)) == kOwned;
+        if (!(taken || opened) || events_of(v) != 0 || owner == 0 || owner == self || is_current(i) ||
+            platform::process_start_time(owner) != 0)
             continue;
         out.push_back({i, v, owner});
     }
@@ -382,9 +411,12 @@ std::uint32_t BufferPool::reclaim_unopened(const std::vector<Unopened> &lost,
     std::uint32_t reclaimed = 0;
     for (const Unopened &u : lost) {
         // An owner that changed took it from the free list since: it is live.
-        if (desc(u.index).state.load(std::memory_order_acquire) != u.state ||
-            desc(u.index).owner.load(std::memory_order_relaxed) != u.owner || is_current(u.index) ||
+        if (desc(u.index).owner.load(std::memory_order_relaxed) != u.owner || is_current(u.index) ||
             std::find(held.begin(), held.end(), u.index) != held.end())
+            continue;
+        // Unchanged since, and free again (an opened owned one was never written).
+        std::uint64_t v = u.state;
+        if (!desc(u.index).state.compare_exchange_strong(v, kSealed | etl::kBufferHeaderSize, std::memory_order_acq_rel))
             continue;
         push_free(u.index);
         ++reclaimed;
@@ -437,6 +469,8 @@ void BufferPool::release(std::uint32_t idx) noexcept
         std::memset(b, 0, etl::kBufferHeaderSize);
         // The clearing is released with the state (for the next user's acquire).
         desc(idx).state.store(kSealed | etl::kBufferHeaderSize, std::memory_order_release);
+    } else {
+        desc(idx).state.store(kSealed | etl::kBufferHeaderSize, std::memory_order_relaxed); // free (is_free_state)
     }
     push_free(idx);
     notify_space();

@@ -62,11 +62,33 @@ struct alignas(64) WriterSlot {
     std::atomic<std::uint64_t> start; // process start time (platform::process_start_time)
 };
 
+// One thread that owns a buffer of the session (core/owned_buffers.hpp),
+// of the hosting process or of another one. Claimed by a CAS on pid; the
+// owner alone writes `inside`; the logger writes `request`; both take
+// `current` out by CAS.
+inline constexpr std::uint32_t kThreadSlots = 64;
+struct alignas(64) ThreadSlot {
+    std::atomic<std::uint32_t> pid;      // the owner's process (0: free)
+    std::atomic<std::uint32_t> exited;   // 1: the owner thread exited (set by it; other processes' owners)
+    std::atomic<std::uint64_t> gen;      // the owner thread's life in its process (0: claim in progress)
+    std::atomic<std::uint64_t> start;    // the owner process's start time (platform::process_start_time)
+    std::atomic<std::uint32_t> current;  // the owned buffer (kNoBuffer: none)
+    std::atomic<std::uint32_t> request;  // the logger's seal requests (a sequence)
+    // Owners of other processes: odd while inside a write (a store, a full
+    // fence, then the closing and request loads; the logger's side is the
+    // mirror image, so one of the two sees the other).
+    std::atomic<std::uint64_t> inside;
+};
+
 struct BufferDesc {
     std::atomic<std::uint64_t> state;
     std::atomic<std::uint32_t> next; // free list / flush queue link
     std::atomic<std::uint32_t> stream;
     std::atomic<std::uint32_t> owner; // pid that took it from the free list; 0 once free again
+    // An owned buffer's thread slot: whoever takes it out of a slot first
+    // checks the slot is its own (a scribbled slot must not hand on another
+    // owner's buffer, which that owner would hand on again).
+    std::atomic<std::uint32_t> slot;
 };
 
 struct ControlBlock {
@@ -108,6 +130,7 @@ struct ControlBlock {
     std::atomic<std::uint32_t> remote_writers;             // writer slots ever claimed
     std::atomic<std::uint32_t> records_skipped;            // unfinished records of dead writers
     WriterSlot writers[kWriterSlots];
+    ThreadSlot threads[kThreadSlots];
 };
 
 class BufferPool {
@@ -130,6 +153,9 @@ public:
     static std::uint32_t offset_of(std::uint64_t s) { return std::uint32_t(s & kOffsetMask); }
     static std::uint32_t events_of(std::uint64_t s) { return std::uint32_t((s >> kEventsShift) & 0xFFFFF); }
     static std::uint32_t writers_of(std::uint64_t s) { return std::uint32_t((s >> kWritersShift) & 0xFFFF); }
+    // A free buffer's state: sealed, no events, no writers, not owned (its
+    // offset 0 before first use, the header size after).
+    static bool is_free_state(std::uint64_t s) { return (s & ~kOffsetMask) == kSealed; }
 
     // The region size for these parameters.
     static std::size_t region_size(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t capacity);
@@ -203,10 +229,10 @@ public:
     }
 
     // Owned buffers: takes a free buffer (growing the pool up to its
-    // maximum) and opens it for one owner, tagged with the stream whose
-    // processor it holds; kNoBuffer when none. The caller keeps it in no
-    // stream slot and hands it on with seal().
-    std::uint32_t acquire_owned(std::uint32_t stream) noexcept;
+    // maximum) and opens it for the owner of thread slot `slot`, tagged with
+    // the stream whose processor it holds; kNoBuffer when none. The caller
+    // keeps it in no stream slot and hands it on with seal().
+    std::uint32_t acquire_owned(std::uint32_t stream, std::uint32_t slot) noexcept;
     // Seals a buffer nobody can reserve in any more (out of its slot) and
     // hands it to the logger when its writers are done (an owned buffer: at once).
     void seal(std::uint32_t idx) noexcept;
@@ -242,8 +268,8 @@ public:
     std::uint32_t force_stuck(const std::vector<Stuck> &stuck) noexcept;
 
     // Buffers a writer process took from the free list and died before
-    // installing (sealed, empty, in no slot, owner gone): (index, state,
-    // owner). Taken before the caller waits for live writers to finish.
+    // installing (sealed or owned, empty, in no stream or thread slot, owner
+    // gone): (index, state, owner). Taken before the caller waits for live writers to finish.
     struct Unopened {
         std::uint32_t index;
         std::uint64_t state;

@@ -1,6 +1,7 @@
 #include "core/orphan_recovery.hpp"
 
 #include "core/buffer_pool.hpp"
+#include "core/owned_buffers.hpp"
 #include "core/remote_writers.hpp"
 #include "format/buffer_repair.hpp"
 #include "format/etl_layout.hpp"
@@ -40,6 +41,7 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
     // Writers of other processes still attached: no new event from now on.
     cb.closing.store(1, std::memory_order_seq_cst);
     quiesce_writers(cb, kWriterWaitMs);
+    OwnedBuffers::quiesce_owners(cb, 0, kWriterWaitMs); // (the host's own owners died with it)
     const std::uint32_t bs = pool.buffer_size();
     std::uint64_t lost = cb.events_lost.load(std::memory_order_acquire);
     struct Found {

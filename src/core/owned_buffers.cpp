@@ -3,6 +3,10 @@
 #include "format/etl_layout.hpp"
 #include "platform/platform.hpp"
 
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
 #if !defined(_WIN32)
 #include <pthread.h>
 #endif
@@ -12,9 +16,40 @@ namespace openetw::core {
 namespace {
 std::atomic<std::uint64_t> g_ids{0};
 constexpr unsigned kBusyOwnerSpins = 256; // yields the logger waits for an owner inside a write
+
+// The owned buffers of sessions this process writes to as another process
+// (remote): an exiting thread marks its slots in them exited.
+std::mutex g_remote_mutex;
+std::vector<OwnedBuffers *> &remote_instances()
+{
+    static auto *v = new std::vector<OwnedBuffers *>; // never destroyed: threads exit until the end
+    return *v;
+}
+
+bool process_gone(const ThreadSlot &ts, std::uint32_t pid) noexcept
+{
+    return platform::process_start_time(pid) != ts.start.load(std::memory_order_acquire);
+}
+
+// Waits until the owner of ts (another process's) is outside the write it
+// may be in: its inside word even or changed, or its process gone. False
+// when it stayed inside for `spins` yields.
+bool outside_remote(const ThreadSlot &ts, unsigned spins) noexcept
+{
+    const std::uint64_t w = ts.inside.load(std::memory_order_acquire);
+    if (!(w & 1))
+        return true;
+    for (unsigned i = 0; i < spins; ++i) {
+        platform::yield();
+        if (ts.inside.load(std::memory_order_acquire) != w)
+            return true; // that write ended
+    }
+    const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
+    return pid == 0 || process_gone(ts, pid);
+}
 } // namespace
 
-void OwnedBuffers::enable(BufferPool *pool) noexcept
+void OwnedBuffers::enable(BufferPool *pool, bool remote) noexcept
 {
 #if !defined(_WIN32)
     // A forked child's thread starts with its parent's cursors: forgotten,
@@ -24,25 +59,74 @@ void OwnedBuffers::enable(BufferPool *pool) noexcept
     (void)registered;
 #endif
     pid_ = platform::process_id();
+    pid_start_ = remote ? platform::process_start_time(pid_) : 0;
     id_ = g_ids.fetch_add(1, std::memory_order_relaxed) + 1; // never 0 (an unused cursor)
     buffer_size_ = pool->buffer_size();
     min_free_ = 2 * pool->streams();
-    slots_.reset(new (std::nothrow) ThreadSlot[kThreadSlots]);
-    if (slots_)
-        pool_ = pool; // else every write takes the CAS protocol
+    local_.reset(new (std::nothrow) std::atomic<Grace::Reader *>[kThreadSlots]());
+    if (!local_ || (remote && pid_start_ == 0))
+        return; // every write takes the CAS protocol
+    slots_ = pool->control().threads;
+    remote_ = remote;
+    if (remote) {
+        std::lock_guard<std::mutex> lock(g_remote_mutex);
+        try {
+            remote_instances().push_back(this);
+        } catch (...) {
+            return; // (no memory) the CAS protocol
+        }
+    }
+    pool_ = pool;
+}
+
+OwnedBuffers::~OwnedBuffers()
+{
+    if (!remote_ || pool_ == nullptr)
+        return;
+    {
+        std::lock_guard<std::mutex> lock(g_remote_mutex);
+        auto &v = remote_instances();
+        v.erase(std::remove(v.begin(), v.end(), this), v.end());
+    }
+    // This process leaves the session (no write of its threads is in
+    // progress: the session was retired after a grace period): its buffers
+    // go to the host's logger at their committed offsets, its slots are free.
+    for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
+        ThreadSlot &ts = slots_[s];
+        if (ts.pid.load(std::memory_order_acquire) != pid_)
+            continue;
+        std::uint64_t g = ts.gen.load(std::memory_order_acquire);
+        if (g == 0 || !ts.gen.compare_exchange_strong(g, 0, std::memory_order_acq_rel))
+            continue;
+        take(s, ts.current.load(std::memory_order_acquire));
+        ts.pid.store(0, std::memory_order_release);
+    }
 }
 
 void OwnedBuffers::forget_thread() noexcept
 {
-    // The thread's record is released (its owner_gen changes): its slots are
-    // the logger's now; a write after this (another thread-local's
-    // destructor) claims a new slot under the record it attaches next.
+    // Slots in other processes' sessions: marked exited for their host's
+    // logger, which cannot see this thread's grace record. The thread's
+    // record is released next (its owner_gen changes): its slots in this
+    // process's sessions are that logger's then. A write after this
+    // (another exit hook) claims a new slot under the record it attaches next.
+    {
+        std::lock_guard<std::mutex> lock(g_remote_mutex);
+        for (OwnedBuffers *o : remote_instances())
+            for (const OwnedCursor &e : t_cursors_)
+                if (e.session == o->id_ && e.slot != kNoSlot) {
+                    ThreadSlot &ts = o->slots_[e.slot];
+                    if (ts.pid.load(std::memory_order_acquire) == o->pid_ &&
+                        ts.gen.load(std::memory_order_acquire) == e.gen)
+                        ts.exited.store(1, std::memory_order_release);
+                }
+    }
     for (OwnedCursor &e : t_cursors_)
         e = OwnedCursor{};
     t_last_ = nullptr;
 }
 
-OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexcept
+OwnedCursor *OwnedBuffers::cursor() noexcept
 {
     if (platform::process_id() != pid_)
         return nullptr; // a forked child (see enable)
@@ -57,7 +141,7 @@ OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexc
         if (c->slot == kNoSlot)
             return nullptr; // no slot was free for this thread
         t_last_ = c;
-        return reserve(stream, size);
+        return c;
     }
     if (c == nullptr) {
         for (OwnedCursor &e : t_cursors_)
@@ -82,10 +166,17 @@ OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexc
         if (s == kThreadSlots - 1 && round++ == 0 && reap_exited() != 0)
             s = 0; // slots of threads that exited since the logger last looked
         ThreadSlot &ts = slots_[s];
-        Grace::Reader *expected = nullptr;
-        if (ts.owner.load(std::memory_order_relaxed) == nullptr &&
-            ts.owner.compare_exchange_strong(expected, me, std::memory_order_acq_rel)) {
+        std::uint32_t expected = 0;
+        if (ts.pid.load(std::memory_order_relaxed) == 0 &&
+            ts.pid.compare_exchange_strong(expected, pid_, std::memory_order_acq_rel)) {
+            local_[s].store(me, std::memory_order_relaxed);
+            ts.exited.store(0, std::memory_order_relaxed);
+            ts.start.store(pid_start_, std::memory_order_relaxed);
             ts.current.store(kNoBuffer, std::memory_order_relaxed);
+            // The word goes on from the last owner's (one that died inside
+            // a write left it odd): a value the logger saw never comes back.
+            c->inside = (ts.inside.load(std::memory_order_relaxed) + 1) & ~std::uint64_t(1);
+            ts.inside.store(c->inside, std::memory_order_relaxed);
             c->seen = ts.request.load(std::memory_order_relaxed);
             ts.gen.store(gen, std::memory_order_release);
             c->slot = s;
@@ -97,7 +188,18 @@ OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexc
     if (c->slot == kNoSlot)
         return nullptr;
     t_last_ = c;
-    return renew(c, c->seen, stream, size) ? c : nullptr;
+    return c;
+}
+
+OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexcept
+{
+    OwnedCursor *c = cursor();
+    if (c == nullptr)
+        return nullptr;
+    const std::uint32_t req = slots_[c->slot].request.load(std::memory_order_relaxed);
+    if (req != c->seen || stream != c->stream || c->offset + size > buffer_size_)
+        return renew(c, req, stream, size) ? c : nullptr;
+    return c;
 }
 
 bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream, std::uint32_t size) noexcept
@@ -117,7 +219,7 @@ bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream
     // share them (and recycle, wait or count the loss).
     if (pool_->spare() <= min_free_ || size > buffer_size_ - etl::kBufferHeaderSize)
         return false;
-    const std::uint32_t idx = pool_->acquire_owned(stream);
+    const std::uint32_t idx = pool_->acquire_owned(stream, c->slot);
     if (idx == kNoBuffer)
         return false;
     c->index = idx;
@@ -132,43 +234,82 @@ void OwnedBuffers::take(std::uint32_t s, std::uint32_t idx) noexcept
 {
     if (idx >= pool_->capacity())
         return;
-    if (slots_[s].current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel))
+    // Only the slot's own open buffer is handed on: a slot another process
+    // scribbled over may name a buffer of another owner (who would hand it
+    // on again) or one on its way already. Such a slot is emptied.
+    const BufferDesc &d = pool_->desc(idx);
+    const std::uint64_t v = d.state.load(std::memory_order_acquire);
+    const bool own = (v & (BufferPool::kSealed | BufferPool::kOwned)) == BufferPool::kOwned &&
+                     d.slot.load(std::memory_order_relaxed) == s &&
+                     d.owner.load(std::memory_order_relaxed) == slots_[s].pid.load(std::memory_order_relaxed);
+    if (slots_[s].current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel) && own)
         pool_->seal(idx);
 }
 
-bool OwnedBuffers::exited(std::uint32_t s, Grace::Reader **owner) const noexcept
+bool OwnedBuffers::exited(std::uint32_t s, bool dead_processes, Grace::Reader **owner) const noexcept
 {
     const ThreadSlot &ts = slots_[s];
-    Grace::Reader *r = ts.owner.load(std::memory_order_acquire);
-    *owner = r;
-    if (r == nullptr)
+    *owner = nullptr;
+    const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
+    if (pid == 0)
         return false;
     const std::uint64_t g = ts.gen.load(std::memory_order_acquire);
-    // (0: a claim in progress.) The owner's last commit came before its
-    // record's owner_gen changed (released at the thread's exit).
-    return g != 0 && r->owner_gen.load(std::memory_order_acquire) != g;
+    if (g == 0)
+        return false; // a claim in progress
+    if (pid == pid_) {
+        // A thread of this process: its last commit came before its
+        // record's owner_gen changed (released at the thread's exit).
+        Grace::Reader *r = local_[s].load(std::memory_order_acquire);
+        *owner = r;
+        return r != nullptr && r->owner_gen.load(std::memory_order_acquire) != g;
+    }
+    if (ts.exited.load(std::memory_order_acquire) != 0)
+        return true; // its exit said so, after its last commit
+    return dead_processes && process_gone(ts, pid);
 }
 
-std::uint32_t OwnedBuffers::reap_exited() noexcept
+std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
 {
     if (!enabled())
         return 0;
     std::uint32_t freed = 0;
     for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
         Grace::Reader *r;
-        if (!exited(s, &r))
+        if (!exited(s, dead_processes, &r))
             continue;
         // One reaper (the logger, or a writer finding no free slot) wins the
-        // slot; while gen is 0 and owner set, nobody else touches it.
+        // slot; while gen is 0 and pid set, nobody else touches it.
         ThreadSlot &ts = slots_[s];
         std::uint64_t g = ts.gen.load(std::memory_order_acquire);
         if (g == 0 || !ts.gen.compare_exchange_strong(g, 0, std::memory_order_acq_rel))
             continue;
+        // (An owner of another process that died inside a write: its record
+        // is beyond the committed offset, which is all that is taken.)
         take(s, ts.current.load(std::memory_order_acquire));
-        ts.owner.store(nullptr, std::memory_order_release); // claimable again
+        if (r != nullptr)
+            local_[s].store(nullptr, std::memory_order_relaxed);
+        ts.pid.store(0, std::memory_order_release); // claimable again
         ++freed;
     }
     return freed;
+}
+
+bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept
+{
+    std::atomic<std::uint64_t> scratch{0};
+    full_fence(scratch); // the caller's closing store before the loads (the owners' mirror)
+    const std::int64_t deadline = platform::qpc_now() + timeout_ms * 10'000;
+    for (ThreadSlot &ts : cb.threads) {
+        const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
+        if (pid == 0 || pid == except_pid)
+            continue;
+        while (!outside_remote(ts, 64)) {
+            if (platform::qpc_now() >= deadline)
+                return false;
+            platform::sleep_ms(1);
+        }
+    }
+    return true;
 }
 
 void OwnedBuffers::seal_all(bool final) noexcept
@@ -179,14 +320,18 @@ void OwnedBuffers::seal_all(bool final) noexcept
     struct Asked {
         std::uint32_t slot;
         std::uint32_t index; // taken only if still this one: a replacement is the owner's answer
-        Grace::Reader *owner;
+        Grace::Reader *owner; // null: an owner of another process
     };
     Asked asked[kThreadSlots];
     std::uint32_t n = 0;
+    bool any_local = false, any_remote = false;
     for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
         ThreadSlot &ts = slots_[s];
-        Grace::Reader *r = ts.owner.load(std::memory_order_acquire);
-        if (r == nullptr || ts.gen.load(std::memory_order_acquire) == 0)
+        const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
+        if (pid == 0 || ts.gen.load(std::memory_order_acquire) == 0)
+            continue;
+        Grace::Reader *r = pid == pid_ ? local_[s].load(std::memory_order_acquire) : nullptr;
+        if (pid == pid_ && r == nullptr)
             continue;
         const std::uint32_t idx = ts.current.load(std::memory_order_acquire);
         if (idx >= pool_->capacity())
@@ -199,18 +344,31 @@ void OwnedBuffers::seal_all(bool final) noexcept
             continue;
         ts.request.store(ts.request.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         asked[n++] = {s, idx, r};
+        (r != nullptr ? any_local : any_remote) = true;
     }
     if (n == 0)
         return;
-    // After the barrier an owner outside its section sees the request at
-    // its next write (Grace::barrier): its buffer is the logger's to take.
-    Grace::global().barrier();
+    // After the barrier an owner of this process outside its section sees
+    // the request at its next write (Grace::barrier); an owner of another
+    // process fences after entering its write, as the logger here: its
+    // buffer is the logger's to take.
+    if (any_local)
+        Grace::global().barrier();
+    if (any_remote) {
+        std::atomic<std::uint64_t> scratch{0};
+        full_fence(scratch);
+    }
     for (std::uint32_t i = 0; i < n; ++i) {
-        const std::uint64_t w = asked[i].owner->word.load(std::memory_order_acquire);
-        bool outside = !(w & 1);
-        for (unsigned spin = 0; !outside && spin < kBusyOwnerSpins; ++spin) {
-            platform::yield();
-            outside = asked[i].owner->word.load(std::memory_order_acquire) != w; // that write ended
+        bool outside;
+        if (Grace::Reader *r = asked[i].owner) {
+            const std::uint64_t w = r->word.load(std::memory_order_acquire);
+            outside = !(w & 1);
+            for (unsigned spin = 0; !outside && spin < kBusyOwnerSpins; ++spin) {
+                platform::yield();
+                outside = r->word.load(std::memory_order_acquire) != w; // that write ended
+            }
+        } else {
+            outside = outside_remote(slots_[asked[i].slot], kBusyOwnerSpins);
         }
         if (outside)
             take(asked[i].slot, asked[i].index);
@@ -223,7 +381,7 @@ std::uint32_t OwnedBuffers::claimed() const noexcept
     std::uint32_t n = 0;
     if (enabled())
         for (std::uint32_t s = 0; s < kThreadSlots; ++s)
-            n += slots_[s].owner.load(std::memory_order_acquire) != nullptr;
+            n += slots_[s].pid.load(std::memory_order_acquire) != 0;
     return n;
 }
 

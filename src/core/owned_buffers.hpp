@@ -1,23 +1,30 @@
-// Owned buffers (docs/ENGINE.md, "Owned buffers"): a thread of this process
-// that writes to a session claims one of its thread slots and owns the
-// buffer the slot names. Only the owner moves that buffer's offset, so a
-// reservation is a bump of a thread-local cursor and a commit is one release
-// store of the descriptor's state word {offset, events, kOwned}: no atomic
-// read-modify-write, no line another writer touches, per event.
+// Owned buffers (docs/ENGINE.md, "Owned buffers"): a thread that writes to
+// a session claims one of its thread slots (in the session's region) and
+// owns the buffer the slot names. Only the owner moves that buffer's offset,
+// so a reservation is a bump of a thread-local cursor and a commit is one
+// release store of the descriptor's state word {offset, events, kOwned}: no
+// atomic read-modify-write, no line another writer touches, per event.
 //
 // The owner seals its buffer (and takes a new one) when it is full, when
 // the thread ran on another processor than the buffer's (ProcessorNumber
 // stays true), or when the logger asked (a flush, the FlushTimer, a stop, a
 // snapshot: `request` changed). The logger takes the buffer of an owner that
-// does not write again itself, once the owner is seen outside its grace
-// section after a process-wide barrier; the owner and the logger both CAS
-// the slot's `current` to none, so exactly one hands the buffer on. A thread
-// that exits leaves its slot to the logger, which takes its buffer at the
-// committed offset and frees the slot.
+// does not write again itself, once the owner is seen outside its write;
+// the owner and the logger both CAS the slot's `current` to none, so exactly
+// one hands the buffer on. A thread that exits leaves its slot to the
+// logger, which takes its buffer at the committed offset and frees the slot.
 //
-// Writers of other processes, threads without a free slot or cursor, and
-// pools short of free buffers keep the per-processor CAS protocol
-// (BufferPool::reserve): both kinds of buffers coexist.
+// Owners of the hosting process are seen outside through their grace
+// records after a process-wide barrier. Owners of other processes (a
+// session hosted by openetw-hostd) cannot be reached by that barrier: their
+// write is bracketed by the slot's `inside` word (odd inside) with a full
+// fence after the entering store, which also orders it with the stop's
+// `closing` flag; their thread's exit marks the slot exited, and a dead
+// process's slots are taken with its other leftovers.
+//
+// Threads without a free slot or cursor, forked children and pools short of
+// free buffers keep the per-processor CAS protocol (BufferPool::reserve):
+// both kinds of buffers coexist.
 #pragma once
 
 #include "core/buffer_pool.hpp"
@@ -29,15 +36,6 @@
 
 namespace openetw::core {
 
-inline constexpr std::uint32_t kThreadSlots = 64;
-
-struct alignas(64) ThreadSlot {
-    std::atomic<Grace::Reader *> owner{nullptr}; // the owning thread's grace record
-    std::atomic<std::uint64_t> gen{0};           // its owner_gen at the claim (0: claim in progress)
-    std::atomic<std::uint32_t> current{kNoBuffer};
-    std::atomic<std::uint32_t> request{0};       // the logger's seal requests (a sequence)
-};
-
 // A thread's view of its slot in one session (thread-local).
 struct OwnedCursor {
     std::uint64_t session = 0; // OwnedBuffers id (0: unused entry)
@@ -48,6 +46,7 @@ struct OwnedCursor {
     std::uint32_t events = 0;
     std::uint32_t stream = 0;  // the buffer's processor stream
     std::uint32_t seen = 0;    // the last request acted upon
+    std::uint64_t inside = 0;  // the slot's inside word when outside (even; other processes' owners)
 };
 
 class OwnedBuffers {
@@ -60,10 +59,14 @@ public:
     OwnedBuffers(const OwnedBuffers &) = delete;
     OwnedBuffers &operator=(const OwnedBuffers &) = delete;
 
-    // Enables owned buffers in pool (a session of this process); without
+    // Enables owned buffers in pool for this process's threads: the
+    // session's host (remote false) or a writer process attached to a
+    // host's region (remote true: writes go through reserve_remote). Without
     // this call every write takes the CAS protocol.
-    void enable(BufferPool *pool) noexcept;
+    void enable(BufferPool *pool, bool remote) noexcept;
+    ~OwnedBuffers();
     bool enabled() const noexcept { return pool_ != nullptr; }
+    bool remote() const noexcept { return remote_; }
 
     // HOT, inside the caller's grace section. Reserves size bytes (a
     // multiple of 8, at most buffer size - 0x48) in the calling thread's
@@ -89,6 +92,44 @@ public:
                                           std::memory_order_release);
     }
 
+    // HOT, a writer of another process (remote()). As reserve(), but the
+    // write is inside the slot's `inside` bracket from here to
+    // commit_remote(). Null: take the CAS protocol (the bracket is closed
+    // again); *closing is then set when the session is stopping (the write
+    // is refused).
+    OwnedCursor *reserve_remote(std::uint32_t stream, std::uint32_t size, bool *closing) noexcept
+    {
+        OwnedCursor *c = t_last_;
+        if (c == nullptr || c->session != id_) [[unlikely]] {
+            c = cursor();
+            if (c == nullptr)
+                return nullptr;
+        }
+        ThreadSlot &ts = slots_[c->slot];
+        ts.inside.store(c->inside + 1, std::memory_order_relaxed);
+        full_fence(ts.inside); // the entering store before the loads below (the logger's mirror)
+        if (pool_->control().closing.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+            ts.inside.store(c->inside, std::memory_order_release);
+            *closing = true;
+            return nullptr;
+        }
+        const std::uint32_t req = ts.request.load(std::memory_order_relaxed);
+        if (req != c->seen || stream != c->stream || c->offset + size > buffer_size_) [[unlikely]] {
+            if (!renew(c, req, stream, size)) {
+                ts.inside.store(c->inside, std::memory_order_release);
+                return nullptr;
+            }
+        }
+        return c;
+    }
+    // HOT: commit() and the end of the bracket.
+    void commit_remote(OwnedCursor *c, std::uint32_t size) noexcept
+    {
+        commit(c, size);
+        c->inside += 2;
+        slots_[c->slot].inside.store(c->inside, std::memory_order_release);
+    }
+
     // Logger thread: hands on every owned buffer holding events. Idle and
     // exited owners' buffers are taken here; an owner inside a write (still
     // inside after a short wait) seals its own at its next write. final: no
@@ -96,30 +137,48 @@ public:
     // every buffer is taken.
     void seal_all(bool final) noexcept;
     // Takes the buffers of owners that exited and frees their slots (the
-    // logger, and a thread finding no free slot). Returns how many.
-    std::uint32_t reap_exited() noexcept;
+    // logger, and a thread finding no free slot). dead_processes: also the
+    // slots of other processes that died (a system call per such slot: the
+    // logger's dead-writer check). Returns how many.
+    std::uint32_t reap_exited(bool dead_processes = false) noexcept;
+    // The stop (after `closing` was set): waits up to timeout_ms until every
+    // owner of a process other than except_pid was seen outside its write
+    // (or its process gone). True when all were; later writes of theirs
+    // refuse. Also for a dead host's region (orphan recovery).
+    static bool quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept;
     // Testing aid: slots claimed now.
     std::uint32_t claimed() const noexcept;
 
 private:
-    // The calling thread's cursor for this session (claiming a slot first if needed).
+    // The calling thread's cursor for this session, with a slot (claimed
+    // first if needed); null when it has none (the CAS protocol).
+    OwnedCursor *cursor() noexcept;
     OwnedCursor *claim(std::uint32_t stream, std::uint32_t size) noexcept;
     bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream, std::uint32_t size) noexcept;
     // Takes idx out of slot s (if it is still there) and hands it on.
     void take(std::uint32_t s, std::uint32_t idx) noexcept;
-    bool exited(std::uint32_t s, Grace::Reader **owner) const noexcept;
+    // Whether slot s's owner is gone (owner: its grace record when it is a
+    // thread of this process, else null).
+    bool exited(std::uint32_t s, bool dead_processes, Grace::Reader **owner) const noexcept;
 
     BufferPool *pool_ = nullptr;
     std::uint64_t id_ = 0;
-    std::uint32_t pid_ = 0; // the process that enabled it
+    std::uint32_t pid_ = 0;      // the process that enabled it
+    std::uint64_t pid_start_ = 0; // its start time
+    bool remote_ = false;
     std::uint32_t buffer_size_ = 0;
     std::uint32_t min_free_ = 0; // fewer free buffers: owners leave them to the CAS protocol
-    std::unique_ptr<ThreadSlot[]> slots_;
+    ThreadSlot *slots_ = nullptr; // in the region
+    // The grace records of this process's owners, by slot (the host's
+    // logger tells their sections and exits by them).
+    std::unique_ptr<std::atomic<Grace::Reader *>[]> local_;
 
     static inline thread_local OwnedCursor t_cursors_[kCursors] OPENETW_FAST_TLS;
     static inline thread_local unsigned t_next_ OPENETW_FAST_TLS = 0; // the entry replaced when all are taken
     static inline thread_local OwnedCursor *t_last_ OPENETW_FAST_TLS = nullptr; // the last one used
     friend struct GraceThreadExit; // forgets the cursors when the thread's grace record goes
+    // The thread's exit: its slots in other processes' sessions are marked
+    // exited, and its cursors forgotten.
     static void forget_thread() noexcept;
 };
 

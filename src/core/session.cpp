@@ -106,6 +106,17 @@ Status Session::attach_writer(platform::Region region, const WriterParams &param
                                                        " writer processes");
     s->writer_index_ = slot;
     s->writer_slot_ = &s->pool_.control().writers[slot];
+    // The buffers the host backed at its start, mapped here too: this
+    // process's writers take no page fault on their first pass (the
+    // contents are the host's: only the page tables are filled).
+    platform::memory_prefault(s->pool_.buffer(0), std::size_t(s->pool_.allocated()) * s->pool_.buffer_size());
+    // Owned buffers for this process's threads too (see Session::create).
+    if (const char *v = std::getenv("OPENETW_OWNED_BUFFERS"); v == nullptr || v[0] != '0')
+        s->owned_.enable(&s->pool_, true);
+    // The host's logger may sleep with no timeout (no FlushTimer, no writer
+    // of another process yet): it looks for dead writers and exited owners
+    // twice a second from its next wake on.
+    s->wake_logger();
     s->handle_ = params.handle;
     s->guid_ = params.guid;
     s->logger_id_ = params.logger_id;
@@ -192,7 +203,7 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     // Owned buffers for this process's threads (OPENETW_OWNED_BUFFERS=0:
     // the per-processor CAS protocol only, for comparison).
     if (const char *v = std::getenv("OPENETW_OWNED_BUFFERS"); v == nullptr || v[0] != '0')
-        s->owned_.enable(&s->pool_);
+        s->owned_.enable(&s->pool_, false);
     s->batch_.resize(capacity);
     s->ring_.reset(capacity);
     if (mode & ETW_BUFFERING_MODE)
@@ -411,23 +422,36 @@ template <bool Bracketed>
 
 etw_status Session::write_whole(const std::uint8_t *h, std::uint32_t size) noexcept
 {
-    // The common case inline: this process's session, owned buffers, a
-    // thread with its slot and room in its buffer. Everything else, through
-    // the general path.
-    if (writer_slot_ == nullptr && owned_.enabled() &&
-        pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+    // The common case inline: owned buffers, a thread with its slot and room
+    // in its buffer. Everything else, through the general path.
+    if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
         const std::uint32_t cpu = platform::current_processor();
         const std::uint32_t stream = stream_of(cpu, pool_.streams());
         const std::uint32_t aligned = std::uint32_t(etl::align8(size));
-        if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
+        // One copy of the caller's bytes with the writer's fields set over it.
+        auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline)) {
             std::uint8_t *p = pool_.buffer(c->index) + c->offset;
             if (aligned != size) // the padding: zeroed first, the copy then overwrites its start
                 std::memset(p + aligned - 8, 0, 8);
             std::memcpy(p + 4, h + 4, size - 4);
             const std::uint32_t word0 = header_fields(p, size, platform::thread_id(), platform::process_id());
             std::memcpy(p, &word0, 4);
-            owned_.commit(c, aligned);
-            return ETW_OK;
+        };
+        if (writer_slot_ == nullptr) [[likely]] { // this process's session
+            if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
+                copy_in(c);
+                owned_.commit(c, aligned);
+                return ETW_OK;
+            }
+        } else { // a session of another process (see write())
+            bool closing = false;
+            if (OwnedCursor *c = owned_.reserve_remote(stream, aligned, &closing)) [[likely]] {
+                copy_in(c);
+                owned_.commit_remote(c, aligned);
+                return ETW_OK;
+            }
+            if (closing)
+                return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
         }
     }
     return write_whole_general(h, size);
@@ -447,7 +471,21 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 {
     if (writer_slot_ == nullptr) [[likely]]
         return write_here(ev, cpu);
-    // A session of another process: its stop waits for writes in progress.
+    // A session of another process. An owned buffer's write is bracketed by
+    // its slot's inside word; the CAS protocol's by the process's writer
+    // count. The stop waits for both.
+    if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+        const std::uint32_t stream = stream_of(cpu, pool_.streams());
+        const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
+        bool closing = false;
+        if (OwnedCursor *c = owned_.reserve_remote(stream, aligned, &closing)) [[likely]] {
+            fill_record<false>(pool_.buffer(c->index) + c->offset, ev, aligned);
+            owned_.commit_remote(c, aligned);
+            return ETW_OK;
+        }
+        if (closing)
+            return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
+    }
     if (!writer_enter(pool_.control(), *writer_slot_))
         return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
     const etw_status st = write_here(ev, cpu);

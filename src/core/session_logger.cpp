@@ -20,13 +20,14 @@ constexpr std::int64_t kCloseWaitMs = 5000;   // longest wait for remote writers
 
 void Session::logger_main()
 {
-    // Buffering mode writes every buffer (the ring cycles through the whole
-    // pool): back and write them all before the start returns (it waits for
-    // the logger's id), so that writers take no page fault on the first pass
-    // (writers racing a concurrent prefault fault ahead of it). Writing them
-    // once matters too: pages the kernel just zeroed were measured 4x slower
-    // to fill than written ones (docs/ENGINE.md, "Buffering mode").
-    if (is_buffering()) {
+    // MinimumBuffers are allocated at the start, as Windows allocates them:
+    // back and write them all before the start returns (it waits for the
+    // logger's id), so that writers take no page fault on their first pass
+    // through the pool (writers racing a concurrent prefault fault ahead of
+    // it). Writing them once matters too: pages the kernel just zeroed were
+    // measured 4x slower to fill than written ones (docs/ENGINE.md, "Region
+    // layout"). A buffering session's ring cycles through all of them.
+    {
         const std::size_t bytes = std::size_t(pool_.allocated()) * pool_.buffer_size();
         platform::memory_prefault(pool_.buffer(0), bytes); // backs them in one call where it can
         std::memset(pool_.buffer(0), 0, bytes);            // fresh buffers: nobody else is in them yet
@@ -144,6 +145,7 @@ void Session::logger_main()
 void Session::take_dead_writers_buffers()
 {
     ControlBlock &cb = pool_.control();
+    owned_.reap_exited(true); // owners whose process died: their buffers at the committed offsets
     if (reap_dead_writers(cb) != 0)
         dead_writer_pending_ = true;
     if (!dead_writer_pending_)
@@ -213,7 +215,8 @@ void Session::close_remote_writers()
     pool_.seal_detached();
     const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
     const std::vector<BufferPool::Stuck> idle = pool_.sealed_idle();
-    const bool quiet = quiesce_writers(cb, kCloseWaitMs);
+    const bool quiet = quiesce_writers(cb, kCloseWaitMs) &&
+                       OwnedBuffers::quiesce_owners(cb, platform::process_id(), kCloseWaitMs);
     reap_dead_writers(cb);
     if (quiet) {
         // What is still reserved, or never handed on, belongs to dead writers.

@@ -7,11 +7,12 @@
  *            "ready <pid>", then serves until another process stops the
  *            session (exit 0) or it is killed.
  *   provider counters=PATH [index=] [threads=] [events=] [min=] [max=]
- *            [level=] [levels=1] [guid=n] [pace=N] [pace_us=]
+ *            [level=] [levels=1] [guid=n] [pace=N] [pace_us=] [linger_ms=]
  *            Registers GUID n and records enable callbacks in the counters
  *            file; threads write while the test sets cmd RUN (events= per
  *            thread, 0 = no limit), counting every status (crossproc_common.h).
- *            Exits 0 on cmd QUIT.
+ *            Exits 0 on cmd QUIT (its threads end, then it stays linger_ms
+ *            longer, still registered).
  *   consume  name= counters=PATH [out=PATH] [guid=n] [slow_us=]
  *            A real-time consumer of the session (slow_us: sleeps that long
  *            in each buffer callback): counts the GUID's events;
@@ -300,6 +301,9 @@ static int provider(void)
     }
     for (uint32_t i = 0; i < threads; ++i)
         pthread_join(t[i].tid, NULL);
+    const long linger_ms = (long)num("linger_ms", 0);
+    if (linger_ms > 0)
+        sleep_us(linger_ms * 1000);
     etw_provider_unregister(p.provider);
     return 0;
 }

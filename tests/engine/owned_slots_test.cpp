@@ -1,0 +1,208 @@
+// The thread slots of owned buffers (core/owned_buffers.hpp) in a shared
+// region: the slots of a writer process that died are freed and their
+// buffers handed on at the committed offsets; a slot another process
+// scribbled over never hands on a buffer that is not its own.
+#include "core/buffer_pool.hpp"
+#include "core/owned_buffers.hpp"
+#include "format/etl_layout.hpp"
+#include "platform/platform.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace openetw::core {
+namespace {
+
+constexpr std::uint32_t kBuffers = 8;
+constexpr std::uint32_t kRecord = 64;
+
+struct SharedPool {
+    std::string path = "/dev/shm/openetw-slots-test-" + std::to_string(getpid());
+    BufferPool pool;
+    SharedPool() { EXPECT_EQ(pool.create(4096, 1, kBuffers, kBuffers, kBuffers, path), ETW_OK); }
+    ~SharedPool() { platform::remove_file(path); }
+
+    std::uint32_t flushed()
+    {
+        std::uint32_t out[kBuffers];
+        return pool.take_flushed(out, kBuffers);
+    }
+};
+
+// One committed record through the owned path of `o`; false if it took the
+// CAS protocol instead.
+bool write_owned(OwnedBuffers &o, BufferPool &p)
+{
+    if (o.remote()) {
+        bool closing = false;
+        OwnedCursor *c = o.reserve_remote(0, kRecord, &closing);
+        if (c == nullptr)
+            return false;
+        std::memset(p.buffer(c->index) + c->offset, 0x5A, kRecord);
+        o.commit_remote(c, kRecord);
+        return true;
+    }
+    OwnedCursor *c = o.reserve(0, kRecord);
+    if (c == nullptr)
+        return false;
+    std::memset(p.buffer(c->index) + c->offset, 0x5A, kRecord);
+    o.commit(c, kRecord);
+    return true;
+}
+
+} // namespace
+
+TEST(OwnedSlots, TheSlotsOfAWriterProcessThatDiedAreFreedWithItsBuffers)
+{
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    ASSERT_TRUE(host.enabled());
+    // A writer process owns a buffer, commits three records and dies with
+    // no clean-up (as if killed).
+    const pid_t pid = fork();
+    if (pid == 0) {
+        platform::Region r;
+        BufferPool mine;
+        if (platform::shared_region_open(&r, s.path) != ETW_OK || mine.attach(r) != ETW_OK)
+            _exit(2);
+        OwnedBuffers o;
+        o.enable(&mine, true);
+        for (int i = 0; i < 3; ++i)
+            if (!write_owned(o, mine))
+                _exit(3);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writer's status " << status;
+    EXPECT_EQ(host.claimed(), 1u);
+    EXPECT_EQ(host.reap_exited(false), 0u) << "no exit mark: only the dead-process check may take it";
+    EXPECT_EQ(host.reap_exited(true), 1u);
+    EXPECT_EQ(host.claimed(), 0u);
+    std::uint32_t out[kBuffers];
+    ASSERT_EQ(s.pool.take_flushed(out, kBuffers), 1u);
+    const std::uint64_t v = s.pool.desc(out[0]).state.load();
+    EXPECT_EQ(BufferPool::events_of(v), 3u);
+    EXPECT_EQ(BufferPool::offset_of(v), etl::kBufferHeaderSize + 3 * kRecord);
+}
+
+TEST(OwnedSlots, AScribbledSlotNamingAnotherOwnersBufferHandsNothingOn)
+{
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    ASSERT_TRUE(write_owned(host, s.pool));
+    ThreadSlot *slots = s.pool.control().threads;
+    std::uint32_t mine = kThreadSlots, idx = kNoBuffer;
+    for (std::uint32_t i = 0; i < kThreadSlots; ++i)
+        if (slots[i].pid.load() != 0) {
+            mine = i;
+            idx = slots[i].current.load();
+        }
+    ASSERT_LT(mine, kThreadSlots);
+    ASSERT_LT(idx, s.pool.capacity());
+    // Another slot, scribbled into the shape of an exited owner of a live
+    // process (pid 1) whose buffer is this thread's.
+    ThreadSlot &bad = slots[mine == 0 ? 1 : 0];
+    bad.pid.store(1);
+    bad.start.store(platform::process_start_time(1));
+    bad.gen.store(7);
+    bad.current.store(idx);
+    bad.exited.store(1);
+    EXPECT_EQ(host.reap_exited(false), 1u) << "the scribbled slot is freed";
+    EXPECT_EQ(bad.current.load(), kNoBuffer);
+    EXPECT_EQ(s.flushed(), 0u) << "another owner's buffer was handed on by a slot that does not own it";
+    EXPECT_FALSE(s.pool.desc(idx).state.load() & BufferPool::kSealed);
+    // Its owner goes on writing in it, and hands it on once, at the flush.
+    ASSERT_TRUE(write_owned(host, s.pool));
+    EXPECT_EQ(s.pool.control().threads[mine].current.load(), idx);
+    host.seal_all(true);
+    EXPECT_EQ(s.flushed(), 1u);
+    EXPECT_EQ(BufferPool::events_of(s.pool.desc(idx).state.load()), 2u);
+}
+
+TEST(OwnedSlots, AnOwnedBufferInAScribbledStreamSlotIsNotSealedByOtherWriters)
+{
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    ASSERT_TRUE(write_owned(host, s.pool));
+    std::uint32_t owned = kNoBuffer;
+    for (const ThreadSlot &ts : s.pool.control().threads)
+        if (ts.pid.load() != 0)
+            owned = ts.current.load();
+    ASSERT_LT(owned, s.pool.capacity());
+    s.pool.slot(0).current.store(owned); // scribbled
+    EXPECT_FALSE(s.pool.seal_stream(0));
+    BufferPool::Reservation r{};
+    ASSERT_EQ(s.pool.reserve(0, kRecord, &r), ETW_OK);
+    s.pool.commit(r);
+    EXPECT_NE(r.index, owned);
+    EXPECT_EQ(s.pool.slot(0).current.load(), r.index) << "the scribbled stream slot was replaced";
+    EXPECT_FALSE(s.pool.desc(owned).state.load() & BufferPool::kSealed);
+    EXPECT_EQ(s.flushed(), 0u) << "an owner's buffer was handed on by a CAS writer";
+}
+
+TEST(OwnedSlots, AScribbledFreeListNeverHandsABufferInUseToAnotherWriter)
+{
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    ASSERT_TRUE(write_owned(host, s.pool));
+    BufferPool::Reservation r{};
+    ASSERT_EQ(s.pool.reserve(0, kRecord, &r), ETW_OK);
+    s.pool.commit(r);
+    std::uint32_t owned = kNoBuffer;
+    for (const ThreadSlot &ts : s.pool.control().threads)
+        if (ts.pid.load() != 0)
+            owned = ts.current.load();
+    ASSERT_LT(owned, s.pool.capacity());
+    const std::uint64_t owned_state = s.pool.desc(owned).state.load();
+    const std::uint64_t shared_state = s.pool.desc(r.index).state.load();
+    std::atomic<std::uint64_t> &head = s.pool.control().free_head;
+    for (std::uint32_t in_use : {owned, r.index}) {
+        head.store(in_use | (std::uint64_t(77) << 32)); // scribbled: the list starts at a buffer in use
+        EXPECT_EQ(s.pool.acquire_owned(0, 9), kNoBuffer) << "buffer " << in_use << " handed to an owner while in use";
+        head.store(in_use | (std::uint64_t(78) << 32));
+        s.pool.slot(0).current.store(kNoBuffer); // the CAS writers switch buffers
+        BufferPool::Reservation again{};
+        EXPECT_EQ(s.pool.reserve(0, kRecord, &again), ETW_ERROR_NOT_ENOUGH_MEMORY) << "buffer " << in_use;
+    }
+    EXPECT_EQ(s.pool.desc(owned).state.load(), owned_state);
+    EXPECT_EQ(s.pool.desc(r.index).state.load(), shared_state);
+}
+
+TEST(OwnedSlots, AnOwnedBufferOpenedByAWriterThatDiedBeforeItsSlotNamedItIsFreedAgain)
+{
+    SharedPool s;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        platform::Region r;
+        BufferPool mine;
+        if (platform::shared_region_open(&r, s.path) != ETW_OK || mine.attach(r) != ETW_OK)
+            _exit(2);
+        _exit(mine.acquire_owned(0, 5) == kNoBuffer ? 3 : 0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writer's status " << status;
+    EXPECT_EQ(s.pool.free_count(), kBuffers - 1);
+    const std::vector<BufferPool::Unopened> lost = s.pool.unopened_of_dead();
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].owner, std::uint32_t(pid));
+    // Named by a thread slot (the owner stored it before dying): not reclaimed.
+    ThreadSlot &ts = s.pool.control().threads[5];
+    ts.pid.store(std::uint32_t(pid));
+    ts.current.store(lost[0].index);
+    EXPECT_EQ(s.pool.reclaim_unopened(lost, {}), 0u);
+    ts.current.store(kNoBuffer);
+    EXPECT_EQ(s.pool.reclaim_unopened(lost, {}), 1u);
+    EXPECT_EQ(s.pool.free_count(), kBuffers);
+}
+
+} // namespace openetw::core
