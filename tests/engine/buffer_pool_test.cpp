@@ -2,12 +2,9 @@
 // and never installed, because it died in between, goes back to the pool
 // (Session::take_dead_writers_buffers, docs/SYSTEM_SESSIONS.md).
 #include "core/buffer_pool.hpp"
+#include "shared_pool_util.hpp"
 
 #include <gtest/gtest.h>
-
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace openetw::core {
 
@@ -19,30 +16,7 @@ namespace {
 
 constexpr std::uint32_t kBuffers = 4;
 
-struct SharedPool {
-    std::string path = "/dev/shm/openetw-pool-test-" + std::to_string(getpid());
-    BufferPool pool;
-    SharedPool() { EXPECT_EQ(pool.create(4096, 1, kBuffers, kBuffers, kBuffers, path), ETW_OK); }
-    ~SharedPool() { platform::remove_file(path); }
-
-    // A writer process attaches, does `step` and dies; returns its pid once it is gone.
-    template <class Step> pid_t writer_that_dies_after(Step step)
-    {
-        const pid_t pid = fork();
-        if (pid == 0) {
-            platform::Region r;
-            BufferPool mine;
-            if (platform::shared_region_open(&r, path) != ETW_OK || mine.attach(r) != ETW_OK)
-                _exit(2);
-            step(mine);
-            _exit(0); // no clean-up: as if killed
-        }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        return pid;
-    }
-};
+using SharedPool = testutil::SharedPool<kBuffers>;
 
 } // namespace
 
@@ -51,10 +25,8 @@ TEST(BufferPool, ABufferTakenByAWriterThatDiedBeforeInstallingItIsFreedAgain)
     SharedPool s;
     ASSERT_TRUE(s.pool.is_shared());
     EXPECT_TRUE(s.pool.unopened_of_dead().empty()) << "free buffers have no owner";
-    const pid_t dead = s.writer_that_dies_after([](BufferPool &p) {
-        if (BufferPoolTestAccess::acquire_free(p) == kNoBuffer)
-            _exit(3);
-    });
+    const pid_t dead =
+        s.writer_that_dies_after([](BufferPool &p) { return BufferPoolTestAccess::acquire_free(p) != kNoBuffer; });
     EXPECT_EQ(s.pool.free_count(), kBuffers - 1);
     const std::vector<BufferPool::Unopened> lost = s.pool.unopened_of_dead();
     ASSERT_EQ(lost.size(), 1u);
@@ -78,13 +50,14 @@ TEST(BufferPool, BuffersOfLiveOwnersInstalledOrHeldAreNotReclaimed)
     s.writer_that_dies_after([](BufferPool &p) {
         BufferPool::Reservation r{};
         if (p.reserve(0, 64, &r) != ETW_OK)
-            _exit(3);
+            return false;
         p.commit(r);
+        return true;
     });
     EXPECT_TRUE(s.pool.unopened_of_dead().empty());
     // Taken by a writer that died, but the logger holds it (or a live
     // process took it since: its owner changed) by the time of the reclaim.
-    s.writer_that_dies_after([](BufferPool &p) { BufferPoolTestAccess::acquire_free(p); });
+    s.writer_that_dies_after([](BufferPool &p) { return BufferPoolTestAccess::acquire_free(p) != kNoBuffer; });
     std::vector<BufferPool::Unopened> lost = s.pool.unopened_of_dead();
     ASSERT_EQ(lost.size(), 1u);
     const std::uint32_t free_before = s.pool.free_count();

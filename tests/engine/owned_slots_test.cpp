@@ -2,17 +2,14 @@
 // region: the slots of a writer process that died are freed and their
 // buffers handed on at the committed offsets; a slot another process
 // scribbled over never hands on a buffer that is not its own.
-#include "core/buffer_pool.hpp"
 #include "core/owned_buffers.hpp"
+#include "shared_pool_util.hpp"
 #include "format/etl_layout.hpp"
 #include "platform/platform.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace openetw::core {
 namespace {
@@ -20,18 +17,7 @@ namespace {
 constexpr std::uint32_t kBuffers = 8;
 constexpr std::uint32_t kRecord = 64;
 
-struct SharedPool {
-    std::string path = "/dev/shm/openetw-slots-test-" + std::to_string(getpid());
-    BufferPool pool;
-    SharedPool() { EXPECT_EQ(pool.create(4096, 1, kBuffers, kBuffers, kBuffers, path), ETW_OK); }
-    ~SharedPool() { platform::remove_file(path); }
-
-    std::uint32_t flushed()
-    {
-        std::uint32_t out[kBuffers];
-        return pool.take_flushed(out, kBuffers);
-    }
-};
+using SharedPool = testutil::SharedPool<kBuffers>;
 
 // One committed record through the owned path of `o`; false if it took the
 // CAS protocol instead.
@@ -62,24 +48,16 @@ TEST(OwnedSlots, TheSlotsOfAWriterProcessThatDiedAreFreedWithItsBuffers)
     OwnedBuffers host;
     host.enable(&s.pool, false);
     ASSERT_TRUE(host.enabled());
-    // A writer process owns a buffer, commits three records and dies with
-    // no clean-up (as if killed).
-    const pid_t pid = fork();
-    if (pid == 0) {
-        platform::Region r;
-        BufferPool mine;
-        if (platform::shared_region_open(&r, s.path) != ETW_OK || mine.attach(r) != ETW_OK)
-            _exit(2);
-        OwnedBuffers o;
-        o.enable(&mine, true);
+    // A writer process owns a buffer, commits three records and dies.
+    s.writer_that_dies_after([](BufferPool &mine) {
+        auto *o = new OwnedBuffers; // never destroyed: the process dies owning its slot
+        o->enable(&mine, true);
         for (int i = 0; i < 3; ++i)
-            if (!write_owned(o, mine))
-                _exit(3);
-        _exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writer's status " << status;
+            if (!write_owned(*o, mine))
+                return false;
+        return true;
+    });
+    ASSERT_FALSE(::testing::Test::HasFailure());
     EXPECT_EQ(host.claimed(), 1u);
     EXPECT_EQ(host.reap_exited(false), 0u) << "no exit mark: only the dead-process check may take it";
     EXPECT_EQ(host.reap_exited(true), 1u);
@@ -180,17 +158,8 @@ TEST(OwnedSlots, AScribbledFreeListNeverHandsABufferInUseToAnotherWriter)
 TEST(OwnedSlots, AnOwnedBufferOpenedByAWriterThatDiedBeforeItsSlotNamedItIsFreedAgain)
 {
     SharedPool s;
-    const pid_t pid = fork();
-    if (pid == 0) {
-        platform::Region r;
-        BufferPool mine;
-        if (platform::shared_region_open(&r, s.path) != ETW_OK || mine.attach(r) != ETW_OK)
-            _exit(2);
-        _exit(mine.acquire_owned(0, 5) == kNoBuffer ? 3 : 0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writer's status " << status;
+    const pid_t pid = s.writer_that_dies_after([](BufferPool &mine) { return mine.acquire_owned(0, 5) != kNoBuffer; });
+    ASSERT_FALSE(::testing::Test::HasFailure());
     EXPECT_EQ(s.pool.free_count(), kBuffers - 1);
     const std::vector<BufferPool::Unopened> lost = s.pool.unopened_of_dead();
     ASSERT_EQ(lost.size(), 1u);

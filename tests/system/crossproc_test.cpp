@@ -823,78 +823,51 @@ TEST(CrossProcess, SeveralProviderProcessesAccountExactly)
     EXPECT_GT(t.ok, 0u);
 }
 
-// A writer thread of another process owns its buffer (OwnedBuffers): when it
-// goes idle with its buffer partly filled, a flush by a third process has
-// the host's logger take that buffer (the owner never writes again to hand
-// it on): every event is in the file before the stop.
-TEST(CrossProcess, AFlushTakesTheBuffersOfIdleWritersOfAnotherProcess)
-{
-    const std::string file = g_ns.path("idle-owner.etl");
+// A file session hosted by another process, and one provider process whose
+// two threads wrote 100 events each into buffers they own and then idle
+// (paused), their buffers still theirs; `s` is the session, opened by name.
+struct IdleOwners {
+    std::string name, file;
     Child host;
-    ASSERT_TRUE(start_host(host, {"name=XpIdleOwner", "file=" + file, "buf=64"}));
     std::array<Provider, 1> providers;
     std::vector<Provider *> all;
-    ASSERT_TRUE(start_enabled(providers, 2, {"events=100"}, &all));
-    ASSERT_TRUE(run_to_the_end(providers)); // written, and the threads idle (paused)
-    const Totals t = sum(all);
-    ASSERT_EQ(t.ok, 200u) << t.str();
+    Totals t;
     etw_session *s = nullptr;
-    ASSERT_EQ(etw_session_open(&s, "XpIdleOwner"), ETW_OK) << etw_last_error_message();
-    EXPECT_EQ(etw_session_flush(s, nullptr), ETW_OK) << etw_last_error_message();
-    etw_session_close(s);
-    const Scan flushed = scan_file(file);
-    EXPECT_EQ(flushed.events, t.ok) << "after the flush, while the writers idle: " << flushed.str();
-    EXPECT_EQ(providers[0].quit(), 0);
-    Props fin;
-    std::string why;
-    ASSERT_EQ(stop_by_name("XpIdleOwner", fin.p, &why), ETW_OK) << why;
-    EXPECT_TRUE(host.wait(5000));
-    const Scan scan = scan_file(file);
-    EXPECT_EQ(scan.events, t.ok) << scan.str();
-    EXPECT_EQ(check_keys(scan.keys, all), "");
-}
 
-// A writer thread of another process that exits leaves its slot marked: the
-// host's logger takes its buffer at its next wake, with no flush, while the
-// process lives on (without the mark only the process's death or the stop
-// would hand the buffer on).
-TEST(CrossProcess, TheBuffersOfExitedWriterThreadsOfAnotherProcessReachTheFile)
-{
-    const std::string file = g_ns.path("exited-owner.etl");
-    Child host;
-    ASSERT_TRUE(start_host(host, {"name=XpExitedOwner", "file=" + file, "buf=64"}));
-    std::array<Provider, 1> providers;
-    std::vector<Provider *> all;
-    ASSERT_TRUE(start_enabled(providers, 2, {"events=100", "linger_ms=8000"}, &all));
-    ASSERT_TRUE(run_to_the_end(providers));
-    const Totals t = sum(all);
-    ASSERT_EQ(t.ok, 200u) << t.str();
-    etw_session *s = nullptr;
-    ASSERT_EQ(etw_session_open(&s, "XpExitedOwner"), ETW_OK) << etw_last_error_message();
-    Props q;
-    ASSERT_EQ(etw_session_query(s, q.p), ETW_OK);
-    EXPECT_EQ(etw_properties_buffers_written(q.p), 0u) << "the owners' buffers were written before their threads ended";
-    xp_store(&providers[0].counters->s->cmd, XP_CMD_QUIT); // its threads exit; it lingers
-    // Each thread's buffer (two, partly filled) is written once the logger
-    // looked (twice a second): no flush, no file read of a live session.
-    const auto deadline = Clock::now() + 5s;
-    std::uint32_t written = 0;
-    while ((written = etw_properties_buffers_written(q.p)) < 2 && Clock::now() < deadline) {
-        std::this_thread::sleep_for(50ms);
-        ASSERT_EQ(etw_session_query(s, q.p), ETW_OK);
+    ::testing::AssertionResult start(const std::string &session, std::vector<std::string> provider_args = {})
+    {
+        name = session;
+        file = g_ns.path(session + ".etl");
+        if (auto r = start_host(host, {"name=" + name, "file=" + file, "buf=64"}); !r)
+            return r;
+        provider_args.push_back("events=100");
+        if (auto r = start_enabled(providers, 2, provider_args, &all); !r)
+            return r;
+        if (auto r = run_to_the_end(providers); !r)
+            return r;
+        t = sum(all);
+        if (t.ok != 200)
+            return ::testing::AssertionFailure() << "the provider wrote " << t.str();
+        if (etw_session_open(&s, name.c_str()) != ETW_OK)
+            return ::testing::AssertionFailure() << "etw_session_open: " << etw_last_error_message();
+        return ::testing::AssertionSuccess();
     }
-    etw_session_close(s);
-    EXPECT_TRUE(providers[0].proc.running()) << "the provider process ended: the test shows nothing";
-    EXPECT_EQ(written, 2u) << "with the writers' threads gone, the process still alive";
-    EXPECT_EQ(providers[0].quit(10000), 0);
-    Props fin;
-    std::string why;
-    ASSERT_EQ(stop_by_name("XpExitedOwner", fin.p, &why), ETW_OK) << why;
-    EXPECT_TRUE(host.wait(5000));
-    const Scan scan = scan_file(file);
-    EXPECT_EQ(scan.events, t.ok) << scan.str();
-    EXPECT_EQ(check_keys(scan.keys, all), "");
-}
+    // Stops the session: every event written is in the file, once, and none lost.
+    void stop_and_check()
+    {
+        etw_session_close(s);
+        s = nullptr;
+        Props fin;
+        std::string why;
+        ASSERT_EQ(stop_by_name(name, fin.p, &why), ETW_OK) << why;
+        EXPECT_TRUE(host.wait(5000));
+        const Scan scan = scan_file(file);
+        EXPECT_EQ(scan.events, t.ok) << scan.str();
+        EXPECT_EQ(check_keys(scan.keys, all), "");
+        EXPECT_EQ(etw_properties_events_lost(fin.p), 0u);
+    }
+    ~IdleOwners() { etw_session_close(s); }
+};
 
 // Polls the session's BuffersWritten until it reaches `want` (or the time is up).
 std::uint32_t wait_buffers_written(etw_session *s, std::uint32_t want, std::chrono::milliseconds within = 5s)
@@ -908,39 +881,55 @@ std::uint32_t wait_buffers_written(etw_session *s, std::uint32_t want, std::chro
     return written;
 }
 
+// A writer thread of another process owns its buffer (OwnedBuffers): when it
+// goes idle with its buffer partly filled, a flush by a third process has
+// the host's logger take that buffer (the owner never writes again to hand
+// it on): every event is in the file before the stop.
+TEST(CrossProcess, AFlushTakesTheBuffersOfIdleWritersOfAnotherProcess)
+{
+    IdleOwners o;
+    ASSERT_TRUE(o.start("XpIdleOwner"));
+    EXPECT_EQ(etw_session_flush(o.s, nullptr), ETW_OK) << etw_last_error_message();
+    const Scan flushed = scan_file(o.file);
+    EXPECT_EQ(flushed.events, o.t.ok) << "after the flush, while the writers idle: " << flushed.str();
+    EXPECT_EQ(o.providers[0].quit(), 0);
+    o.stop_and_check();
+}
+
+// A writer thread of another process that exits leaves its slot marked: the
+// host's logger takes its buffer at its next wake, with no flush, while the
+// process lives on (without the mark only the process's death or the stop
+// would hand the buffer on).
+TEST(CrossProcess, TheBuffersOfExitedWriterThreadsOfAnotherProcessReachTheFile)
+{
+    IdleOwners o;
+    ASSERT_TRUE(o.start("XpExitedOwner", {"linger_ms=8000"}));
+    // (longer than the logger's look at its writers, twice a second)
+    EXPECT_EQ(wait_buffers_written(o.s, 1, 700ms), 0u) << "the owners' buffers were written before their threads ended";
+    xp_store(&o.providers[0].counters->s->cmd, XP_CMD_QUIT); // its threads exit; it lingers
+    // Each thread's buffer (two, partly filled): no flush, no file read of a live session.
+    EXPECT_EQ(wait_buffers_written(o.s, 2), 2u) << "with the writers' threads gone, the process still alive";
+    EXPECT_TRUE(o.providers[0].proc.running()) << "the provider process ended: the test shows nothing";
+    EXPECT_EQ(o.providers[0].quit(10000), 0);
+    o.stop_and_check();
+}
+
 // A writer process whose providers the session no longer enables leaves it:
 // its threads' buffers go to the host's logger at their committed offsets
 // (their slots freed), with no flush, while the process lives on (without
 // that, only the stop would hand them on).
 TEST(CrossProcess, AWriterProcessLeavingTheSessionHandsOnItsBuffers)
 {
-    const std::string file = g_ns.path("leaving-owner.etl");
-    Child host;
-    ASSERT_TRUE(start_host(host, {"name=XpLeaving", "file=" + file, "buf=64"}));
-    std::array<Provider, 1> providers;
-    std::vector<Provider *> all;
-    ASSERT_TRUE(start_enabled(providers, 2, {"events=100"}, &all));
-    ASSERT_TRUE(run_to_the_end(providers)); // written, and the threads idle (paused)
-    const Totals t = sum(all);
-    ASSERT_EQ(t.ok, 200u) << t.str();
-    etw_session *s = nullptr;
-    ASSERT_EQ(etw_session_open(&s, "XpLeaving"), ETW_OK) << etw_last_error_message();
-    // (longer than the logger's look at its writers, twice a second)
-    EXPECT_EQ(wait_buffers_written(s, 1, 700ms), 0u) << "the owners' buffers were written before the process left";
+    IdleOwners o;
+    ASSERT_TRUE(o.start("XpLeaving"));
+    EXPECT_EQ(wait_buffers_written(o.s, 1, 700ms), 0u) << "the owners' buffers were written before the process left";
     const etw_guid g = xp_guid(0);
-    ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0), ETW_OK)
+    ASSERT_EQ(etw_session_enable_provider(o.s, &g, ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0), ETW_OK)
         << etw_last_error_message();
-    EXPECT_EQ(wait_buffers_written(s, 2), 2u) << "the process left the session, its buffers stayed";
-    etw_session_close(s);
-    EXPECT_TRUE(providers[0].proc.running()) << "the provider process ended: the test shows nothing";
-    EXPECT_EQ(providers[0].quit(), 0);
-    Props fin;
-    std::string why;
-    ASSERT_EQ(stop_by_name("XpLeaving", fin.p, &why), ETW_OK) << why;
-    EXPECT_TRUE(host.wait(5000));
-    const Scan scan = scan_file(file);
-    EXPECT_EQ(scan.events, t.ok) << scan.str();
-    EXPECT_EQ(check_keys(scan.keys, all), "");
+    EXPECT_EQ(wait_buffers_written(o.s, 2), 2u) << "the process left the session, its buffers stayed";
+    EXPECT_TRUE(o.providers[0].proc.running()) << "the provider process ended: the test shows nothing";
+    EXPECT_EQ(o.providers[0].quit(), 0);
+    o.stop_and_check();
 }
 
 // A writer process killed while its threads own buffers: the host's logger
@@ -948,29 +937,12 @@ TEST(CrossProcess, AWriterProcessLeavingTheSessionHandsOnItsBuffers)
 // the session runs (not only at the stop).
 TEST(CrossProcess, TheBuffersOfAKilledWriterProcessReachTheFileWhileTheSessionRuns)
 {
-    const std::string file = g_ns.path("killed-owner.etl");
-    Child host;
-    ASSERT_TRUE(start_host(host, {"name=XpKilledOwner", "file=" + file, "buf=64"}));
-    std::array<Provider, 1> providers;
-    std::vector<Provider *> all;
-    ASSERT_TRUE(start_enabled(providers, 2, {"events=100"}, &all));
-    ASSERT_TRUE(run_to_the_end(providers));
-    const Totals t = sum(all);
-    ASSERT_EQ(t.ok, 200u) << t.str();
-    etw_session *s = nullptr;
-    ASSERT_EQ(etw_session_open(&s, "XpKilledOwner"), ETW_OK) << etw_last_error_message();
-    EXPECT_EQ(wait_buffers_written(s, 1, 700ms), 0u) << "the owners' buffers were written before the process died";
-    providers[0].proc.kill9();
-    EXPECT_EQ(wait_buffers_written(s, 2), 2u) << "the writer process died, its buffers stayed";
-    etw_session_close(s);
-    Props fin;
-    std::string why;
-    ASSERT_EQ(stop_by_name("XpKilledOwner", fin.p, &why), ETW_OK) << why;
-    EXPECT_TRUE(host.wait(5000));
-    const Scan scan = scan_file(file);
-    EXPECT_EQ(scan.events, t.ok) << scan.str();
-    EXPECT_EQ(check_keys(scan.keys, all), "");
-    EXPECT_EQ(etw_properties_events_lost(fin.p), 0u);
+    IdleOwners o;
+    ASSERT_TRUE(o.start("XpKilledOwner"));
+    EXPECT_EQ(wait_buffers_written(o.s, 1, 700ms), 0u) << "the owners' buffers were written before the process died";
+    o.providers[0].proc.kill9();
+    EXPECT_EQ(wait_buffers_written(o.s, 2), 2u) << "the writer process died, its buffers stayed";
+    o.stop_and_check();
 }
 
 // A buffering session's ring recycles its oldest buffer for writers of
