@@ -91,16 +91,24 @@ OwnedBuffers::~OwnedBuffers()
     // This process leaves the session (no write of its threads is in
     // progress: the session was retired after a grace period): its buffers
     // go to the host's logger at their committed offsets, its slots are free.
-    for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
-        ThreadSlot &ts = slots_[s];
-        if (ts.pid.load(std::memory_order_acquire) != pid_)
-            continue;
-        std::uint64_t g = ts.gen.load(std::memory_order_acquire);
-        if (g == 0 || !ts.gen.compare_exchange_strong(g, 0, std::memory_order_acq_rel))
-            continue;
-        take(s, ts.current.load(std::memory_order_acquire));
-        ts.pid.store(0, std::memory_order_release);
-    }
+    for (std::uint32_t s = 0; s < kThreadSlots; ++s)
+        if (slots_[s].pid.load(std::memory_order_acquire) == pid_)
+            free_slot(s);
+}
+
+bool OwnedBuffers::free_slot(std::uint32_t s) noexcept
+{
+    // One reaper wins the slot; while gen is 0 and pid set, nobody else touches it.
+    ThreadSlot &ts = slots_[s];
+    std::uint64_t g = ts.gen.load(std::memory_order_acquire);
+    if (g == 0 || !ts.gen.compare_exchange_strong(g, 0, std::memory_order_acq_rel))
+        return false;
+    // (An owner of another process that died inside a write: its record is
+    // beyond the committed offset, which is all that is taken.)
+    take(s, ts.current.load(std::memory_order_acquire));
+    local_[s].store(nullptr, std::memory_order_relaxed);
+    ts.pid.store(0, std::memory_order_release); // claimable again
+    return true;
 }
 
 void OwnedBuffers::forget_thread() noexcept
@@ -277,19 +285,9 @@ std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
         Grace::Reader *r;
         if (!exited(s, dead_processes, &r))
             continue;
-        // One reaper (the logger, or a writer finding no free slot) wins the
-        // slot; while gen is 0 and pid set, nobody else touches it.
-        ThreadSlot &ts = slots_[s];
-        std::uint64_t g = ts.gen.load(std::memory_order_acquire);
-        if (g == 0 || !ts.gen.compare_exchange_strong(g, 0, std::memory_order_acq_rel))
-            continue;
-        // (An owner of another process that died inside a write: its record
-        // is beyond the committed offset, which is all that is taken.)
-        take(s, ts.current.load(std::memory_order_acquire));
-        if (r != nullptr)
-            local_[s].store(nullptr, std::memory_order_relaxed);
-        ts.pid.store(0, std::memory_order_release); // claimable again
-        ++freed;
+        // (the logger, or a writer finding no free slot)
+        if (free_slot(s))
+            ++freed;
     }
     return freed;
 }

@@ -157,6 +157,9 @@ private:
     bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream, std::uint32_t size) noexcept;
     // Takes idx out of slot s (if it is still there) and hands it on.
     void take(std::uint32_t s, std::uint32_t idx) noexcept;
+    // Frees slot s, handing on its buffer at the committed offset; false
+    // when another reaper won it (or it is being claimed).
+    bool free_slot(std::uint32_t s) noexcept;
     // Whether slot s's owner is gone (owner: its grace record when it is a
     // thread of this process, else null).
     bool exited(std::uint32_t s, bool dead_processes, Grace::Reader **owner) const noexcept;
