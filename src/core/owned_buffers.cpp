@@ -254,10 +254,9 @@ void OwnedBuffers::take(std::uint32_t s, std::uint32_t idx) noexcept
         pool_->seal(idx);
 }
 
-bool OwnedBuffers::exited(std::uint32_t s, bool dead_processes, Grace::Reader **owner) const noexcept
+bool OwnedBuffers::exited(std::uint32_t s, bool dead_processes) const noexcept
 {
     const ThreadSlot &ts = slots_[s];
-    *owner = nullptr;
     const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
     if (pid == 0)
         return false;
@@ -267,8 +266,7 @@ bool OwnedBuffers::exited(std::uint32_t s, bool dead_processes, Grace::Reader **
     if (pid == pid_) {
         // A thread of this process: its last commit came before its
         // record's owner_gen changed (released at the thread's exit).
-        Grace::Reader *r = local_[s].load(std::memory_order_acquire);
-        *owner = r;
+        const Grace::Reader *r = local_[s].load(std::memory_order_acquire);
         return r != nullptr && r->owner_gen.load(std::memory_order_acquire) != g;
     }
     if (ts.exited.load(std::memory_order_acquire) != 0)
@@ -282,8 +280,7 @@ std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
         return 0;
     std::uint32_t freed = 0;
     for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
-        Grace::Reader *r;
-        if (!exited(s, dead_processes, &r))
+        if (!exited(s, dead_processes))
             continue;
         // (the logger, or a writer finding no free slot)
         if (free_slot(s))

@@ -160,9 +160,9 @@ private:
     // Frees slot s, handing on its buffer at the committed offset; false
     // when another reaper won it (or it is being claimed).
     bool free_slot(std::uint32_t s) noexcept;
-    // Whether slot s's owner is gone (owner: its grace record when it is a
-    // thread of this process, else null).
-    bool exited(std::uint32_t s, bool dead_processes, Grace::Reader **owner) const noexcept;
+    // Whether slot s's owner is gone (dead_processes: also when its process
+    // died).
+    bool exited(std::uint32_t s, bool dead_processes) const noexcept;
 
     BufferPool *pool_ = nullptr;
     std::uint64_t id_ = 0;
