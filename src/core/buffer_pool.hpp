@@ -129,6 +129,10 @@ struct ControlBlock {
     alignas(64) std::atomic<std::uint32_t> closing;        // a stop began: remote writers refuse
     std::atomic<std::uint32_t> remote_writers;             // writer slots ever claimed
     std::atomic<std::uint32_t> records_skipped;            // unfinished records of dead writers
+    // 1: the host issues platform::remote_barrier() before it reads owners'
+    // inside words, so owners of other processes that registered for it
+    // leave out their fence (core/owned_buffers.hpp).
+    std::atomic<std::uint32_t> remote_barrier;
     WriterSlot writers[kWriterSlots];
     ThreadSlot threads[kThreadSlots];
 };

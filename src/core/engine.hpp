@@ -119,7 +119,8 @@ public:
     // running on the calling thread, when called from inside it).
     void unregister_provider(Provider *p);
 
-    // HOT: EVENT_TRACE_HEADER semantics (see provider.h).
+    // HOT: EVENT_TRACE_HEADER semantics (see provider.h), for an enabled
+    // provider: its caller turns a disabled one away (one load and a branch).
     // Static: the write path needs no engine state (no instance() guard per event).
     static etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;

@@ -26,6 +26,21 @@ std::vector<OwnedBuffers *> &remote_instances()
     return *v;
 }
 
+// The logger's (or the stop's) side of an owner's bracket: its stores
+// (request, closing) before its loads of the inside words, and the owners'
+// entering stores before their loads. Owners that left out their fence
+// (registered, the host offering the barrier) get it from the barrier;
+// the others fence themselves. Whoever stops or recovers the session may
+// not be the process that offered the barrier: it is issued wherever the
+// system has it.
+void remote_mirror() noexcept
+{
+    if (platform::remote_barrier_available())
+        platform::remote_barrier();
+    std::atomic<std::uint64_t> scratch{0};
+    full_fence(scratch);
+}
+
 bool process_gone(const ThreadSlot &ts, std::uint32_t pid) noexcept
 {
     return platform::process_start_time(pid) != ts.start.load(std::memory_order_acquire);
@@ -68,6 +83,14 @@ void OwnedBuffers::enable(BufferPool *pool, bool remote) noexcept
         return; // every write takes the CAS protocol
     slots_ = pool->control().threads;
     remote_ = remote;
+    // The host offers its remote barrier (unless the tests asked for the
+    // fences: OPENETW_GRACE_FENCE=1); an owner leaves out its fence only if
+    // the host offers it and this process is registered to receive it.
+    std::atomic<std::uint32_t> &offer = pool->control().remote_barrier;
+    if (!remote)
+        offer.store(Grace::global().uses_process_barrier() && platform::remote_barrier_available() ? 1 : 0,
+                    std::memory_order_release);
+    fence_ = !(offer.load(std::memory_order_acquire) == 1 && platform::remote_barrier_register());
     if (remote) {
         std::lock_guard<std::mutex> lock(g_remote_mutex);
         try {
@@ -291,8 +314,7 @@ std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
 
 bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept
 {
-    std::atomic<std::uint64_t> scratch{0};
-    full_fence(scratch); // the caller's closing store before the loads (the owners' mirror)
+    remote_mirror(); // the caller's closing store before the loads
     const std::int64_t deadline = platform::qpc_now() + timeout_ms * 10'000;
     for (ThreadSlot &ts : cb.threads) {
         const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
@@ -349,10 +371,8 @@ void OwnedBuffers::seal_all(bool final) noexcept
     // buffer is the logger's to take.
     if (any_local)
         Grace::global().barrier();
-    if (any_remote) {
-        std::atomic<std::uint64_t> scratch{0};
-        full_fence(scratch);
-    }
+    if (any_remote)
+        remote_mirror();
     for (std::uint32_t i = 0; i < n; ++i) {
         bool outside;
         if (Grace::Reader *r = asked[i].owner) {

@@ -17,9 +17,10 @@
 // Owners of the hosting process are seen outside through their grace
 // records after a process-wide barrier. Owners of other processes (a
 // session hosted by openetw-hostd) cannot be reached by that barrier: their
-// write is bracketed by the slot's `inside` word (odd inside) with a full
-// fence after the entering store, which also orders it with the stop's
-// `closing` flag; their thread's exit marks the slot exited, and a dead
+// write is bracketed by the slot's `inside` word (odd inside), ordered
+// before the loads of the stop's `closing` flag and the slot's `request` by
+// the host's barrier on registered processes (platform::remote_barrier) or,
+// where there is none, by a full fence of the owner's; their thread's exit marks the slot exited, and a dead
 // process's slots are taken with its other leftovers.
 //
 // Threads without a free slot or cursor, forked children and pools short of
@@ -67,6 +68,9 @@ public:
     ~OwnedBuffers();
     bool enabled() const noexcept { return pool_ != nullptr; }
     bool remote() const noexcept { return remote_; }
+    // A writer of another process (remote()): whether its owners fence after
+    // entering a write (no remote barrier here, or OPENETW_GRACE_FENCE=1).
+    bool owners_fence() const noexcept { return fence_; }
 
     // HOT, inside the caller's grace section. Reserves size bytes (a
     // multiple of 8, at most buffer size - 0x48) in the calling thread's
@@ -107,7 +111,11 @@ public:
         }
         ThreadSlot &ts = slots_[c->slot];
         ts.inside.store(c->inside + 1, std::memory_order_relaxed);
-        full_fence(ts.inside); // the entering store before the loads below (the logger's mirror)
+        // The entering store before the loads below (the logger's mirror).
+        if (fence_) [[unlikely]]
+            full_fence(ts.inside);
+        else
+            std::atomic_signal_fence(std::memory_order_seq_cst); // the host's remote_barrier() orders it
         if (pool_->control().closing.load(std::memory_order_relaxed) != 0) [[unlikely]] {
             ts.inside.store(c->inside, std::memory_order_release);
             *closing = true;
@@ -169,6 +177,7 @@ private:
     std::uint32_t pid_ = 0;      // the process that enabled it
     std::uint64_t pid_start_ = 0; // its start time
     bool remote_ = false;
+    bool fence_ = true; // remote owners fence (no platform::remote_barrier from the host)
     std::uint32_t buffer_size_ = 0;
     std::uint32_t min_free_ = 0; // fewer free buffers: owners leave them to the CAS protocol
     ThreadSlot *slots_ = nullptr; // in the region

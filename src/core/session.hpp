@@ -155,6 +155,7 @@ public:
     // HOT: the same for a record that is the caller's size bytes at h (an
     // EVENT_TRACE_HEADER with its payload in place and its Guid inline; the
     // writer's fields are set in the copy), the calling thread's event.
+    // Defined inline in write_path.cpp, with its one caller.
     etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
 
     // Copies the current configuration and statistics into props.

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+#if !defined(_WIN32)
+#include <time.h>
+#endif
+
 // Thread-locals of the write path: on ELF the initial-exec model makes each
 // access a thread-pointer-relative load instead of a __tls_get_addr call (the
 // library is linked, not dlopen'ed late; a few bytes fit glibc's surplus).
@@ -46,9 +50,19 @@ namespace openetw::platform {
 // ---- Clocks ----
 
 // HOT. Monotonic high-resolution counter (clock type 1), 100 ns units, so
-// its frequency (PerfFreq) is kQpcFrequency.
-std::int64_t qpc_now() noexcept;
+// its frequency (PerfFreq) is kQpcFrequency. Inline on POSIX (the default
+// clock of every event): CLOCK_MONOTONIC through the vDSO.
 inline constexpr std::int64_t kQpcFrequency = 10'000'000;
+#if defined(_WIN32)
+std::int64_t qpc_now() noexcept;
+#else
+inline std::int64_t qpc_now() noexcept
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t(ts.tv_sec) * 10'000'000 + ts.tv_nsec / 100;
+}
+#endif
 
 // HOT. Wall-clock time as a FILETIME (100 ns units since 1601-01-01 UTC).
 std::int64_t filetime_now() noexcept;
@@ -284,6 +298,23 @@ bool process_barrier_init() noexcept;
 // kernel's global barrier; aborts the process if neither works (writers
 // rely on it and have no fence of their own).
 void process_barrier() noexcept;
+
+// ---- A memory barrier on the threads of other processes ----
+
+// Whether remote_barrier() exists here (Linux: membarrier
+// GLOBAL_EXPEDITED; not on Windows). Queried once per process.
+bool remote_barrier_available() noexcept;
+// Registers the calling process, once, so that other processes'
+// remote_barrier() reaches its threads. True when it is registered: only
+// then may its threads leave out the fence that remote_barrier() stands in
+// for (writers of another process's session, core/owned_buffers.hpp).
+bool remote_barrier_register() noexcept;
+// Returns after every running thread of every registered process has
+// executed a full memory barrier (a system call and inter-processor
+// interrupts: control paths only). Only when remote_barrier_available().
+// Falls back to the kernel's global barrier (slow, reaches every process);
+// aborts the process if neither works (registered writers have no fence).
+void remote_barrier() noexcept;
 
 // ---- Files (paths are UTF-8) ----
 

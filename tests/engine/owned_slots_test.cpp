@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace openetw::core {
@@ -172,6 +173,43 @@ TEST(OwnedSlots, AnOwnedBufferOpenedByAWriterThatDiedBeforeItsSlotNamedItIsFreed
     ts.current.store(kNoBuffer);
     EXPECT_EQ(s.pool.reclaim_unopened(lost, {}), 1u);
     EXPECT_EQ(s.pool.free_count(), kBuffers);
+}
+
+// The host offers its remote barrier (platform::remote_barrier) in the
+// region, and owners of another process leave out their fence only when it
+// is offered and their process registered for it: the host's barrier is
+// then the fence they no longer run. OPENETW_GRACE_FENCE=1 (the
+// engine-grace-fence run) asks for the fences on both sides.
+TEST(OwnedSlots, OwnersOfAnotherProcessFenceUnlessTheHostOffersItsRemoteBarrier)
+{
+    const char *fence = std::getenv("OPENETW_GRACE_FENCE");
+    const bool fences_asked = fence != nullptr && fence[0] == '1';
+#if defined(__linux__)
+    if (!fences_asked) {
+        EXPECT_TRUE(platform::remote_barrier_available()) << "membarrier GLOBAL_EXPEDITED missing here?";
+    }
+#endif
+    const bool offered = !fences_asked && platform::remote_barrier_available();
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    EXPECT_EQ(s.pool.control().remote_barrier.load(), offered ? 1u : 0u);
+    // The writer's mode, and a write and flush through it.
+    const auto writer = [&](bool expect_fence) {
+        s.writer_that_dies_after([expect_fence](BufferPool &mine) {
+            auto *o = new OwnedBuffers; // never destroyed: the process dies owning its slot
+            o->enable(&mine, true);
+            return o->owners_fence() == expect_fence && write_owned(*o, mine);
+        });
+        ASSERT_FALSE(::testing::Test::HasFailure());
+        EXPECT_EQ(host.reap_exited(true), 1u); // its slot freed, its buffer handed on with its record
+        EXPECT_EQ(s.flushed(), 1u);
+    };
+    writer(!offered);
+    // A region whose host offers nothing (scribbled, or a host without the
+    // barrier): the owners fence whatever their own process could register.
+    s.pool.control().remote_barrier.store(0);
+    writer(true);
 }
 
 } // namespace openetw::core

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -55,13 +56,6 @@ etw_status errno_to_status(int err, etw_status fallback)
 }
 
 } // namespace
-
-std::int64_t qpc_now() noexcept
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts_to_100ns(ts);
-}
 
 std::int64_t filetime_now() noexcept
 {
@@ -232,10 +226,52 @@ std::uint32_t processor_count() noexcept
     return n;
 }
 
+namespace {
+using GetCpu = long (*)(unsigned *cpu, unsigned *node, void *cache);
+
+// The vDSO's getcpu, looked up once. Without rseq, sched_getcpu() would
+// check the rseq area again and then call it (or make the system call
+// where there is no vDSO: aarch64, valgrind); calling it directly leaves
+// out that wrapper, on the write path of every event.
+GetCpu vdso_getcpu() noexcept
+{
+#if defined(__linux__)
+    void *vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    if (vdso != nullptr)
+        if (void *f = dlsym(vdso, "__vdso_getcpu"))
+            return reinterpret_cast<GetCpu>(f);
+#endif
+    return nullptr;
+}
+} // namespace
+
 std::uint32_t current_processor_slow() noexcept
 {
-    const int cpu = sched_getcpu(); // rseq or vDSO getcpu: no system call
-    return cpu < 0 ? 0u : std::uint32_t(cpu);
+    static const GetCpu getcpu = vdso_getcpu();
+    unsigned cpu = 0;
+    if (getcpu != nullptr) [[likely]] {
+        if (getcpu(&cpu, nullptr, nullptr) != 0)
+            cpu = 0;
+    } else {
+#if defined(__linux__) && defined(__x86_64__)
+        // The system call itself, as glibc makes it without a vDSO (its
+        // variadic syscall() wrapper costs more than the call's setup).
+        long rc;
+        asm volatile("syscall"
+                     : "=a"(rc)
+                     : "0"(long(SYS_getcpu)), "D"(&cpu), "S"(0L), "d"(0L)
+                     : "rcx", "r11", "memory");
+        if (rc != 0)
+            cpu = 0;
+#elif defined(__linux__) && defined(SYS_getcpu)
+        if (syscall(SYS_getcpu, &cpu, nullptr, nullptr) != 0)
+            cpu = 0;
+#else
+        const int c = sched_getcpu();
+        cpu = c < 0 ? 0u : unsigned(c);
+#endif
+    }
+    return cpu;
 }
 
 namespace detail {
@@ -379,9 +415,43 @@ void process_barrier() noexcept
         return;
     std::abort();
 }
+
+namespace {
+long membarrier_commands() noexcept
+{
+    static const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+    return cmds;
+}
+} // namespace
+
+bool remote_barrier_available() noexcept
+{
+    const long cmds = membarrier_commands();
+    return cmds >= 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0;
+}
+
+bool remote_barrier_register() noexcept
+{
+    // Registration is per process and stays (a forked child inherits it).
+    static const bool registered =
+        remote_barrier_available() && membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+    return registered;
+}
+
+void remote_barrier() noexcept
+{
+    if (membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0)
+        return;
+    if (membarrier(MEMBARRIER_CMD_GLOBAL) == 0)
+        return;
+    std::abort();
+}
 #else
 bool process_barrier_init() noexcept { return false; }
 void process_barrier() noexcept { std::abort(); }
+bool remote_barrier_available() noexcept { return false; }
+bool remote_barrier_register() noexcept { return false; }
+void remote_barrier() noexcept { std::abort(); }
 #endif
 
 // ---- File ----

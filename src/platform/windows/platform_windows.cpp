@@ -26,6 +26,7 @@
 
 #include "platform/platform.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -284,6 +285,12 @@ bool process_barrier_init() noexcept
     return real;
 }
 void process_barrier() noexcept { FlushProcessWriteBuffers(); }
+
+// FlushProcessWriteBuffers reaches the calling process only: writers of
+// another process's session fence on their own.
+bool remote_barrier_available() noexcept { return false; }
+bool remote_barrier_register() noexcept { return false; }
+void remote_barrier() noexcept { std::abort(); }
 
 // ---- File ----
 
