@@ -42,7 +42,7 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     return l;
 }
 constexpr std::uint32_t kLayoutVersion = 6; // 4: owned buffers (kOwned); 5: their thread slots in the region;
-                                            // 6: remote_barrier
+                                            // 6: remote_barrier, a cache line per BufferDesc
 // A host of another build would make regions this library misreads: the
 // request protocol names the layout too (a stale host then says so).
 static_assert(kLayoutVersion == 6 && frames::kProtocol == 4, "a new region layout needs a new frames::kProtocol");

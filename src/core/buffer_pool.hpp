@@ -7,7 +7,7 @@
 // Region layout (offsets from the region base):
 //   0                 ControlBlock (configuration, counters, list heads)
 //   streams_offset    StreamSlot[streams]        one cache line each
-//   descs_offset      BufferDesc[capacity]
+//   descs_offset      BufferDesc[capacity]       one cache line each
 //   data_offset       buffer[capacity], buffer_size bytes each, page aligned
 //
 // A session hosted for other processes keeps the region in a named file
@@ -80,7 +80,10 @@ struct alignas(64) ThreadSlot {
     std::atomic<std::uint64_t> inside;
 };
 
-struct BufferDesc {
+// One cache line each: an owner commits every event with a store to its
+// buffer's state, and two owners' descriptors on one line would make each
+// event of one writer a cache miss of the other's.
+struct alignas(64) BufferDesc {
     std::atomic<std::uint64_t> state;
     std::atomic<std::uint32_t> next; // free list / flush queue link
     std::atomic<std::uint32_t> stream;

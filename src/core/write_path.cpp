@@ -58,15 +58,6 @@ inline std::uint32_t stream_of(std::uint32_t cpu, std::uint32_t streams) noexcep
 
 } // namespace
 
-std::int64_t Session::now_raw() const noexcept
-{
-    switch (clock_type_) {
-    case ETW_CLOCK_SYSTEM_TIME: return platform::filetime_now();
-    case ETW_CLOCK_CPU_CYCLE: return std::int64_t(platform::cycle_counter());
-    default: return platform::qpc_now();
-    }
-}
-
 template <class Pred>
 bool Session::wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept
 {
