@@ -90,7 +90,8 @@ void OwnedBuffers::enable(BufferPool *pool, bool remote) noexcept
     if (!remote)
         offer.store(Grace::global().uses_process_barrier() && platform::remote_barrier_available() ? 1 : 0,
                     std::memory_order_release);
-    fence_ = !(offer.load(std::memory_order_acquire) == 1 && platform::remote_barrier_register());
+    if (remote)
+        fence_ = !(offer.load(std::memory_order_acquire) == 1 && platform::remote_barrier_register());
     if (remote) {
         std::lock_guard<std::mutex> lock(g_remote_mutex);
         try {

@@ -432,10 +432,16 @@ bool remote_barrier_available() noexcept
 
 bool remote_barrier_register() noexcept
 {
-    // Registration is per process and stays (a forked child inherits it).
-    static const bool registered =
-        remote_barrier_available() && membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
-    return registered;
+    // Once per process: a forked child (its own mm) registers again rather
+    // than trust its parent's registration. Registering twice is harmless.
+    static std::atomic<std::uint32_t> registered_pid{0};
+    const std::uint32_t pid = process_id();
+    if (registered_pid.load(std::memory_order_acquire) == pid)
+        return true;
+    if (!remote_barrier_available() || membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0)
+        return false;
+    registered_pid.store(pid, std::memory_order_release);
+    return true;
 }
 
 void remote_barrier() noexcept
