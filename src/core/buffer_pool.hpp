@@ -74,9 +74,10 @@ struct alignas(64) ThreadSlot {
     std::atomic<std::uint64_t> start;    // the owner process's start time (platform::process_start_time)
     std::atomic<std::uint32_t> current;  // the owned buffer (kNoBuffer: none)
     std::atomic<std::uint32_t> request;  // the logger's seal requests (a sequence)
-    // Owners of other processes: odd while inside a write (a store, a full
-    // fence, then the closing and request loads; the logger's side is the
-    // mirror image, so one of the two sees the other).
+    // Owners of other processes: odd while inside a write (a store, then
+    // the closing and request loads, ordered by the host's remote barrier or
+    // the owner's own fence; the logger's side is the mirror image, so one
+    // of the two sees the other).
     std::atomic<std::uint64_t> inside;
 };
 

@@ -87,11 +87,11 @@ void OwnedBuffers::enable(BufferPool *pool, bool remote) noexcept
     // fences: OPENETW_GRACE_FENCE=1); an owner leaves out its fence only if
     // the host offers it and this process is registered to receive it.
     std::atomic<std::uint32_t> &offer = pool->control().remote_barrier;
-    if (!remote)
-        offer.store(Grace::global().uses_process_barrier() && platform::remote_barrier_available() ? 1 : 0,
-                    std::memory_order_release);
     if (remote)
         fence_ = !(offer.load(std::memory_order_acquire) == 1 && platform::remote_barrier_register());
+    else
+        offer.store(Grace::global().uses_process_barrier() && platform::remote_barrier_available() ? 1 : 0,
+                    std::memory_order_release);
     if (remote) {
         std::lock_guard<std::mutex> lock(g_remote_mutex);
         try {

@@ -243,11 +243,16 @@ GetCpu vdso_getcpu() noexcept
 #endif
     return nullptr;
 }
+// Looked up as the library loads, not at the first event: a lazy lookup
+// would take a guard and the loader's lock on the write path, where a
+// signal handler writing an event could re-enter it. (Before this runs it
+// is null: the system call, which is as correct.)
+const GetCpu g_vdso_getcpu = vdso_getcpu();
 } // namespace
 
 std::uint32_t current_processor_slow() noexcept
 {
-    static const GetCpu getcpu = vdso_getcpu();
+    const GetCpu getcpu = g_vdso_getcpu;
     unsigned cpu = 0;
     if (getcpu != nullptr) [[likely]] {
         if (getcpu(&cpu, nullptr, nullptr) != 0)
