@@ -279,8 +279,9 @@ private:
     void recycle();
     // Buffering, a writer of this process that found no free buffer: takes
     // what was handed off into the ring and frees its oldest buffer not
-    // being written to a snapshot. False when nothing could be freed.
-    bool recycle_oldest() noexcept;
+    // being written to a snapshot (unless a buffer is free already and not
+    // force). False when nothing is free and nothing could be freed.
+    bool recycle_oldest(bool force) noexcept;
     // Buffering: reserve after recycling the oldest buffers, as many times
     // as other writers take the freed one first (bounded by the pool).
     bool reserve_recycling(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;

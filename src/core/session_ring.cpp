@@ -37,17 +37,17 @@ void Session::recycle()
         pool_.release(ring_.take(ring_pinned_)); // the oldest buffer not in a snapshot is reused
 }
 
-bool Session::recycle_oldest() noexcept
+bool Session::recycle_oldest(bool force) noexcept
 {
     std::lock_guard<std::mutex> lock(ring_mutex_);
     writer_recycles_.fetch_add(1, std::memory_order_relaxed);
     // Buffers sealed since the logger last ran are the newest: into the
     // ring first (hand-off order), then the oldest goes.
     drain_buffers();
-    if (pool_.free_count() != 0)
+    if (!force && pool_.free_count() != 0)
         return true; // drained empty buffers, or another writer freed one
     if (ring_.size() <= ring_pinned_)
-        return false;
+        return pool_.free_count() != 0;
     pool_.release(ring_.take(ring_pinned_));
     return true;
 }
@@ -55,9 +55,13 @@ bool Session::recycle_oldest() noexcept
 bool Session::reserve_recycling(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept
 {
     // Other writers may take the freed buffer first: each round frees
-    // another one, and the pool bounds the rounds.
+    // another one, and the pool bounds the rounds. After a round whose
+    // reserve found none, a free count above zero is not trusted: another
+    // writer may be taking that one buffer and putting it back (an owner
+    // falling back to its stream, a lost install), so that this writer
+    // always finds the list empty; the oldest is freed regardless.
     for (std::uint32_t round = 0; round < pool_.capacity(); ++round) {
-        if (!recycle_oldest())
+        if (!recycle_oldest(round > 0))
             return false;
         if (pool_.reserve(stream, size, res) == ETW_OK)
             return true;
