@@ -195,6 +195,13 @@ public:
     // shared region each process derives its own).
     std::uint32_t buffer_size() const noexcept { return buffer_size_; }
     std::uint32_t streams() const noexcept { return streams_; }
+    // The buffer stream of a processor. Its number is not bounded by the
+    // platform: no division in the common case, none with one stream
+    // (NO_PER_PROCESSOR_BUFFERING).
+    std::uint32_t stream_of(std::uint32_t cpu) const noexcept
+    {
+        return cpu < streams_ ? cpu : streams_ == 1 ? 0 : cpu % streams_;
+    }
     std::uint8_t *buffer(std::uint32_t idx) const noexcept { return data_ + std::size_t(idx) * buffer_size_; }
     BufferDesc &desc(std::uint32_t idx) const noexcept { return descs_[idx]; }
     StreamSlot &slot(std::uint32_t s) const noexcept { return slots_[s]; }

@@ -192,7 +192,7 @@ OwnedCursor *OwnedBuffers::cursor() noexcept
     c->session = id_;
     c->gen = gen;
     c->slot = kNoSlot;
-    c->offset = kNoRoom;
+    c->ids = platform::thread_id() | std::uint64_t(platform::process_id()) << 32;
     Grace::Reader *me = Grace::thread_reader();
     for (std::uint32_t s = 0, round = 0; s < kThreadSlots; ++s) {
         if (s == kThreadSlots - 1 && round++ == 0 && reap_exited() != 0)
@@ -212,6 +212,7 @@ OwnedCursor *OwnedBuffers::cursor() noexcept
             c->seen = ts.request.load(std::memory_order_relaxed);
             ts.gen.store(gen, std::memory_order_release);
             c->slot = s;
+            c->ts = &ts;
             break;
         }
     }
@@ -223,20 +224,37 @@ OwnedCursor *OwnedBuffers::cursor() noexcept
     return c;
 }
 
-OwnedCursor *OwnedBuffers::claim(std::uint32_t stream, std::uint32_t size) noexcept
+OwnedCursor *OwnedBuffers::claim(std::uint32_t cpu, std::uint32_t size) noexcept
 {
     OwnedCursor *c = cursor();
     if (c == nullptr)
         return nullptr;
-    const std::uint32_t req = slots_[c->slot].request.load(std::memory_order_relaxed);
-    if (req != c->seen || stream != c->stream || c->offset + size > buffer_size_)
-        return renew(c, req, stream, size) ? c : nullptr;
+    const std::uint32_t req = c->ts->request.load(std::memory_order_relaxed);
+    if (req != c->seen || cpu != c->cpu || !c->room(size))
+        return renew(c, req, cpu, size) ? c : nullptr;
     return c;
 }
 
-bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream, std::uint32_t size) noexcept
+bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size,
+                                bool *closing) noexcept
 {
-    ThreadSlot &ts = slots_[c->slot];
+    // The request load before this one: a stop's bump came after its
+    // closing store (quiesce_owners).
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (pool_->control().closing.load(std::memory_order_relaxed) != 0) {
+        *closing = true;
+        return false;
+    }
+    return renew(c, req, cpu, size);
+}
+
+bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept
+{
+    const std::uint32_t stream = pool_->stream_of(cpu);
+    c->cpu = cpu;
+    if (req == c->seen && stream == c->stream && c->room(size))
+        return true; // another processor of the same stream
+    ThreadSlot &ts = *c->ts;
     if (c->index != kNoBuffer) {
         // Full, asked for, or of another processor: handed on by whichever
         // of the owner and the logger takes it out of the slot.
@@ -244,7 +262,7 @@ bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream
         if (ts.current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel))
             pool_->seal(c->index);
         c->index = kNoBuffer;
-        c->offset = kNoRoom;
+        c->pos = c->end = nullptr;
     }
     c->seen = req;
     // Few free buffers: they are left to the CAS protocol, whose writers
@@ -255,8 +273,10 @@ bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream
     if (idx == kNoBuffer)
         return false;
     c->index = idx;
-    c->offset = etl::kBufferHeaderSize;
-    c->events = 0;
+    c->pos = pool_->buffer(idx) + etl::kBufferHeaderSize;
+    c->end = pool_->buffer(idx) + buffer_size_;
+    c->state_word = &pool_->desc(idx).state;
+    c->state = BufferPool::kOwned | etl::kBufferHeaderSize; // as acquire_owned left it
     c->stream = stream;
     ts.current.store(idx, std::memory_order_release);
     return true;
@@ -315,7 +335,13 @@ std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
 
 bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept
 {
-    remote_mirror(); // the caller's closing store before the loads
+    // Owners check `closing` only when their request changed (reserve_remote):
+    // every slot's is bumped after the caller's closing store, before the
+    // barrier (a read-modify-write: a logger's concurrent request store may
+    // repeat a value, never take this one back to an owner's last seen).
+    for (ThreadSlot &ts : cb.threads)
+        ts.request.fetch_add(1, std::memory_order_seq_cst);
+    remote_mirror(); // the caller's stores before the loads
     const std::int64_t deadline = platform::qpc_now() + timeout_ms * 10'000;
     for (ThreadSlot &ts : cb.threads) {
         const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);

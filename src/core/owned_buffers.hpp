@@ -18,10 +18,11 @@
 // records after a process-wide barrier. Owners of other processes (a
 // session hosted by openetw-hostd) cannot be reached by that barrier: their
 // write is bracketed by the slot's `inside` word (odd inside), ordered
-// before the loads of the stop's `closing` flag and the slot's `request` by
-// the host's barrier on registered processes (platform::remote_barrier) or,
-// where there is none, by a full fence of the owner's; their thread's exit marks the slot exited, and a dead
-// process's slots are taken with its other leftovers.
+// before the load of the slot's `request` (which the stop bumps after
+// setting `closing`) by the host's barrier on registered processes
+// (platform::remote_barrier) or, where there is none, by a full fence of the
+// owner's. Their thread's exit marks the slot exited, and a dead process's
+// slots are taken with its other leftovers.
 //
 // Threads without a free slot or cursor, forked children and pools short of
 // free buffers keep the per-processor CAS protocol (BufferPool::reserve):
@@ -37,23 +38,35 @@
 
 namespace openetw::core {
 
-// A thread's view of its slot in one session (thread-local).
+// A thread's view of its slot in one session (thread-local). The fields a
+// write reads come first: pointers and words ready to use, so the common
+// write computes no address and loads no id.
 struct OwnedCursor {
-    std::uint64_t session = 0; // OwnedBuffers id (0: unused entry)
-    std::uint64_t gen = 0;     // the thread's owner_gen when it claimed
-    std::uint32_t slot = 0;    // kNoSlot: none was free (the CAS protocol, for good)
+    std::uint8_t *pos = nullptr; // the next free byte of the owned buffer (null: no buffer)
+    std::uint8_t *end = nullptr; // the end of the owned buffer (null: no buffer)
+    std::atomic<std::uint64_t> *state_word = nullptr; // the buffer's descriptor state
+    std::uint64_t state = 0;     // what the last commit stored there: {offset, events, kOwned}
+    ThreadSlot *ts = nullptr;    // the slot (in the region)
+    std::uint64_t ids = 0;       // ThreadId | ProcessId << 32: the header's bytes 8..15
+    std::uint64_t session = 0;   // OwnedBuffers id (0: unused entry)
+    std::uint32_t cpu = 0xFFFFFFFFu; // the processor the thread was last seen on here
+    std::uint32_t seen = 0;      // the last request acted upon
+    std::uint64_t inside = 0;    // the slot's inside word when outside (even; other processes' owners)
+    std::uint64_t gen = 0;       // the thread's owner_gen when it claimed
+    std::uint32_t slot = 0;      // kNoSlot: none was free (the CAS protocol, for good)
     std::uint32_t index = kNoBuffer;
-    std::uint32_t offset = 0;  // next free byte; kNoRoom without a buffer
-    std::uint32_t events = 0;
-    std::uint32_t stream = 0;  // the buffer's processor stream
-    std::uint32_t seen = 0;    // the last request acted upon
-    std::uint64_t inside = 0;  // the slot's inside word when outside (even; other processes' owners)
+    std::uint32_t stream = 0;    // the buffer's processor stream
+
+    // Room for size more bytes (integers: pos and end are null without a buffer).
+    bool room(std::uint32_t size) const noexcept
+    {
+        return std::uintptr_t(pos) + size <= std::uintptr_t(end);
+    }
 };
 
 class OwnedBuffers {
 public:
     static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
-    static constexpr std::uint32_t kNoRoom = 0x7FFFFFFFu; // offset + any record size > buffer size
     static constexpr unsigned kCursors = 8;
 
     OwnedBuffers() = default;
@@ -74,34 +87,34 @@ public:
 
     // HOT, inside the caller's grace section. Reserves size bytes (a
     // multiple of 8, at most buffer size - 0x48) in the calling thread's
-    // owned buffer for stream; null when this write is to take the CAS
-    // protocol instead. On success the record goes at
-    // pool->buffer(c->index) + c->offset, then commit(c, size).
-    OwnedCursor *reserve(std::uint32_t stream, std::uint32_t size) noexcept
+    // owned buffer, cpu being the processor it runs on; null when this write
+    // is to take the CAS protocol instead. On success the record goes at
+    // c->pos, then commit(c, size).
+    OwnedCursor *reserve(std::uint32_t cpu, std::uint32_t size) noexcept
     {
         OwnedCursor *c = t_last_; // only ever a cursor with a slot
         if (c == nullptr || c->session != id_) [[unlikely]]
-            return claim(stream, size);
-        const std::uint32_t req = slots_[c->slot].request.load(std::memory_order_relaxed);
-        if (req != c->seen || stream != c->stream || c->offset + size > buffer_size_) [[unlikely]]
-            return renew(c, req, stream, size) ? c : nullptr;
+            return claim(cpu, size);
+        const std::uint32_t req = c->ts->request.load(std::memory_order_relaxed);
+        if (req != c->seen || cpu != c->cpu || !c->room(size)) [[unlikely]]
+            return renew(c, req, cpu, size) ? c : nullptr;
         return c;
     }
-    // HOT: publishes the record written at c->offset (one release store).
+    // HOT: publishes the record written at c->pos (one release store).
     void commit(OwnedCursor *c, std::uint32_t size) noexcept
     {
-        c->offset += size;
-        ++c->events;
-        pool_->desc(c->index).state.store(BufferPool::kOwned | c->offset | (std::uint64_t(c->events) << BufferPool::kEventsShift),
-                                          std::memory_order_release);
+        c->pos += size;
+        c->state += size + BufferPool::kEventOne;
+        c->state_word->store(c->state, std::memory_order_release);
     }
 
     // HOT, a writer of another process (remote()). As reserve(), but the
     // write is inside the slot's `inside` bracket from here to
     // commit_remote(). Null: take the CAS protocol (the bracket is closed
     // again); *closing is then set when the session is stopping (the write
-    // is refused).
-    OwnedCursor *reserve_remote(std::uint32_t stream, std::uint32_t size, bool *closing) noexcept
+    // is refused). The stop bumps every slot's request after setting
+    // `closing` (quiesce_owners), so only a write that renews checks it.
+    OwnedCursor *reserve_remote(std::uint32_t cpu, std::uint32_t size, bool *closing) noexcept
     {
         OwnedCursor *c = t_last_;
         if (c == nullptr || c->session != id_) [[unlikely]] {
@@ -109,21 +122,16 @@ public:
             if (c == nullptr)
                 return nullptr;
         }
-        ThreadSlot &ts = slots_[c->slot];
+        ThreadSlot &ts = *c->ts;
         ts.inside.store(c->inside + 1, std::memory_order_relaxed);
-        // The entering store before the loads below (the logger's mirror).
+        // The entering store before the load below (the logger's mirror).
         if (fence_) [[unlikely]]
             full_fence(ts.inside);
         else
             std::atomic_signal_fence(std::memory_order_seq_cst); // the host's remote_barrier() orders it
-        if (pool_->control().closing.load(std::memory_order_relaxed) != 0) [[unlikely]] {
-            ts.inside.store(c->inside, std::memory_order_release);
-            *closing = true;
-            return nullptr;
-        }
         const std::uint32_t req = ts.request.load(std::memory_order_relaxed);
-        if (req != c->seen || stream != c->stream || c->offset + size > buffer_size_) [[unlikely]] {
-            if (!renew(c, req, stream, size)) {
+        if (req != c->seen || cpu != c->cpu || !c->room(size)) [[unlikely]] {
+            if (!renew_remote(c, req, cpu, size, closing)) {
                 ts.inside.store(c->inside, std::memory_order_release);
                 return nullptr;
             }
@@ -135,7 +143,7 @@ public:
     {
         commit(c, size);
         c->inside += 2;
-        slots_[c->slot].inside.store(c->inside, std::memory_order_release);
+        c->ts->inside.store(c->inside, std::memory_order_release);
     }
 
     // Logger thread: hands on every owned buffer holding events. Idle and
@@ -161,8 +169,15 @@ private:
     // The calling thread's cursor for this session, with a slot (claimed
     // first if needed); null when it has none (the CAS protocol).
     OwnedCursor *cursor() noexcept;
-    OwnedCursor *claim(std::uint32_t stream, std::uint32_t size) noexcept;
-    bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t stream, std::uint32_t size) noexcept;
+    OwnedCursor *claim(std::uint32_t cpu, std::uint32_t size) noexcept;
+    // The write cannot go on in the cursor's buffer as it is (a request, a
+    // new processor, no room): seals it if need be and takes another; false:
+    // the CAS protocol for this write.
+    bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept;
+    // renew() for a writer of another process, inside its bracket: first
+    // refuses (*closing) when the session is stopping.
+    bool renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size,
+                      bool *closing) noexcept;
     // Takes idx out of slot s (if it is still there) and hands it on.
     void take(std::uint32_t s, std::uint32_t idx) noexcept;
     // Frees slot s, handing on its buffer at the committed offset; false

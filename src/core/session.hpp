@@ -158,6 +158,8 @@ public:
     // writer's fields are set in the copy), the calling thread's event.
     // Defined inline in write_path.cpp, with its one caller.
     etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
+    // write_whole out of line: an event for several sessions.
+    etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
 
     // Copies the current configuration and statistics into props.
     void fill(Properties &props) const;
@@ -231,7 +233,8 @@ private:
     // ids); returns its word0, for the caller to store last.
     std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
                                 std::uint32_t process_id) noexcept;
-    etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
+    // The clock's fields of the record at p: TimeStamp and the times word.
+    void stamp(std::uint8_t *p) noexcept;
     template <bool Bracketed>
     void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of

@@ -48,14 +48,6 @@ inline const ThreadTimes &sample_times(std::int64_t now) noexcept
     return t;
 }
 
-// The buffer stream of a processor. Its number is not bounded by the
-// platform: no division in the common case, none with one stream
-// (NO_PER_PROCESSOR_BUFFERING).
-inline std::uint32_t stream_of(std::uint32_t cpu, std::uint32_t streams) noexcept
-{
-    return cpu < streams ? cpu : streams == 1 ? 0 : cpu % streams;
-}
-
 } // namespace
 
 template <class Pred>
@@ -98,15 +90,21 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return got;
 }
 
-[[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,
-                                                                   std::uint32_t thread_id,
-                                                                   std::uint32_t process_id) noexcept
+[[gnu::always_inline]] inline void Session::stamp(std::uint8_t *p) noexcept
 {
     const std::int64_t timestamp = now_raw();
     // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
     const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp);
-    const std::uint64_t times = is_private() ? t.processor : t.ticks;
-    return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, timestamp, times);
+    etl::write_full_header_times(p, timestamp, is_private() ? t.processor : t.ticks);
+}
+
+[[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,
+                                                                   std::uint32_t thread_id,
+                                                                   std::uint32_t process_id) noexcept
+{
+    etl::write_full_header_ids(p, thread_id, process_id);
+    stamp(p);
+    return etl::full_header_word0(std::uint16_t(size));
 }
 
 template <bool Bracketed>
@@ -148,11 +146,11 @@ template <bool Bracketed>
             return ETW_ERROR_LOG_FILE_FULL;
         }
     }
-    const std::uint32_t stream = stream_of(cpu, pool_.streams());
+    const std::uint32_t stream = pool_.stream_of(cpu);
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
     if (owned_.enabled()) [[likely]] {
-        if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
-            fill_record<false>(pool_.buffer(c->index) + c->offset, ev, aligned);
+        if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
+            fill_record<false>(c->pos, ev, aligned);
             owned_.commit(c, aligned);
             return ETW_OK;
         }
@@ -179,26 +177,28 @@ template <bool Bracketed>
     // in its buffer. Everything else, through the general path.
     if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
         const std::uint32_t cpu = platform::current_processor();
-        const std::uint32_t stream = stream_of(cpu, pool_.streams());
         const std::uint32_t aligned = std::uint32_t(etl::align8(size));
-        // One copy of the caller's bytes with the writer's fields set over it.
+        // One copy of the caller's bytes with the writer's fields set over it
+        // (the ids as the cursor keeps them, one store).
         auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline)) {
-            std::uint8_t *p = pool_.buffer(c->index) + c->offset;
+            std::uint8_t *p = c->pos;
             if (aligned != size) // the padding: zeroed first, the copy then overwrites its start
                 std::memset(p + aligned - 8, 0, 8);
             std::memcpy(p + 4, h + 4, size - 4);
-            const std::uint32_t word0 = header_fields(p, size, platform::thread_id(), platform::process_id());
+            etl::wr64(p + 8, c->ids);
+            stamp(p);
+            const std::uint32_t word0 = etl::full_header_word0(std::uint16_t(size));
             std::memcpy(p, &word0, 4);
         };
         if (writer_slot_ == nullptr) [[likely]] { // this process's session
-            if (OwnedCursor *c = owned_.reserve(stream, aligned)) [[likely]] {
+            if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
                 copy_in(c);
                 owned_.commit(c, aligned);
                 return ETW_OK;
             }
         } else { // a session of another process (see write())
             bool closing = false;
-            if (OwnedCursor *c = owned_.reserve_remote(stream, aligned, &closing)) [[likely]] {
+            if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned, &closing)) [[likely]] {
                 copy_in(c);
                 owned_.commit_remote(c, aligned);
                 return ETW_OK;
@@ -228,11 +228,10 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     // its slot's inside word; the CAS protocol's by the process's writer
     // count. The stop waits for both.
     if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
-        const std::uint32_t stream = stream_of(cpu, pool_.streams());
         const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
         bool closing = false;
-        if (OwnedCursor *c = owned_.reserve_remote(stream, aligned, &closing)) [[likely]] {
-            fill_record<false>(pool_.buffer(c->index) + c->offset, ev, aligned);
+        if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned, &closing)) [[likely]] {
+            fill_record<false>(c->pos, ev, aligned);
             owned_.commit_remote(c, aligned);
             return ETW_OK;
         }
@@ -248,21 +247,22 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 
 namespace {
 
-// Inside a grace section: write(session) for each session of p whose level
-// admits the event; the first failure. An event never spans buffers:
+// Whether a session enabled at e.level takes an event of this level.
+inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept
+{
+    return e.level == 0 || level == 0 || level <= e.level;
+}
+
+// Inside a grace section: write(session) for each session of snap whose
+// level admits the event; the first failure. An event never spans buffers:
 // ETW_ERROR_MORE_DATA for a session whose buffers are too small.
 template <class Write>
-[[gnu::always_inline]] inline etw_status each_session(const Provider *p, std::uint8_t level, std::uint32_t size,
-                                                      Write write) noexcept
+etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint32_t size, Write write) noexcept
 {
-    GraceSection section(Grace::global());
-    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
-    if (!snap)
-        return ETW_OK;
     etw_status result = ETW_OK;
-    for (const ProviderSnapshot::Entry &e : snap->entries) {
-        if (e.level != 0 && level != 0 && level > e.level)
-            continue; // filtered by level
+    for (const ProviderSnapshot::Entry &e : snap.entries) {
+        if (!admits(e, level))
+            continue;
         const etw_status st = size >= e.max_record ? ETW_ERROR_MORE_DATA : write(*e.session);
         if (result == ETW_OK)
             result = st;
@@ -287,9 +287,20 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
     h->MarkerFlags = 0xC0;
     const std::uint8_t level = h->Class.Level;
-    return each_session(p, level, size, [h, size](Session &s) {
-        return s.write_whole(reinterpret_cast<const std::uint8_t *>(h), size);
-    });
+    const auto *bytes = reinterpret_cast<const std::uint8_t *>(h);
+    GraceSection section(Grace::global());
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    // One session, the common case: its write inline, no loop around it.
+    if (snap->entries.size() == 1) [[likely]] {
+        const ProviderSnapshot::Entry &e = snap->entries.front();
+        if (!admits(e, level))
+            return ETW_OK;
+        return size >= e.max_record ? ETW_ERROR_MORE_DATA : e.session->write_whole(bytes, size);
+    }
+    return each_session(*snap, level, size,
+                        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
 }
 
 etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept
@@ -340,7 +351,11 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     ev.process_id = platform::process_id();
     const std::uint8_t level = h->Class.Level;
     const std::uint32_t cpu = platform::current_processor();
-    return each_session(p, level, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+    GraceSection section(Grace::global());
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    return each_session(*snap, level, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
 }
 
 } // namespace openetw::core

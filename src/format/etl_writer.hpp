@@ -94,22 +94,36 @@ inline void finish_record(std::uint8_t *out, std::uint32_t word0) noexcept
 // The writer's fields of the 0x30-byte EVENT_TRACE_HEADER of a classic
 // event as stored in a file (section 3.3: HeaderType 0x14, or 0x0A for
 // 32-bit data, MarkerFlags 0xC0) whose other bytes (Class at 4, Guid at 24)
-// are already at out: ThreadId/ProcessId, TimeStamp, and the times
-// word at 40 (KernelTime/UserTime or ProcessorTime). Returns word0 (Size,
+// are already at out. In three parts, for a writer that keeps the ids as
+// one word (core/owned_buffers.hpp): ThreadId/ProcessId; TimeStamp and the
+// times word at 40 (KernelTime/UserTime or ProcessorTime); word0 (Size,
 // HeaderType, MarkerFlags), for the caller to store last.
-inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t size, std::uint32_t thread_id,
-                                              std::uint32_t process_id, std::int64_t timestamp,
-                                              std::uint64_t times) noexcept
+inline void write_full_header_ids(std::uint8_t *out, std::uint32_t thread_id, std::uint32_t process_id) noexcept
 {
     wr32(out + 8, thread_id);
     wr32(out + 12, process_id);
+}
+inline void write_full_header_times(std::uint8_t *out, std::int64_t timestamp, std::uint64_t times) noexcept
+{
     wr64(out + 16, std::uint64_t(timestamp));
     wr64(out + 40, times);
+}
+inline std::uint32_t full_header_word0(std::uint16_t size) noexcept
+{
     const std::uint8_t w[4] = {std::uint8_t(size), std::uint8_t(size >> 8),
                                sizeof(void *) == 8 ? kFullHeader64 : kFullHeader32, kMarkerFixedHeader};
     std::uint32_t word0;
     std::memcpy(&word0, w, 4); // in memory order: the caller stores it as is
     return word0;
+}
+// The three at once; returns word0.
+inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t size, std::uint32_t thread_id,
+                                              std::uint32_t process_id, std::int64_t timestamp,
+                                              std::uint64_t times) noexcept
+{
+    write_full_header_ids(out, thread_id, process_id);
+    write_full_header_times(out, timestamp, times);
+    return full_header_word0(size);
 }
 
 } // namespace openetw::etl

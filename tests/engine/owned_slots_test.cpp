@@ -22,21 +22,21 @@ using SharedPool = testutil::SharedPool<kBuffers>;
 
 // One committed record through the owned path of `o`; false if it took the
 // CAS protocol instead.
-bool write_owned(OwnedBuffers &o, BufferPool &p)
+bool write_owned(OwnedBuffers &o)
 {
     if (o.remote()) {
         bool closing = false;
         OwnedCursor *c = o.reserve_remote(0, kRecord, &closing);
         if (c == nullptr)
             return false;
-        std::memset(p.buffer(c->index) + c->offset, 0x5A, kRecord);
+        std::memset(c->pos, 0x5A, kRecord);
         o.commit_remote(c, kRecord);
         return true;
     }
     OwnedCursor *c = o.reserve(0, kRecord);
     if (c == nullptr)
         return false;
-    std::memset(p.buffer(c->index) + c->offset, 0x5A, kRecord);
+    std::memset(c->pos, 0x5A, kRecord);
     o.commit(c, kRecord);
     return true;
 }
@@ -54,7 +54,7 @@ TEST(OwnedSlots, TheSlotsOfAWriterProcessThatDiedAreFreedWithItsBuffers)
         auto *o = new OwnedBuffers; // never destroyed: the process dies owning its slot
         o->enable(&mine, true);
         for (int i = 0; i < 3; ++i)
-            if (!write_owned(*o, mine))
+            if (!write_owned(*o))
                 return false;
         return true;
     });
@@ -75,7 +75,7 @@ TEST(OwnedSlots, AScribbledSlotNamingAnotherOwnersBufferHandsNothingOn)
     SharedPool s;
     OwnedBuffers host;
     host.enable(&s.pool, false);
-    ASSERT_TRUE(write_owned(host, s.pool));
+    ASSERT_TRUE(write_owned(host));
     ThreadSlot *slots = s.pool.control().threads;
     std::uint32_t mine = kThreadSlots, idx = kNoBuffer;
     for (std::uint32_t i = 0; i < kThreadSlots; ++i)
@@ -98,7 +98,7 @@ TEST(OwnedSlots, AScribbledSlotNamingAnotherOwnersBufferHandsNothingOn)
     EXPECT_EQ(s.flushed(), 0u) << "another owner's buffer was handed on by a slot that does not own it";
     EXPECT_FALSE(s.pool.desc(idx).state.load() & BufferPool::kSealed);
     // Its owner goes on writing in it, and hands it on once, at the flush.
-    ASSERT_TRUE(write_owned(host, s.pool));
+    ASSERT_TRUE(write_owned(host));
     EXPECT_EQ(s.pool.control().threads[mine].current.load(), idx);
     host.seal_all(true);
     EXPECT_EQ(s.flushed(), 1u);
@@ -110,7 +110,7 @@ TEST(OwnedSlots, AnOwnedBufferInAScribbledStreamSlotIsNotSealedByOtherWriters)
     SharedPool s;
     OwnedBuffers host;
     host.enable(&s.pool, false);
-    ASSERT_TRUE(write_owned(host, s.pool));
+    ASSERT_TRUE(write_owned(host));
     std::uint32_t owned = kNoBuffer;
     for (const ThreadSlot &ts : s.pool.control().threads)
         if (ts.pid.load() != 0)
@@ -132,7 +132,7 @@ TEST(OwnedSlots, AScribbledFreeListNeverHandsABufferInUseToAnotherWriter)
     SharedPool s;
     OwnedBuffers host;
     host.enable(&s.pool, false);
-    ASSERT_TRUE(write_owned(host, s.pool));
+    ASSERT_TRUE(write_owned(host));
     BufferPool::Reservation r{};
     ASSERT_EQ(s.pool.reserve(0, kRecord, &r), ETW_OK);
     s.pool.commit(r);
@@ -199,7 +199,7 @@ TEST(OwnedSlots, OwnersOfAnotherProcessFenceUnlessTheHostOffersItsRemoteBarrier)
         s.writer_that_dies_after([expect_fence](BufferPool &mine) {
             auto *o = new OwnedBuffers; // never destroyed: the process dies owning its slot
             o->enable(&mine, true);
-            return o->owners_fence() == expect_fence && write_owned(*o, mine);
+            return o->owners_fence() == expect_fence && write_owned(*o);
         });
         ASSERT_FALSE(::testing::Test::HasFailure());
         EXPECT_EQ(host.reap_exited(true), 1u); // its slot freed, its buffer handed on with its record
@@ -210,6 +210,25 @@ TEST(OwnedSlots, OwnersOfAnotherProcessFenceUnlessTheHostOffersItsRemoteBarrier)
     // barrier): the owners fence whatever their own process could register.
     s.pool.control().remote_barrier.store(0);
     writer(true);
+}
+
+// A writer of another process checks the session's `closing` flag only on
+// its slow path (a changed request, a new processor, a full buffer): the
+// stop bumps every slot's request after setting it, so an owner writing on
+// in the buffer it holds is refused from then on.
+TEST(OwnedSlots, AnOwnerOfAnotherProcessIsRefusedOnceTheStopQuiescedTheOwners)
+{
+    SharedPool s;
+    OwnedBuffers writer; // (this process, as a writer to the region's host)
+    writer.enable(&s.pool, true);
+    ASSERT_TRUE(writer.enabled());
+    ASSERT_TRUE(write_owned(writer)); // a slot and a buffer with room: the common path from here on
+    ASSERT_TRUE(write_owned(writer));
+    s.pool.control().closing.store(1, std::memory_order_seq_cst);
+    ASSERT_TRUE(OwnedBuffers::quiesce_owners(s.pool.control(), 0, 1000));
+    bool closing = false;
+    EXPECT_EQ(writer.reserve_remote(0, kRecord, &closing), nullptr) << "a write after the stop went in";
+    EXPECT_TRUE(closing);
 }
 
 } // namespace openetw::core
