@@ -93,7 +93,8 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
         auto *snap = new ProviderSnapshot();
         for (const Enablement &en : every)
             snap->entries.push_back(
-                {en.session.get(), en.level, en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
+                {en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
+                 en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
         if (old)
             retired.push_back(old);

@@ -44,7 +44,7 @@ using EnableCallback = void (*)(const EnableInfo &info, void *context);
 struct ProviderSnapshot {
     struct Entry {
         Session *session;
-        std::uint8_t level;       // 0 = every level
+        std::uint8_t max_level;   // the highest level it takes: 255 for every level (enabled at 0)
         std::uint32_t max_record; // records of this size or more never fit its buffers
     };
     std::vector<Entry> entries;

@@ -60,11 +60,13 @@ public:
         Reader *reader; // null: nested in an outer section of the same thread
     };
 
-    Token enter() noexcept
+    // (Static: the records are the threads'; the domain is needed only at a
+    // thread's first section, so a section does not load it.)
+    static Token enter() noexcept
     {
         Reader *r = t_reader_;
         if (r == nullptr) [[unlikely]]
-            r = attach();
+            r = global().attach();
         const std::uint64_t w = r->word.load(std::memory_order_relaxed);
         if (w & 1) [[unlikely]]
             return Token{nullptr}; // nested (a signal handler inside a section)
@@ -76,7 +78,7 @@ public:
         return Token{r};
     }
 
-    void leave(Token t) noexcept
+    static void leave(Token t) noexcept
     {
         if (t.reader != nullptr) [[likely]]
             t.reader->word.store(t.reader->word.load(std::memory_order_relaxed) + 1, std::memory_order_release);
@@ -127,16 +129,15 @@ private:
     std::mutex sync_mutex_;
 };
 
-// RAII read-side section.
+// RAII read-side section (of the process's grace domain).
 class GraceSection {
 public:
-    explicit GraceSection(Grace &g) noexcept : g_(g), t_(g.enter()) {}
-    ~GraceSection() { g_.leave(t_); }
+    GraceSection() noexcept : t_(Grace::enter()) {}
+    ~GraceSection() { Grace::leave(t_); }
     GraceSection(const GraceSection &) = delete;
     GraceSection &operator=(const GraceSection &) = delete;
 
 private:
-    Grace &g_;
     Grace::Token t_;
 };
 

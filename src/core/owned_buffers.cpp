@@ -160,6 +160,8 @@ void OwnedBuffers::forget_thread() noexcept
 
 OwnedCursor *OwnedBuffers::cursor() noexcept
 {
+    if (!enabled())
+        return nullptr;
     if (platform::process_id() != pid_)
         return nullptr; // a forked child (see enable)
     const std::uint64_t gen = Grace::thread_reader()->owner_gen.load(std::memory_order_relaxed);
@@ -235,21 +237,29 @@ OwnedCursor *OwnedBuffers::claim(std::uint32_t cpu, std::uint32_t size) noexcept
     return c;
 }
 
-bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size,
-                                bool *closing) noexcept
+bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept
 {
     // The request load before this one: a stop's bump came after its
     // closing store (quiesce_owners).
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (pool_->control().closing.load(std::memory_order_relaxed) != 0) {
-        *closing = true;
-        return false;
-    }
+    if (pool_->control().closing.load(std::memory_order_relaxed) != 0)
+        return false; // (the caller's CAS protocol refuses the write)
     return renew(c, req, cpu, size);
+}
+
+void OwnedBuffers::renew_all(ControlBlock &cb) noexcept
+{
+    for (ThreadSlot &ts : cb.threads)
+        ts.request.fetch_add(1, std::memory_order_seq_cst);
 }
 
 bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept
 {
+    // A real-time session refusing events: the write's general path refuses
+    // (or waits). The request stays unanswered, so writes come back here
+    // until the refusal ends (its start asked every owner: renew_all).
+    if (pool_->control().rt_refusing.load(std::memory_order_relaxed) != 0)
+        return false;
     const std::uint32_t stream = pool_->stream_of(cpu);
     c->cpu = cpu;
     if (req == c->seen && stream == c->stream && c->room(size))
@@ -335,12 +345,9 @@ std::uint32_t OwnedBuffers::reap_exited(bool dead_processes) noexcept
 
 bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept
 {
-    // Owners check `closing` only when their request changed (reserve_remote):
-    // every slot's is bumped after the caller's closing store, before the
-    // barrier (a read-modify-write: a logger's concurrent request store may
-    // repeat a value, never take this one back to an owner's last seen).
-    for (ThreadSlot &ts : cb.threads)
-        ts.request.fetch_add(1, std::memory_order_seq_cst);
+    // Owners check `closing` only when they renew (reserve_remote): asked
+    // to, after the caller's closing store, before the barrier.
+    renew_all(cb);
     remote_mirror(); // the caller's stores before the loads
     const std::int64_t deadline = platform::qpc_now() + timeout_ms * 10'000;
     for (ThreadSlot &ts : cb.threads) {
@@ -386,7 +393,8 @@ void OwnedBuffers::seal_all(bool final) noexcept
         }
         if (BufferPool::events_of(pool_->desc(idx).state.load(std::memory_order_acquire)) == 0)
             continue;
-        ts.request.store(ts.request.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        // (A read-modify-write: the stop and the real-time refusal bump it too, renew_all.)
+        ts.request.fetch_add(1, std::memory_order_relaxed);
         asked[n++] = {s, idx, r};
         (r != nullptr ? any_local : any_remote) = true;
     }

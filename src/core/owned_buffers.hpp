@@ -111,10 +111,10 @@ public:
     // HOT, a writer of another process (remote()). As reserve(), but the
     // write is inside the slot's `inside` bracket from here to
     // commit_remote(). Null: take the CAS protocol (the bracket is closed
-    // again); *closing is then set when the session is stopping (the write
-    // is refused). The stop bumps every slot's request after setting
-    // `closing` (quiesce_owners), so only a write that renews checks it.
-    OwnedCursor *reserve_remote(std::uint32_t cpu, std::uint32_t size, bool *closing) noexcept
+    // again), whose writers check the session's `closing` flag; so does a
+    // write here that renews. The stop bumps every slot's request after
+    // setting `closing` (quiesce_owners), so an owner renews then.
+    OwnedCursor *reserve_remote(std::uint32_t cpu, std::uint32_t size) noexcept
     {
         OwnedCursor *c = t_last_;
         if (c == nullptr || c->session != id_) [[unlikely]] {
@@ -131,7 +131,7 @@ public:
             std::atomic_signal_fence(std::memory_order_seq_cst); // the host's remote_barrier() orders it
         const std::uint32_t req = ts.request.load(std::memory_order_relaxed);
         if (req != c->seen || cpu != c->cpu || !c->room(size)) [[unlikely]] {
-            if (!renew_remote(c, req, cpu, size, closing)) {
+            if (!renew_remote(c, req, cpu, size)) {
                 ts.inside.store(c->inside, std::memory_order_release);
                 return nullptr;
             }
@@ -162,12 +162,17 @@ public:
     // (or its process gone). True when all were; later writes of theirs
     // refuse. Also for a dead host's region (orphan recovery).
     static bool quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept;
+    // Asks every owner of cb's session to renew at its next write (the
+    // checks of its slow path: the stop's `closing`, the real-time
+    // refusal; a sealed buffer). Any thread.
+    static void renew_all(ControlBlock &cb) noexcept;
     // Testing aid: slots claimed now.
     std::uint32_t claimed() const noexcept;
 
 private:
     // The calling thread's cursor for this session, with a slot (claimed
-    // first if needed); null when it has none (the CAS protocol).
+    // first if needed); null when it has none (the CAS protocol), as when
+    // owned buffers are not enabled.
     OwnedCursor *cursor() noexcept;
     OwnedCursor *claim(std::uint32_t cpu, std::uint32_t size) noexcept;
     // The write cannot go on in the cursor's buffer as it is (a request, a
@@ -175,9 +180,8 @@ private:
     // the CAS protocol for this write.
     bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept;
     // renew() for a writer of another process, inside its bracket: first
-    // refuses (*closing) when the session is stopping.
-    bool renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size,
-                      bool *closing) noexcept;
+    // false when the session is stopping.
+    bool renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept;
     // Takes idx out of slot s (if it is still there) and hands it on.
     void take(std::uint32_t s, std::uint32_t idx) noexcept;
     // Frees slot s, handing on its buffer at the committed offset; false

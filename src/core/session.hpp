@@ -233,8 +233,12 @@ private:
     // ids); returns its word0, for the caller to store last.
     std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
                                 std::uint32_t process_id) noexcept;
-    // The clock's fields of the record at p: TimeStamp and the times word.
-    void stamp(std::uint8_t *p) noexcept;
+    // The clock's fields of a record: TimeStamp and the times word.
+    struct Stamp {
+        std::int64_t timestamp;
+        std::uint64_t times;
+    };
+    Stamp stamp() noexcept;
     template <bool Bracketed>
     void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
     // Shared sessions, logger thread: hands on the buffers dead writers of

@@ -14,6 +14,8 @@ void Session::rt_update_refusal()
     const bool refuse = rt_readers_.empty() && !has_file_.load(std::memory_order_acquire) &&
                         rt_queue_.size() >= rt_limit_ && !rt_ended_;
     const std::uint32_t was = cb.rt_refusing.exchange(refuse ? 1u : 0u, std::memory_order_acq_rel);
+    if (!was && refuse)
+        OwnedBuffers::renew_all(cb); // owners check the flag only when they renew
     if (was && !refuse)
         pool_.notify_space();
 }

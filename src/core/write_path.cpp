@@ -90,21 +90,30 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return got;
 }
 
-[[gnu::always_inline]] inline void Session::stamp(std::uint8_t *p) noexcept
+[[gnu::always_inline]] inline Session::Stamp Session::stamp() noexcept
 {
-    const std::int64_t timestamp = now_raw();
-    // QPC and FILETIME are 100 ns clocks: the timestamp rate-limits the sample.
-    const ThreadTimes &t = sample_times(clock_type_ == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp);
-    etl::write_full_header_times(p, timestamp, is_private() ? t.processor : t.ticks);
+    // The clock and the mode read once, before the clock's call (after it
+    // they would be loaded again, and the session kept live across it).
+    const std::uint32_t clock = clock_type_;
+    const bool processor_time = is_private();
+    std::int64_t timestamp, sampled_at;
+    if (clock == ETW_CLOCK_QPC) [[likely]] {
+        timestamp = sampled_at = platform::qpc_now();
+    } else {
+        timestamp = now_raw();
+        // FILETIME is a 100 ns clock too: the timestamp rate-limits the sample.
+        sampled_at = clock == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp;
+    }
+    const ThreadTimes &t = sample_times(sampled_at);
+    return {timestamp, processor_time ? t.processor : t.ticks};
 }
 
 [[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,
                                                                    std::uint32_t thread_id,
                                                                    std::uint32_t process_id) noexcept
 {
-    etl::write_full_header_ids(p, thread_id, process_id);
-    stamp(p);
-    return etl::full_header_word0(std::uint16_t(size));
+    const Stamp st = stamp();
+    return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, st.timestamp, st.times);
 }
 
 template <bool Bracketed>
@@ -175,20 +184,26 @@ template <bool Bracketed>
 {
     // The common case inline: owned buffers, a thread with its slot and room
     // in its buffer. Everything else, through the general path.
-    if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+    // (Owned buffers not enabled: the cursor lookup finds none. A real-time
+    // refusal: the owner renews, and renew() sends the write on.)
+    {
         const std::uint32_t cpu = platform::current_processor();
         const std::uint32_t aligned = std::uint32_t(etl::align8(size));
-        // One copy of the caller's bytes with the writer's fields set over it
-        // (the ids as the cursor keeps them, one store).
+        // The caller's bytes but for the writer's fields, which are set
+        // around them: the clock first, so that little is live across its
+        // call and the copy's (the position is read from the cursor after).
         auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline)) {
+            const Stamp st = stamp();
             std::uint8_t *p = c->pos;
-            if (aligned != size) // the padding: zeroed first, the copy then overwrites its start
-                std::memset(p + aligned - 8, 0, 8);
-            std::memcpy(p + 4, h + 4, size - 4);
+            std::memcpy(p + 4, h + 4, 4);    // Class
+            std::memcpy(p + 24, h + 24, 16); // Guid
             etl::wr64(p + 8, c->ids);
-            stamp(p);
-            const std::uint32_t word0 = etl::full_header_word0(std::uint16_t(size));
-            std::memcpy(p, &word0, 4);
+            etl::write_full_header_times(p, st.timestamp, st.times);
+            if (aligned != size) // the padding (never in the header): zeroed, the payload then overwrites its start
+                std::memset(p + aligned - 8, 0, 8);
+            std::memcpy(p + etl::kFullHeaderSize, h + etl::kFullHeaderSize, size - etl::kFullHeaderSize);
+            const std::uint32_t word0 = etl::full_header_word0(size);
+            std::memcpy(c->pos, &word0, 4);
         };
         if (writer_slot_ == nullptr) [[likely]] { // this process's session
             if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
@@ -197,14 +212,11 @@ template <bool Bracketed>
                 return ETW_OK;
             }
         } else { // a session of another process (see write())
-            bool closing = false;
-            if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned, &closing)) [[likely]] {
+            if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned)) [[likely]] {
                 copy_in(c);
                 owned_.commit_remote(c, aligned);
                 return ETW_OK;
             }
-            if (closing)
-                return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
         }
     }
     return write_whole_general(h, size);
@@ -229,15 +241,13 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
     // count. The stop waits for both.
     if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
         const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
-        bool closing = false;
-        if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned, &closing)) [[likely]] {
+        if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned)) [[likely]] {
             fill_record<false>(c->pos, ev, aligned);
             owned_.commit_remote(c, aligned);
             return ETW_OK;
         }
-        if (closing)
-            return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
     }
+    // (A stopping session refuses here: the owned path left it to this check.)
     if (!writer_enter(pool_.control(), *writer_slot_))
         return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
     const etw_status st = write_here(ev, cpu);
@@ -247,10 +257,10 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 
 namespace {
 
-// Whether a session enabled at e.level takes an event of this level.
+// Whether a session takes an event of this level (0: every session).
 inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept
 {
-    return e.level == 0 || level == 0 || level <= e.level;
+    return level <= e.max_level;
 }
 
 // Inside a grace section: write(session) for each session of snap whose
@@ -288,7 +298,7 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     h->MarkerFlags = 0xC0;
     const std::uint8_t level = h->Class.Level;
     const auto *bytes = reinterpret_cast<const std::uint8_t *>(h);
-    GraceSection section(Grace::global());
+    GraceSection section;
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;
@@ -351,7 +361,7 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     ev.process_id = platform::process_id();
     const std::uint8_t level = h->Class.Level;
     const std::uint32_t cpu = platform::current_processor();
-    GraceSection section(Grace::global());
+    GraceSection section;
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;

@@ -9,6 +9,7 @@
 #include <openetw/records.h>
 
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <cstddef>
 #include <cstdint>
@@ -108,13 +109,18 @@ inline void write_full_header_times(std::uint8_t *out, std::int64_t timestamp, s
     wr64(out + 16, std::uint64_t(timestamp));
     wr64(out + 40, times);
 }
-inline std::uint32_t full_header_word0(std::uint16_t size) noexcept
+// (In memory order: the caller stores it as is. size below 0x10000.)
+inline std::uint32_t full_header_word0(std::uint32_t size) noexcept
 {
-    const std::uint8_t w[4] = {std::uint8_t(size), std::uint8_t(size >> 8),
-                               sizeof(void *) == 8 ? kFullHeader64 : kFullHeader32, kMarkerFixedHeader};
-    std::uint32_t word0;
-    std::memcpy(&word0, w, 4); // in memory order: the caller stores it as is
-    return word0;
+    const std::uint8_t type = sizeof(void *) == 8 ? kFullHeader64 : kFullHeader32;
+    if constexpr (std::endian::native == std::endian::little) {
+        return size | std::uint32_t(type) << 16 | std::uint32_t(kMarkerFixedHeader) << 24;
+    } else {
+        const std::uint8_t w[4] = {std::uint8_t(size), std::uint8_t(size >> 8), type, kMarkerFixedHeader};
+        std::uint32_t word0;
+        std::memcpy(&word0, w, 4);
+        return word0;
+    }
 }
 // The three at once; returns word0.
 inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t size, std::uint32_t thread_id,

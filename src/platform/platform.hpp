@@ -60,7 +60,8 @@ inline std::int64_t qpc_now() noexcept
 {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return std::int64_t(ts.tv_sec) * 10'000'000 + ts.tv_nsec / 100;
+    // (tv_nsec is within [0, 1e9): an unsigned division, without the signed fix-up)
+    return std::int64_t(ts.tv_sec) * 10'000'000 + std::int64_t(std::uint64_t(ts.tv_nsec) / 100u);
 }
 #endif
 
@@ -97,6 +98,15 @@ void thread_cpu_times(std::uint64_t *kernel, std::uint64_t *user) noexcept;
 std::uint32_t processor_count() noexcept;
 // The system call (or its fallback) behind current_processor().
 std::uint32_t current_processor_slow() noexcept;
+#if defined(__linux__) && defined(__x86_64__)
+namespace detail {
+// How current_processor() reads the processor number without rseq: 1 RDPID,
+// 2 RDTSCP (Linux keeps (node << 12) | cpu in TSC_AUX, for the vDSO's getcpu),
+// 0 neither (current_processor_slow()). Set as the library loads, where the
+// register's value was checked against the kernel's answer.
+extern int g_aux_read;
+} // namespace detail
+#endif
 // HOT. The processor the caller runs on now (a hint: the thread may migrate
 // right after). Usually below processor_count(), but not bounded by it:
 // callers that index with it bound it themselves. Inline where the C library
@@ -113,6 +123,18 @@ inline std::uint32_t current_processor() noexcept
     const std::int32_t cpu = std::int32_t(area->cpu_id);
     if (cpu >= 0) [[likely]]
         return std::uint32_t(cpu);
+#endif
+#if defined(__linux__) && defined(__x86_64__)
+    if (detail::g_aux_read == 1) {
+        unsigned long aux;
+        asm volatile("rdpid %0" : "=r"(aux));
+        return std::uint32_t(aux) & 0xFFF;
+    }
+    if (detail::g_aux_read == 2) {
+        unsigned lo, hi, aux;
+        asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+        return aux & 0xFFF;
+    }
 #endif
     return current_processor_slow();
 }

@@ -73,7 +73,7 @@ TEST(Grace, SynchronizeWaitsForASectionThatBeganBefore)
 {
     std::atomic<bool> inside{false}, release{false};
     std::thread reader([&] {
-        GraceSection s(Grace::global());
+        GraceSection s;
         inside.store(true);
         while (!release.load())
             std::this_thread::yield();
@@ -119,7 +119,7 @@ TEST(Grace, ANestedSectionBelongsToTheOuterOne)
 TEST(Grace, ExitedThreadsGiveTheirRecordsBack)
 {
     auto one_thread = [] {
-        std::thread t([] { GraceSection s(Grace::global()); });
+        std::thread t([] { GraceSection s; });
         t.join();
     };
     one_thread();
@@ -153,7 +153,7 @@ TEST(Grace, RetiredObjectsAreNeverInUse)
         writers.emplace_back([&] {
             std::uint64_t n = 0;
             while (!stop.load(std::memory_order_relaxed)) {
-                GraceSection s(Grace::global());
+                GraceSection s;
                 Obj *o = published.load(std::memory_order_acquire);
                 const std::uint64_t g1 = o->generation.load(std::memory_order_relaxed);
                 for (int spin = 0; spin < 50; ++spin)

@@ -197,6 +197,39 @@ TEST(RealTime, BufferArrivingAtAFullBacklogIsLostExactly)
     EXPECT_EQ(r.EventsLost, 4u); // 2 in A + 1 in B + 1 refused
 }
 
+// A writer checks the refusal only when it renews its buffer (a flush, a
+// full buffer, another processor): when the backlog fills, every owner is
+// asked to renew, so one holding a buffer with room is refused too.
+TEST(RealTime, AWriterHoldingABufferWithRoomIsRefusedOnceTheBacklogFills)
+{
+    auto opt = options(0, 1);
+    Rt rt(0, &opt);
+    std::atomic<int> step{0};
+    etw_status late = ETW_OK;
+    std::thread holder([&] {
+        EXPECT_EQ(write_numbered(*rt.provider, rt.guid, 100), ETW_OK); // its own buffer, with room
+        step = 1;
+        while (step.load() != 2)
+            std::this_thread::yield();
+        late = write_numbered(*rt.provider, rt.guid, 101);
+    });
+    while (step.load() != 1)
+        std::this_thread::yield();
+    // This thread fills a buffer; handed to the logger, it fills the
+    // backlog (limit 1), and nobody reads: writes are refused from then on.
+    ASSERT_EQ(write_numbered(*rt.provider, rt.guid, 0, kHalfBufferPayload), ETW_OK);
+    ASSERT_EQ(write_numbered(*rt.provider, rt.guid, 1, kHalfBufferPayload), ETW_OK);
+    ASSERT_EQ(write_numbered(*rt.provider, rt.guid, 2, kHalfBufferPayload), ETW_OK);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    etw_status st = ETW_OK;
+    while ((st = write_numbered(*rt.provider, rt.guid, 3)) == ETW_OK && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_EQ(st, ETW_ERROR_LOG_FILE_FULL);
+    step = 2;
+    holder.join();
+    EXPECT_EQ(late, ETW_ERROR_LOG_FILE_FULL) << "the holder wrote on into its buffer";
+}
+
 TEST(RealTime, SeveralConsumersEachGetEveryBufferAndDetachingDoesNotStop)
 {
     Rt rt;

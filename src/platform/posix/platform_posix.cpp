@@ -17,6 +17,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -248,35 +251,75 @@ GetCpu vdso_getcpu() noexcept
 // signal handler writing an event could re-enter it. (Before this runs it
 // is null: the system call, which is as correct.)
 const GetCpu g_vdso_getcpu = vdso_getcpu();
+
+unsigned getcpu_call() noexcept
+{
+    unsigned cpu = 0;
+    if (const GetCpu getcpu = g_vdso_getcpu) [[likely]] {
+        if (getcpu(&cpu, nullptr, nullptr) != 0)
+            cpu = 0;
+        return cpu;
+    }
+#if defined(__linux__) && defined(__x86_64__)
+    // The system call itself, as glibc makes it without a vDSO (its
+    // variadic syscall() wrapper costs more than the call's setup).
+    long rc;
+    asm volatile("syscall" : "=a"(rc) : "0"(long(SYS_getcpu)), "D"(&cpu), "S"(0L), "d"(0L) : "rcx", "r11", "memory");
+    if (rc != 0)
+        cpu = 0;
+#elif defined(__linux__) && defined(SYS_getcpu)
+    if (syscall(SYS_getcpu, &cpu, nullptr, nullptr) != 0)
+        cpu = 0;
+#else
+    const int c = sched_getcpu();
+    cpu = c < 0 ? 0u : unsigned(c);
+#endif
+    return cpu;
+}
+
+#if defined(__linux__) && defined(__x86_64__)
+// RDPID / RDTSCP as current_processor() would use them (detail::g_aux_read).
+unsigned read_aux(int how) noexcept
+{
+    if (how == 1) {
+        unsigned long v;
+        asm volatile("rdpid %0" : "=r"(v));
+        return unsigned(v) & 0xFFF;
+    }
+    unsigned lo, hi, aux;
+    asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+    return aux & 0xFFF;
+}
+
+int aux_read() noexcept
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    int how = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (c >> 22) & 1)
+        how = 1;
+    else if (__get_cpuid(0x80000001, &a, &b, &c, &d) && (d >> 27) & 1)
+        how = 2;
+    if (how == 0 || processor_count() > 4096)
+        return 0; // (12 bits of processor number)
+    // Trusted where it agrees with the kernel's answer, read between two
+    // that agree (the thread did not move meanwhile).
+    for (int i = 0; i < 64; ++i) {
+        const unsigned before = getcpu_call(), aux = read_aux(how), after = getcpu_call();
+        if (before == after)
+            return aux == before ? how : 0;
+    }
+    return 0;
+}
+#endif
 } // namespace
+
+#if defined(__linux__) && defined(__x86_64__)
+int detail::g_aux_read = aux_read(); // (at load, as g_vdso_getcpu; 0 before)
+#endif
 
 std::uint32_t current_processor_slow() noexcept
 {
-    const GetCpu getcpu = g_vdso_getcpu;
-    unsigned cpu = 0;
-    if (getcpu != nullptr) [[likely]] {
-        if (getcpu(&cpu, nullptr, nullptr) != 0)
-            cpu = 0;
-    } else {
-#if defined(__linux__) && defined(__x86_64__)
-        // The system call itself, as glibc makes it without a vDSO (its
-        // variadic syscall() wrapper costs more than the call's setup).
-        long rc;
-        asm volatile("syscall"
-                     : "=a"(rc)
-                     : "0"(long(SYS_getcpu)), "D"(&cpu), "S"(0L), "d"(0L)
-                     : "rcx", "r11", "memory");
-        if (rc != 0)
-            cpu = 0;
-#elif defined(__linux__) && defined(SYS_getcpu)
-        if (syscall(SYS_getcpu, &cpu, nullptr, nullptr) != 0)
-            cpu = 0;
-#else
-        const int c = sched_getcpu();
-        cpu = c < 0 ? 0u : unsigned(c);
-#endif
-    }
-    return cpu;
+    return getcpu_call();
 }
 
 namespace detail {
