@@ -95,6 +95,8 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
             snap->entries.push_back(
                 {en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
                  en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
+        if (snap->entries.size() == 1)
+            snap->single = &snap->entries.front();
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
         if (old)
             retired.push_back(old);

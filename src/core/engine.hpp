@@ -48,6 +48,9 @@ struct ProviderSnapshot {
         std::uint32_t max_record; // records of this size or more never fit its buffers
     };
     std::vector<Entry> entries;
+    // The entry when there is exactly one (the common case, written without
+    // the loop); set once the entries are final, before the snapshot is published.
+    const Entry *single = nullptr;
 };
 
 class Provider {

@@ -20,7 +20,7 @@ struct GraceThreadExit {
     {
         auto *const r = static_cast<Grace::Reader *>(reader);
         OwnedBuffers::forget_thread();
-        Grace::t_reader_ = nullptr; // a later write (another exit hook) attaches anew
+        Grace::t_reader_ = &Grace::unattached_; // a later write (another exit hook) attaches anew
         r->owner_gen.store(0, std::memory_order_release); // its owned buffers are the logger's now
         r->in_use.store(false, std::memory_order_release);
     }
@@ -75,6 +75,22 @@ Grace::Reader *Grace::attach() noexcept
     t_reader_ = r;
     GraceThreadExit::key().set(r);
     return r;
+}
+
+Grace::Token Grace::enter_slow() noexcept
+{
+    Reader *r = t_reader_;
+    if (r == &unattached_)
+        r = global().attach();
+    const std::uint64_t w = r->word.load(std::memory_order_relaxed);
+    if (w & 1)
+        return Token{r, w}; // nested
+    r->word.store(w + 1, std::memory_order_relaxed);
+    if (r->fence)
+        full_fence(r->word);
+    else
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    return Token{r, w + 2};
 }
 
 void Grace::barrier() noexcept

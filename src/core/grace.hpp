@@ -57,32 +57,28 @@ public:
         std::atomic<std::uint64_t> owner_gen{0};
     };
     struct Token {
-        Reader *reader; // null: nested in an outer section of the same thread
+        Reader *reader;
+        std::uint64_t leave; // the word's value after the section (a nested one: unchanged)
     };
 
     // (Static: the records are the threads'; the domain is needed only at a
     // thread's first section, so a section does not load it.)
     static Token enter() noexcept
     {
+        // Before its first section a thread's record is unattached_, which
+        // fences: one test takes both rare cases to enter_slow().
         Reader *r = t_reader_;
-        if (r == nullptr) [[unlikely]]
-            r = global().attach();
+        if (r->fence) [[unlikely]]
+            return enter_slow();
         const std::uint64_t w = r->word.load(std::memory_order_relaxed);
         if (w & 1) [[unlikely]]
-            return Token{nullptr}; // nested (a signal handler inside a section)
+            return Token{r, w}; // nested (a signal handler inside a section): part of the outer one
         r->word.store(w + 1, std::memory_order_relaxed);
-        if (r->fence) [[unlikely]]
-            full_fence(r->word);
-        else
-            std::atomic_signal_fence(std::memory_order_seq_cst); // synchronize's barrier orders the rest
-        return Token{r};
+        std::atomic_signal_fence(std::memory_order_seq_cst); // synchronize's barrier orders the rest
+        return Token{r, w + 2};
     }
 
-    static void leave(Token t) noexcept
-    {
-        if (t.reader != nullptr) [[likely]]
-            t.reader->word.store(t.reader->word.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-    }
+    static void leave(Token t) noexcept { t.reader->word.store(t.leave, std::memory_order_release); }
 
     // Waits until every section entered before this call has left. Must not
     // be called inside a section.
@@ -97,7 +93,7 @@ public:
     static Reader *thread_reader() noexcept
     {
         Reader *r = t_reader_;
-        return r != nullptr ? r : global().attach();
+        return r != &unattached_ ? r : global().attach();
     }
 
     // True when synchronize() uses the process-wide barrier (readers do not
@@ -118,9 +114,13 @@ public:
 private:
     Grace() noexcept;
     Reader *attach() noexcept; // the calling thread's first section
+    static Token enter_slow() noexcept; // the first section, or a fencing reader
     static Grace &make_global() noexcept;
     static inline std::atomic<Grace *> instance_{nullptr};
-    static inline thread_local Reader *t_reader_ OPENETW_FAST_TLS = nullptr;
+    // The record of a thread without one: never written (it fences, so
+    // enter() leaves it to enter_slow, which attaches).
+    static Reader unattached_; // (defined below the class: Reader's initializers first)
+    static inline thread_local Reader *t_reader_ OPENETW_FAST_TLS = &unattached_;
     friend struct GraceThreadExit;
 
     bool barrier_ = false;
@@ -128,6 +128,8 @@ private:
     std::atomic<Reader *> head_{nullptr};
     std::mutex sync_mutex_;
 };
+
+inline Grace::Reader Grace::unattached_{};
 
 // RAII read-side section (of the process's grace domain).
 class GraceSection {

@@ -13,6 +13,7 @@
 
 #include <openetw/constants.h>
 
+#include <cstddef>
 #include <cstring>
 
 namespace openetw::core {
@@ -23,8 +24,10 @@ constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
 
 struct ThreadTimes {
     std::int64_t sampled_at = -kTick;
-    std::uint64_t ticks = 0;     // KernelTime | UserTime << 32, in ticks
-    std::uint64_t processor = 0; // kernel + user, 100 ns (private sessions)
+    // The header's times word, by kind (an index, not a branch, per event):
+    // [0] KernelTime | UserTime << 32, in ticks; [1] ProcessorTime, kernel +
+    // user in 100 ns (private sessions).
+    std::uint64_t times[2] = {0, 0};
 };
 thread_local ThreadTimes t_times OPENETW_FAST_TLS;
 
@@ -41,8 +44,8 @@ inline const ThreadTimes &sample_times(std::int64_t now) noexcept
         std::uint64_t kernel = 0, user = 0;
         platform::thread_cpu_times(&kernel, &user);
         // Encoded once per sample, not per event (two 64-bit divisions).
-        t.ticks = (kernel / kTick) | ((user / kTick) << 32);
-        t.processor = kernel + user;
+        t.times[0] = (kernel / kTick) | ((user / kTick) << 32);
+        t.times[1] = kernel + user;
         t.sampled_at = now;
     }
     return t;
@@ -95,7 +98,7 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     // The clock and the mode read once, before the clock's call (after it
     // they would be loaded again, and the session kept live across it).
     const std::uint32_t clock = clock_type_;
-    const bool processor_time = is_private();
+    const unsigned kind = is_private() ? 1 : 0; // (ThreadTimes::times)
     std::int64_t timestamp, sampled_at;
     if (clock == ETW_CLOCK_QPC) [[likely]] {
         timestamp = sampled_at = platform::qpc_now();
@@ -105,7 +108,7 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
         sampled_at = clock == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp;
     }
     const ThreadTimes &t = sample_times(sampled_at);
-    return {timestamp, processor_time ? t.processor : t.ticks};
+    return {timestamp, t.times[kind]};
 }
 
 [[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,
@@ -191,19 +194,22 @@ template <bool Bracketed>
         const std::uint32_t aligned = std::uint32_t(etl::align8(size));
         // The caller's bytes but for the writer's fields, which are set
         // around them: the clock first, so that little is live across its
-        // call and the copy's (the position is read from the cursor after).
+        // call (the position is read from the cursor after it).
         auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline)) {
             const Stamp st = stamp();
             std::uint8_t *p = c->pos;
+            // The last 8 bytes zeroed first, with no test: the padding if
+            // any; otherwise payload or header bytes written next.
+            std::memset(p + aligned - 8, 0, 8);
             std::memcpy(p + 4, h + 4, 4);    // Class
             std::memcpy(p + 24, h + 24, 16); // Guid
             etl::wr64(p + 8, c->ids);
             etl::write_full_header_times(p, st.timestamp, st.times);
-            if (aligned != size) // the padding (never in the header): zeroed, the payload then overwrites its start
-                std::memset(p + aligned - 8, 0, 8);
-            std::memcpy(p + etl::kFullHeaderSize, h + etl::kFullHeaderSize, size - etl::kFullHeaderSize);
+            // word0 too before the payload (nothing is live across its
+            // copy but the cursor): the commit publishes the record.
             const std::uint32_t word0 = etl::full_header_word0(size);
-            std::memcpy(c->pos, &word0, 4);
+            std::memcpy(p, &word0, 4);
+            std::memcpy(p + etl::kFullHeaderSize, h + etl::kFullHeaderSize, size - etl::kFullHeaderSize);
         };
         if (writer_slot_ == nullptr) [[likely]] { // this process's session
             if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
@@ -257,6 +263,15 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 
 namespace {
 
+// HeaderType and MarkerFlags, written back into the caller's header (as
+// the engine records them): one 16-bit store of a constant.
+inline void set_header_type(etw_event_trace_header *h) noexcept
+{
+    const std::uint8_t v[2] = {sizeof(void *) == 8 ? etl::kFullHeader64 : etl::kFullHeader32, etl::kMarkerFixedHeader};
+    std::memcpy(&h->HeaderType, v, 2);
+    static_assert(offsetof(etw_event_trace_header, MarkerFlags) == offsetof(etw_event_trace_header, HeaderType) + 1);
+}
+
 // Whether a session takes an event of this level (0: every session).
 inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept
 {
@@ -294,8 +309,7 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     // The common case: the record is the caller's bytes (header and payload
     // in place), copied once per session with the writer's fields set.
     // HeaderType and MarkerFlags are the engine's: never taken from the caller.
-    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
-    h->MarkerFlags = 0xC0;
+    set_header_type(h);
     const std::uint8_t level = h->Class.Level;
     const auto *bytes = reinterpret_cast<const std::uint8_t *>(h);
     GraceSection section;
@@ -303,11 +317,12 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
     if (!snap)
         return ETW_OK;
     // One session, the common case: its write inline, no loop around it.
-    if (snap->entries.size() == 1) [[likely]] {
-        const ProviderSnapshot::Entry &e = snap->entries.front();
-        if (!admits(e, level))
+    if (const ProviderSnapshot::Entry *e = snap->single) [[likely]] {
+        if (!admits(*e, level))
             return ETW_OK;
-        return size >= e.max_record ? ETW_ERROR_MORE_DATA : e.session->write_whole(bytes, size);
+        if (size >= e->max_record) [[unlikely]]
+            return ETW_ERROR_MORE_DATA;
+        return e->session->write_whole(bytes, size);
     }
     return each_session(*snap, level, size,
                         [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
@@ -355,8 +370,7 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     if (total > ETW_MAX_EVENT_SIZE)
         return ETW_ERROR_INVALID_PARAMETER;
     ev.size = std::uint32_t(total);
-    h->HeaderType = sizeof(void *) == 8 ? 0x14 : 0x0A;
-    h->MarkerFlags = 0xC0;
+    set_header_type(h);
     ev.thread_id = platform::thread_id();
     ev.process_id = platform::process_id();
     const std::uint8_t level = h->Class.Level;
