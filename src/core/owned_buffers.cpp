@@ -237,14 +237,15 @@ OwnedCursor *OwnedBuffers::claim(std::uint32_t cpu, std::uint32_t size) noexcept
     return c;
 }
 
-bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept
+bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t cpu, std::uint32_t size) noexcept
 {
-    // The request load before this one: a stop's bump came after its
-    // closing store (quiesce_owners).
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // The request again, with acquire: a stop's bump (a release after its
+    // closing store, quiesce_owners) then makes `closing` visible here.
+    // (Not a fence: ThreadSanitizer rejects them.)
+    const std::uint32_t now = c->ts->request.load(std::memory_order_acquire);
     if (pool_->control().closing.load(std::memory_order_relaxed) != 0)
         return false; // (the caller's CAS protocol refuses the write)
-    return renew(c, req, cpu, size);
+    return renew(c, now, cpu, size);
 }
 
 void OwnedBuffers::renew_all(ControlBlock &cb) noexcept

@@ -131,7 +131,7 @@ public:
             std::atomic_signal_fence(std::memory_order_seq_cst); // the host's remote_barrier() orders it
         const std::uint32_t req = ts.request.load(std::memory_order_relaxed);
         if (req != c->seen || cpu != c->cpu || !c->room(size)) [[unlikely]] {
-            if (!renew_remote(c, req, cpu, size)) {
+            if (!renew_remote(c, cpu, size)) {
                 ts.inside.store(c->inside, std::memory_order_release);
                 return nullptr;
             }
@@ -179,9 +179,9 @@ private:
     // new processor, no room): seals it if need be and takes another; false:
     // the CAS protocol for this write.
     bool renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept;
-    // renew() for a writer of another process, inside its bracket: first
-    // false when the session is stopping.
-    bool renew_remote(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, std::uint32_t size) noexcept;
+    // renew() for a writer of another process, inside its bracket (the
+    // request loaded again, with acquire): false when the session is stopping.
+    bool renew_remote(OwnedCursor *c, std::uint32_t cpu, std::uint32_t size) noexcept;
     // Takes idx out of slot s (if it is still there) and hands it on.
     void take(std::uint32_t s, std::uint32_t idx) noexcept;
     // Frees slot s, handing on its buffer at the committed offset; false

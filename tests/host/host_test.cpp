@@ -212,7 +212,11 @@ std::vector<std::string> region_files()
 TEST(Host, ASessionOutlivesItsStarterAndEveryStepIsAnotherProcess)
 {
     const std::string file = g_ns.path("logman.etl");
-    Proc r = etwctl({"start", "HostLogman", "--file", file, "--buffer-size", "64", "--max-buffers", "64"});
+    // Buffers for the whole burst (100000 records of 56 bytes: 5.6 MB): its
+    // two writer threads take both cores of a 2-core machine for the few
+    // milliseconds it lasts, and with fewer buffers no loss would depend on
+    // the host's logger being scheduled meanwhile (it was not in 2 of 8 runs).
+    Proc r = etwctl({"start", "HostLogman", "--file", file, "--buffer-size", "64", "--max-buffers", "128"});
     ASSERT_EQ(r.status, 0) << r.out;
     ASSERT_TRUE(listed("HostLogman")) << "the session ended with the etwctl that started it";
     const pid_t host = host_of("HostLogman");
