@@ -160,7 +160,10 @@ template <bool Bracketed>
     }
     const std::uint32_t stream = pool_.stream_of(cpu);
     const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
-    if (owned_.enabled()) [[likely]] {
+    // (A session of another process tried its owned buffer in write(), in
+    // the slot's bracket: here, under the CAS protocol's writer count, the
+    // host's logger could take that buffer while this write fills it.)
+    if (writer_slot_ == nullptr && owned_.enabled()) [[likely]] {
         if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
             fill_record<false>(c->pos, ev, aligned);
             owned_.commit(c, aligned);
