@@ -105,6 +105,18 @@ namespace detail {
 // 0 neither (current_processor_slow()). Set as the library loads, where the
 // register's value was checked against the kernel's answer.
 extern int g_aux_read;
+// The processor number from TSC_AUX, read as `how` says (1 or 2 above).
+inline std::uint32_t read_aux(int how) noexcept
+{
+    if (how == 1) {
+        unsigned long aux;
+        asm volatile("rdpid %0" : "=r"(aux));
+        return std::uint32_t(aux) & 0xFFF;
+    }
+    unsigned lo, hi, aux;
+    asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+    return aux & 0xFFF;
+}
 } // namespace detail
 #endif
 // HOT. The processor the caller runs on now (a hint: the thread may migrate
@@ -125,16 +137,8 @@ inline std::uint32_t current_processor() noexcept
         return std::uint32_t(cpu);
 #endif
 #if defined(__linux__) && defined(__x86_64__)
-    if (detail::g_aux_read == 1) {
-        unsigned long aux;
-        asm volatile("rdpid %0" : "=r"(aux));
-        return std::uint32_t(aux) & 0xFFF;
-    }
-    if (detail::g_aux_read == 2) {
-        unsigned lo, hi, aux;
-        asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-        return aux & 0xFFF;
-    }
+    if (const int how = detail::g_aux_read; how != 0)
+        return detail::read_aux(how);
 #endif
     return current_processor_slow();
 }

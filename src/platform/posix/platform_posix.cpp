@@ -278,19 +278,7 @@ unsigned getcpu_call() noexcept
 }
 
 #if defined(__linux__) && defined(__x86_64__)
-// RDPID / RDTSCP as current_processor() would use them (detail::g_aux_read).
-unsigned read_aux(int how) noexcept
-{
-    if (how == 1) {
-        unsigned long v;
-        asm volatile("rdpid %0" : "=r"(v));
-        return unsigned(v) & 0xFFF;
-    }
-    unsigned lo, hi, aux;
-    asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-    return aux & 0xFFF;
-}
-
+// Which read of TSC_AUX this machine allows (detail::g_aux_read), if any.
 int aux_read() noexcept
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -304,7 +292,7 @@ int aux_read() noexcept
     // Trusted where it agrees with the kernel's answer, read between two
     // that agree (the thread did not move meanwhile).
     for (int i = 0; i < 64; ++i) {
-        const unsigned before = getcpu_call(), aux = read_aux(how), after = getcpu_call();
+        const unsigned before = getcpu_call(), aux = detail::read_aux(how), after = getcpu_call();
         if (before == after)
             return aux == before ? how : 0;
     }
