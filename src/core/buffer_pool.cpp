@@ -41,12 +41,13 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
     return l;
 }
-constexpr std::uint32_t kLayoutVersion = 7; // 4: owned buffers (kOwned); 5: their thread slots in the region;
+constexpr std::uint32_t kLayoutVersion = 8; // 4: owned buffers (kOwned); 5: their thread slots in the region;
                                             // 6: remote_barrier, a cache line per BufferDesc; 7: owners
-                                            // learn of `closing` and the real-time refusal through `request`
+                                            // learn of `closing` and the real-time refusal through `request`;
+                                            // 8: cycle_hz (clock 1 from the cycle counter)
 // A host of another build would make regions this library misreads: the
 // request protocol names the layout too (a stale host then says so).
-static_assert(kLayoutVersion == 7 && frames::kProtocol == 5, "a new region layout needs a new frames::kProtocol");
+static_assert(kLayoutVersion == 8 && frames::kProtocol == 6, "a new region layout needs a new frames::kProtocol");
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept

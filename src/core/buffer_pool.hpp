@@ -106,6 +106,11 @@ struct ControlBlock {
     std::uint64_t streams_offset;
     std::uint64_t descs_offset;
     std::uint64_t data_offset;
+    // The cycle counter's rate when the session's timestamps are its
+    // readings (clock 3, and clock 1 where it is the system clock), 0 when
+    // they are 100 ns times. Set by the session's creator before any other
+    // process can map the region; every writer stamps alike.
+    std::uint64_t cycle_hz;
 
     alignas(64) std::atomic<std::uint32_t> max_buffers;
     std::atomic<std::uint32_t> allocated;   // NumberOfBuffers

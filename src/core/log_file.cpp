@@ -24,6 +24,7 @@ constexpr std::size_t kTlhBuffersWritten = kTlh + 0x24;
 constexpr std::size_t kTlhEventsLost = kTlh + 0x30;
 std::size_t tlh_buffers_lost(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x10C : 0x114); }
 std::size_t tlh_reserved_flags(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x108 : 0x110); }
+std::size_t tlh_perf_freq(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0xF8 : 0x100); }
 std::u16string utf16_from_latin1(const std::string &s)
 {
     std::u16string u;
@@ -103,6 +104,19 @@ Status LogFile::open_file(std::uint32_t file_number)
     return Status::ok();
 }
 
+std::int64_t LogFile::perf_freq_of(const std::string &path)
+{
+    platform::File f;
+    if (f.open(path, platform::OpenMode::ReadExisting) != ETW_OK)
+        return 0;
+    std::uint8_t head[etl::kBufferHeaderSize + etl::kSystemHeaderSize + etl::kLogfileHeader64Size];
+    if (f.read_at(0, head, sizeof head) != ETW_OK || rd16(head + etl::buf::BufferType) != etl::kTypeHeader ||
+        head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+        return 0;
+    const std::uint32_t psize = rd32(head + kTlh + 0x2C);
+    return std::int64_t(rd64(head + tlh_perf_freq(psize)));
+}
+
 Status LogFile::load_for_append()
 {
     const std::string &p = current_path_;
@@ -132,6 +146,16 @@ Status LogFile::load_for_append()
                                                       std::to_string(config_.header.clock_type));
     if (psize != config_.header.pointer_size)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's PointerSize differs from this session's");
+    // Clock 1 stamps 100 ns units (PerfFreq 10 MHz) or cycle-counter ticks:
+    // the session chose by this file (Session::create), unless it cannot.
+    const std::int64_t freq = std::int64_t(rd64(header_.data() + tlh_perf_freq(psize)));
+    if (clock == ETW_CLOCK_QPC && (freq == platform::kQpcFrequency) != (config_.header.perf_freq == platform::kQpcFrequency))
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "append: the file's QPC timestamps are " +
+                        (freq == platform::kQpcFrequency ? std::string("100 ns units")
+                                                         : "cycle-counter ticks (PerfFreq " + std::to_string(freq) + ")") +
+                        " but this session's cannot be (the cycle counter is not the system clock here, or "
+                        "OPENETW_QPC_CLOCK=monotonic)");
     const std::uint32_t written = rd32(header_.data() + kTlhBuffersWritten);
     std::uint64_t size = 0;
     file_.size(&size);

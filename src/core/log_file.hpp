@@ -66,6 +66,11 @@ public:
     const std::string &current_path() const { return current_path_; }
     // Data buffers + 1 in the current file.
     std::uint32_t buffers_in_file() const { return buffers_in_file_; }
+    // The PerfFreq in the header of the .etl file at path (UTF-8): the unit
+    // of the clock-1 timestamps an APPEND adds to it. 0 when there is no
+    // such file or it does not start with a header buffer (open() then says
+    // what is wrong).
+    static std::int64_t perf_freq_of(const std::string &path);
 
 private:
     Status open_file(std::uint32_t file_number);

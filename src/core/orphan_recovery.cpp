@@ -17,13 +17,14 @@ namespace openetw::core {
 namespace {
 constexpr std::int64_t kWriterWaitMs = 2000; // live writers of other processes finishing their event
 
-std::int64_t clock_now(std::uint32_t clock_type)
+// The session's clock now, as its writers stamped (ControlBlock::cycle_hz).
+std::int64_t clock_now(std::uint32_t clock_type, bool cycles)
 {
-    switch (clock_type) {
-    case ETW_CLOCK_SYSTEM_TIME: return platform::filetime_now();
-    case ETW_CLOCK_CPU_CYCLE: return std::int64_t(platform::cycle_counter());
-    default: return platform::qpc_now();
-    }
+    if (clock_type == ETW_CLOCK_SYSTEM_TIME)
+        return platform::filetime_now();
+    if (cycles || clock_type == ETW_CLOCK_CPU_CYCLE)
+        return std::int64_t(platform::cycle_counter());
+    return platform::qpc_now();
 }
 } // namespace
 
@@ -75,7 +76,7 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
         etl::BufferHeaderFields h;
         h.buffer_size = bs;
         h.filled = r.filled;
-        h.timestamp = clock_now(clock_type);
+        h.timestamp = clock_now(clock_type, cb.cycle_hz != 0);
         h.sequence = seq;
         h.processor_index = std::uint16_t(stream);
         h.logger_id = logger_id;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace openetw::core {
 
@@ -80,11 +81,36 @@ Status Session::attach_writer(platform::Region region, const WriterParams &param
     s->clock_type_ = params.clock_type <= ETW_CLOCK_CPU_CYCLE && params.clock_type != 0 ? params.clock_type : ETW_CLOCK_QPC;
     if (s->clock_type_ == ETW_CLOCK_CPU_CYCLE && !platform::has_cycle_counter())
         s->clock_type_ = ETW_CLOCK_SYSTEM_TIME; // as the host would have chosen
+    // Stamped as the host's own writers stamp (a FILETIME session never by
+    // the cycle counter, whatever the region says).
+    if (s->clock_type_ != ETW_CLOCK_SYSTEM_TIME && platform::has_cycle_counter())
+        s->use_cycle_counter(s->pool_.control().cycle_hz);
     s->buffer_kb_ = s->pool_.buffer_size() / 1024;
     s->options_.lossless = params.lossless != 0;
     s->options_.lossless_timeout_ms = std::min<std::uint32_t>(std::max<std::uint32_t>(params.lossless_timeout_ms, 1), 60'000);
     *out = std::move(s);
     return Status::ok();
+}
+
+std::uint64_t Session::cycle_hz_for(std::uint32_t clock) noexcept
+{
+    if (!platform::has_cycle_counter())
+        return 0;
+    if (clock == ETW_CLOCK_CPU_CYCLE)
+        return platform::cycle_counter_hz();
+    if (clock != ETW_CLOCK_QPC || !platform::cycle_counter_is_system_clock())
+        return 0;
+    if (const char *v = std::getenv("OPENETW_QPC_CLOCK"); v != nullptr && std::strcmp(v, "monotonic") == 0)
+        return 0;
+    return platform::cycle_counter_hz();
+}
+
+void Session::use_cycle_counter(std::uint64_t hz) noexcept
+{
+    cycle_hz_ = hz;
+    // TimerResolution (15.625 ms) in ticks; at least one, so that 0 keeps
+    // meaning "not the cycle counter".
+    cycle_tick_ = hz == 0 ? 0 : std::max<std::uint64_t>(hz / 64, 1);
 }
 
 Status Session::create(Properties &props, const SessionOptions &options, std::uint16_t logger_id, std::uint64_t handle,
@@ -120,7 +146,8 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
 
     // Clock: 0 means 1; 3 falls back to 2 without a cycle counter.
     std::uint32_t clock = r.Wnode.ClientContext == 0 ? ETW_CLOCK_QPC : r.Wnode.ClientContext;
-    if (clock == ETW_CLOCK_CPU_CYCLE && !platform::has_cycle_counter())
+    std::uint64_t cycle_hz = cycle_hz_for(clock);
+    if (clock == ETW_CLOCK_CPU_CYCLE && cycle_hz == 0)
         clock = ETW_CLOCK_SYSTEM_TIME;
     s->clock_type_ = clock;
 
@@ -175,6 +202,11 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
             file += usuffix;
     }
     s->log_file_name_ = file;
+    if (cycle_hz != 0 && clock == ETW_CLOCK_QPC && (mode & ETW_FILE_MODE_APPEND) && !(mode & ETW_BUFFERING_MODE) &&
+        !file.empty() && LogFile::perf_freq_of(utf8(file)) == platform::kQpcFrequency)
+        cycle_hz = 0; // appending to 100 ns timestamps: stamp alike
+    s->use_cycle_counter(cycle_hz);
+    s->pool_.control().cycle_hz = cycle_hz; // before any other process maps the region
 
     LogFile::Config fc;
     fc.path = utf8(file);
@@ -191,7 +223,7 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     h.cpu_speed_mhz = platform::cycle_counter_mhz();
     platform::local_time_zone(&h.time_zone);
     h.boot_time = platform::boot_time_filetime();
-    h.perf_freq = platform::kQpcFrequency;
+    h.perf_freq = clock == ETW_CLOCK_QPC && cycle_hz != 0 ? std::int64_t(cycle_hz) : platform::kQpcFrequency;
     h.clock_type = clock;
     h.thread_id = platform::thread_id();
     h.process_id = platform::process_id();

@@ -249,15 +249,20 @@ private:
     void requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle);
     // Logger thread: the flush queue and the buffers the logger holds.
     std::vector<std::uint32_t> logger_held_buffers();
-    // The session clock's raw timestamp (HOT: inline, every event reads it).
+    // The session clock's raw timestamp.
     std::int64_t now_raw() const noexcept
     {
-        switch (clock_type_) {
-        case ETW_CLOCK_SYSTEM_TIME: return platform::filetime_now();
-        case ETW_CLOCK_CPU_CYCLE: return std::int64_t(platform::cycle_counter());
-        default: return platform::qpc_now();
-        }
+        if (cycle_tick_ != 0)
+            return std::int64_t(platform::cycle_counter());
+        return clock_type_ == ETW_CLOCK_SYSTEM_TIME ? platform::filetime_now() : platform::qpc_now();
     }
+    // Create: the cycle counter's rate when it stamps this session's events
+    // (clock 3; clock 1 where it is the system clock, unless
+    // OPENETW_QPC_CLOCK=monotonic), else 0.
+    static std::uint64_t cycle_hz_for(std::uint32_t clock) noexcept;
+    // Sets cycle_hz_ and cycle_tick_ (and the region's word, for the
+    // writers of other processes and for recovery).
+    void use_cycle_counter(std::uint64_t hz) noexcept;
     void logger_main();
     // Takes the handed-off buffers: to the file, the real-time queue or
     // (buffering mode, under ring_mutex_) the ring.
@@ -307,6 +312,11 @@ private:
     std::uint16_t logger_id_ = 0;
     std::uint32_t mode_ = 0;
     std::uint32_t clock_type_ = 1;
+    // Non-zero when events are stamped with the cycle counter (ControlBlock::
+    // cycle_hz): its rate, and the thread-times sampling interval in its
+    // ticks (TimerResolution). 0: 100 ns clocks (qpc_now, filetime_now).
+    std::uint64_t cycle_hz_ = 0;
+    std::uint64_t cycle_tick_ = 0;
     std::uint32_t buffer_kb_ = 0;
     std::uint32_t min_buffers_ = 0;
     std::uint32_t max_file_size_ = 0;

@@ -13,6 +13,7 @@
 
 #include <openetw/constants.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstring>
 
@@ -23,7 +24,9 @@ namespace {
 constexpr std::int64_t kTick = 156250; // TimerResolution, 100 ns units
 
 struct ThreadTimes {
-    std::int64_t sampled_at = -kTick;
+    // When the sample was taken, in the unit of the clock that asked for it:
+    // [0] 100 ns, [1] cycle-counter ticks (the first call of each samples).
+    std::int64_t sampled_at[2] = {-kTick, INT64_MIN};
     // The header's times word, by kind (an index, not a branch, per event):
     // [0] KernelTime | UserTime << 32, in ticks; [1] ProcessorTime, kernel +
     // user in 100 ns (private sessions).
@@ -33,20 +36,20 @@ thread_local ThreadTimes t_times OPENETW_FAST_TLS;
 
 // Kernel/user CPU time of the calling thread, sampled at most once per tick
 // (the sample is a system call; the unit of KernelTime/UserTime is a tick).
-// now: a 100 ns clock (the event's own timestamp when the session clock is
-// one, so that no extra clock read is needed).
-inline const ThreadTimes &sample_times(std::int64_t now) noexcept
+// now: the event's own timestamp (no extra clock read), in `unit` (an index
+// of sampled_at), of which `interval` make a tick.
+inline const ThreadTimes &sample_times(std::int64_t now, unsigned unit, std::uint64_t interval) noexcept
 {
     ThreadTimes &t = t_times;
     // One unsigned compare: a clock that went back (now < sampled_at) wraps
     // to a large difference and samples again.
-    if (std::uint64_t(now - t.sampled_at) >= std::uint64_t(kTick)) {
+    if (std::uint64_t(now) - std::uint64_t(t.sampled_at[unit]) >= interval) {
         std::uint64_t kernel = 0, user = 0;
         platform::thread_cpu_times(&kernel, &user);
         // Encoded once per sample, not per event (two 64-bit divisions).
         t.times[0] = (kernel / kTick) | ((user / kTick) << 32);
         t.times[1] = kernel + user;
-        t.sampled_at = now;
+        t.sampled_at[unit] = now;
     }
     return t;
 }
@@ -95,20 +98,20 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
 
 [[gnu::always_inline]] inline Session::Stamp Session::stamp() noexcept
 {
-    // The clock and the mode read once, before the clock's call (after it
-    // they would be loaded again, and the session kept live across it).
-    const std::uint32_t clock = clock_type_;
+    // What the clock's read needs, loaded before it (after it they would be
+    // loaded again, and the session kept live across it).
+    const std::uint64_t cycle_tick = cycle_tick_;
     const unsigned kind = is_private() ? 1 : 0; // (ThreadTimes::times)
-    std::int64_t timestamp, sampled_at;
-    if (clock == ETW_CLOCK_QPC) [[likely]] {
-        timestamp = sampled_at = platform::qpc_now();
-    } else {
-        timestamp = now_raw();
-        // FILETIME is a 100 ns clock too: the timestamp rate-limits the sample.
-        sampled_at = clock == ETW_CLOCK_CPU_CYCLE ? platform::coarse_now() : timestamp;
+    std::int64_t timestamp;
+    if (cycle_tick != 0) [[likely]] {
+        // Clock 3, and clock 1 where the cycle counter is the system clock:
+        // one instruction, no call.
+        timestamp = std::int64_t(platform::cycle_counter());
+        return {timestamp, sample_times(timestamp, 1, cycle_tick).times[kind]};
     }
-    const ThreadTimes &t = sample_times(sampled_at);
-    return {timestamp, t.times[kind]};
+    // 100 ns clocks (a FILETIME session, or clock 1 from the vDSO).
+    timestamp = clock_type_ == ETW_CLOCK_SYSTEM_TIME ? platform::filetime_now() : platform::qpc_now();
+    return {timestamp, sample_times(timestamp, 0, kTick).times[kind]};
 }
 
 [[gnu::always_inline]] inline std::uint32_t Session::header_fields(std::uint8_t *p, std::uint32_t size,

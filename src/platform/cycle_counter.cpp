@@ -1,12 +1,11 @@
-// The CPU cycle counter (clock type 3) and its rate: the same on every OS,
-// built on the platform's monotonic clock and sleep.
+// The CPU cycle counter's rate (clock type 3, and clock type 1 where the
+// counter is the system's time base): the same on every OS, measured
+// against the standard library's monotonic clock.
 #include "platform/platform.hpp"
 
 #include <atomic>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include <chrono>
+#include <climits>
 
 namespace openetw::platform {
 
@@ -19,34 +18,62 @@ bool has_cycle_counter() noexcept
 #endif
 }
 
-std::uint64_t cycle_counter() noexcept
+namespace {
+
+struct Pair {
+    std::int64_t ns; // monotonic clock
+    std::uint64_t cycles;
+};
+
+// A counter reading and the monotonic time it was taken at: the narrowest
+// of a few clock reads bracketing it (a preempted try is wide), its middle.
+Pair read_pair() noexcept
 {
-#if defined(__x86_64__) || defined(__i386__)
-    return __rdtsc();
-#else
-    return 0;
-#endif
+    Pair best{0, 0};
+    std::int64_t width = INT64_MAX;
+    for (int i = 0; i < 7; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::uint64_t c = cycle_counter();
+        const auto t1 = std::chrono::steady_clock::now();
+        const std::int64_t a = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+        const std::int64_t b = std::chrono::duration_cast<std::chrono::nanoseconds>(t1.time_since_epoch()).count();
+        if (b - a < width) {
+            width = b - a;
+            best = {a + (b - a) / 2, c};
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+std::uint64_t cycle_counter_hz() noexcept
+{
+    static std::atomic<std::uint64_t> cached{0};
+    std::uint64_t v = cached.load(std::memory_order_acquire);
+    if (v != 0 || !has_cycle_counter())
+        return v;
+    // Over about 20 ms, with each end bracketed to a few tens of ns: a few
+    // parts per million, within a quartz clock's own error (a clock-1 trace
+    // converts with this rate for its whole length).
+    const Pair a = read_pair();
+    sleep_ms(20);
+    const Pair b = read_pair();
+    if (b.ns <= a.ns || b.cycles <= a.cycles)
+        return 0;
+    v = std::uint64_t(double(b.cycles - a.cycles) * 1e9 / double(b.ns - a.ns) + 0.5);
+    if (v == 0)
+        v = 1;
+    cached.store(v, std::memory_order_release);
+    return v;
 }
 
 std::uint32_t cycle_counter_mhz() noexcept
 {
-    static std::atomic<std::uint32_t> cached{0};
-    std::uint32_t v = cached.load(std::memory_order_acquire);
-    if (v != 0 || !has_cycle_counter())
-        return v;
-    // Measure against the monotonic clock over about 20 ms, once.
-    const std::int64_t t0 = qpc_now();
-    const std::uint64_t c0 = cycle_counter();
-    sleep_ms(20);
-    const std::int64_t t1 = qpc_now();
-    const std::uint64_t c1 = cycle_counter();
-    const std::int64_t dt = t1 - t0; // 100 ns units
-    if (dt <= 0)
+    const std::uint64_t hz = cycle_counter_hz();
+    if (hz == 0)
         return 0;
-    const double mhz = double(c1 - c0) * 10.0 / double(dt); // cycles per microsecond
-    v = mhz < 1.0 ? 1u : std::uint32_t(mhz + 0.5);
-    cached.store(v, std::memory_order_release);
-    return v;
+    return hz < 1'000'000 ? 1u : std::uint32_t((hz + 500'000) / 1'000'000);
 }
 
 } // namespace openetw::platform

@@ -68,18 +68,34 @@ inline std::int64_t qpc_now() noexcept
 // HOT. Wall-clock time as a FILETIME (100 ns units since 1601-01-01 UTC).
 std::int64_t filetime_now() noexcept;
 
-// HOT. Coarse monotonic time (may lag by a scheduler tick; cheaper than
-// qpc_now), 100 ns units. Used to rate-limit expensive samples.
-std::int64_t coarse_now() noexcept;
 
 // True when the CPU has a constant-rate cycle counter that cycle_counter()
 // reads (x86 TSC). False elsewhere: clock type 3 then falls back to 2.
 bool has_cycle_counter() noexcept;
-// HOT. The CPU cycle counter (0 when !has_cycle_counter()).
-std::uint64_t cycle_counter() noexcept;
-// The cycle counter's rate in MHz, measured once per process (about 20 ms
-// the first time), 0 when there is none.
+// HOT. The CPU cycle counter (0 when !has_cycle_counter()). Inline: it is
+// the timestamp of every event of a session whose clock it is. Not ordered
+// with the instructions around it (no fence): an event's timestamp may be
+// read a few cycles early, never out of order with the caller's other reads
+// of it.
+inline std::uint64_t cycle_counter() noexcept
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return 0;
+#endif
+}
+// The cycle counter's rate in Hz, measured once per process against the
+// monotonic clock (about 20 ms, the first time), 0 when there is none.
+std::uint64_t cycle_counter_hz() noexcept;
+// The same in MHz, rounded (TRACE_LOGFILE_HEADER.CpuSpeedInMHz).
 std::uint32_t cycle_counter_mhz() noexcept;
+// True when the cycle counter is the system's own time base, so that it
+// can serve as clock type 1 (QPC) for every process of the machine alike:
+// Linux on x86 whose kernel keeps time with it (clocksource "tsc", chosen
+// only once the kernel found it invariant and in step across processors).
+// Windows keeps QueryPerformanceCounter. Checked once per process.
+bool cycle_counter_is_system_clock() noexcept;
 
 // FILETIME of the last boot.
 std::int64_t boot_time_filetime() noexcept;
@@ -347,6 +363,7 @@ void remote_barrier() noexcept;
 enum class OpenMode {
     CreateTruncate, // create or truncate, read/write
     OpenOrCreate,   // open existing or create, read/write, keep contents
+    ReadExisting,   // open existing, read only (ETW_ERROR_FILE_NOT_FOUND when absent)
 };
 
 class File {

@@ -82,7 +82,10 @@ TEST(Files, SequentialHeaderAndCounts)
     EXPECT_EQ(f.buffers_written, r.rec.BuffersWritten + 1);
     EXPECT_EQ(file_size(file), std::uint64_t(f.buffers_written) * 4096);
     EXPECT_EQ(f.cpus, openetw::platform::processor_count());
-    EXPECT_EQ(f.perf_freq, 10'000'000);
+    // Clock 1: 100 ns units, or the cycle counter where it is the system clock (clocks_test.cpp).
+    EXPECT_EQ(f.perf_freq, openetw::platform::cycle_counter_is_system_clock()
+                               ? std::int64_t(openetw::platform::cycle_counter_hz())
+                               : std::int64_t(10'000'000));
     EXPECT_EQ(f.clock_type, 1u);
     EXPECT_EQ(f.buffer_size, 4096u);
     EXPECT_EQ(f.pointer_size, sizeof(void *));
@@ -287,16 +290,6 @@ TEST(Files, DiskFullCountsLogBuffersLostAndKeepsFileReadable)
 }
 
 namespace {
-// FILETIME of an event by the WNODE_HEADER / ETL_FORMAT.md section 6 formula.
-std::int64_t to_filetime(const etltest::File &f, std::int64_t raw)
-{
-    switch (f.clock_type) {
-    case 2: return raw;
-    case 3: return f.start_time + (raw - f.start_raw) * 10 / std::int64_t(f.cpu_mhz);
-    default: return f.start_time + (raw - f.start_raw) * 10'000'000 / f.perf_freq;
-    }
-}
-
 void check_clock(std::uint32_t clock)
 {
     const std::string file = temp_file("clock");
@@ -313,7 +306,7 @@ void check_clock(std::uint32_t clock)
     }
     ASSERT_EQ(f.events.size(), 5u);
     for (auto &e : f.events) {
-        const auto ft = to_filetime(f, e.timestamp);
+        const auto ft = etltest::event_filetime(f, e.timestamp);
         EXPECT_GE(ft, before - 20'000) << "clock " << clock; // 2 ms slack for rounding
         EXPECT_LE(ft, after + 20'000) << "clock " << clock;
     }

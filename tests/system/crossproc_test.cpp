@@ -17,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+#include <ctime>
 #include <unistd.h>
 #include <vector>
 
@@ -46,6 +48,14 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+
+// Now as a FILETIME (100 ns units since 1601, UTC), as the consumer delivers timestamps.
+std::int64_t filetime_now()
+{
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return std::int64_t(ts.tv_sec) * 10'000'000 + ts.tv_nsec / 100 + 116'444'736'000'000'000;
+}
 
 // ---- Namespace: this program's own registry, and a scratch folder ----
 
@@ -615,6 +625,7 @@ struct Scan {
     std::vector<std::uint64_t> keys;
     std::array<std::uint64_t, 256> levels{};
     std::uint32_t header_events_lost = 0, buffers_written = 0;
+    std::int64_t first_time = INT64_MAX, last_time = INT64_MIN; // FILETIMEs of the GUID's events
     etw_consumer_stats stats{};
     std::string str() const
     {
@@ -646,6 +657,8 @@ Scan scan_file(const std::string &path, const etw_guid &guid = xp_guid(0))
         Scan &r = *c->r;
         ++r.events;
         ++r.levels[e->header.Class.Level];
+        r.first_time = std::min(r.first_time, e->header.TimeStamp);
+        r.last_time = std::max(r.last_time, e->header.TimeStamp);
         xp_payload pl;
         if (e->payload_size < sizeof pl) {
             ++r.bad_payload;
@@ -793,10 +806,12 @@ TEST(CrossProcess, SeveralProviderProcessesAccountExactly)
     EXPECT_FALSE(g_ns.region_files().empty()) << "no session region file " << g_ns.registry << ".<slot>.<generation>";
     std::array<Provider, 4> providers;
     std::vector<Provider *> all;
+    const std::int64_t began = filetime_now();
     ASSERT_TRUE(start_enabled(providers, 2, {"events=250000", "min=16", "max=200"}, &all));
     const auto t0 = Clock::now();
     ASSERT_TRUE(run_to_the_end(providers));
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    const std::int64_t ended = filetime_now();
     const Totals t = sum(all);
     for (Provider &p : providers)
         EXPECT_EQ(p.quit(), 0);
@@ -821,6 +836,11 @@ TEST(CrossProcess, SeveralProviderProcessesAccountExactly)
     EXPECT_EQ(check_keys(scan.keys, all), "");
     EXPECT_EQ(check_per_thread(scan.keys, all), "");
     EXPECT_GT(t.ok, 0u);
+    // The provider processes stamped with the host's clock (ControlBlock::
+    // cycle_hz): their events fall within the run by the file's own header
+    // (1 ms of slack for the conversion's reference pair).
+    EXPECT_GE(scan.first_time, began - 10'000);
+    EXPECT_LE(scan.last_time, ended + 10'000);
 }
 
 // A file session hosted by another process, and one provider process whose

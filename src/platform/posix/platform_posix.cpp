@@ -67,16 +67,6 @@ std::int64_t filetime_now() noexcept
     return ts_to_100ns(ts) + kFiletimeUnixEpoch;
 }
 
-std::int64_t coarse_now() noexcept
-{
-    timespec ts;
-#if defined(CLOCK_MONOTONIC_COARSE)
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return ts_to_100ns(ts);
-}
 
 std::int64_t boot_time_filetime() noexcept
 {
@@ -88,6 +78,27 @@ std::int64_t boot_time_filetime() noexcept
     clock_gettime(CLOCK_MONOTONIC, &bt);
 #endif
     return ts_to_100ns(rt) - ts_to_100ns(bt) + kFiletimeUnixEpoch;
+}
+
+bool cycle_counter_is_system_clock() noexcept
+{
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+    static const bool yes = [] {
+        // The kernel switches away from "tsc" (for good) when it finds the
+        // counter unstable; a process that started before keeps its choice,
+        // which is no worse than the clock the kernel gave up.
+        const int fd = ::open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return false;
+        char text[16] = {};
+        const ssize_t n = ::read(fd, text, sizeof text - 1);
+        ::close(fd);
+        return n >= 3 && std::strncmp(text, "tsc", 3) == 0 && (n == 3 || text[3] == '\n');
+    }();
+    return yes;
+#else
+    return false;
+#endif
 }
 
 namespace {
@@ -517,7 +528,7 @@ etw_status File::open(const std::string &path, OpenMode mode) noexcept
     close();
     if (!parent_directory_exists(path))
         return ETW_ERROR_PATH_NOT_FOUND;
-    int flags = O_RDWR | O_CREAT | O_CLOEXEC;
+    int flags = mode == OpenMode::ReadExisting ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC;
     if (mode == OpenMode::CreateTruncate)
         flags |= O_TRUNC;
     int fd = ::open(path.c_str(), flags, 0644);

@@ -145,14 +145,15 @@ std::int64_t qpc_now() noexcept
     return (c.QuadPart / f) * kQpcFrequency + (c.QuadPart % f) * kQpcFrequency / f;
 }
 
+// QueryPerformanceCounter stays clock type 1 here: it is Windows' own.
+bool cycle_counter_is_system_clock() noexcept { return false; }
+
 std::int64_t filetime_now() noexcept
 {
     FILETIME ft;
     GetSystemTimePreciseAsFileTime(&ft);
     return filetime_to_int(ft);
 }
-
-std::int64_t coarse_now() noexcept { return std::int64_t(GetTickCount64()) * 10'000; }
 
 std::int64_t boot_time_filetime() noexcept
 {
@@ -325,8 +326,11 @@ etw_status File::open(const std::string &path, OpenMode mode) noexcept
     }
     if (wpath.empty())
         return ETW_ERROR_BAD_PATHNAME;
-    const DWORD disposition = mode == OpenMode::CreateTruncate ? CREATE_ALWAYS : OPEN_ALWAYS;
-    HANDLE h = CreateFileW(wpath.c_str(), GENERIC_READ | GENERIC_WRITE,
+    const DWORD disposition = mode == OpenMode::CreateTruncate ? CREATE_ALWAYS
+                              : mode == OpenMode::ReadExisting ? OPEN_EXISTING
+                                                                : OPEN_ALWAYS;
+    const DWORD access = mode == OpenMode::ReadExisting ? GENERIC_READ : GENERIC_READ | GENERIC_WRITE;
+    HANDLE h = CreateFileW(wpath.c_str(), access,
                            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, disposition,
                            FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE)
