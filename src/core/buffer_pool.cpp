@@ -281,15 +281,18 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
                 // it, else it is sealed here (or it would never be written).
                 std::uint64_t unused = etl::kBufferHeaderSize;
                 if (desc(fresh).state.compare_exchange_strong(unused, kSealed | etl::kBufferHeaderSize,
-                                                              std::memory_order_acq_rel))
+                                                              std::memory_order_acq_rel)) {
                     push_free(fresh);
-                else
+                    notify_space(); // free again: so writers that found none learn (OwnedBuffers::starved)
+                } else {
                     seal(fresh);
+                }
             }
             if (idx != kNoBuffer)
                 seal(idx);
         } else {
             push_free(fresh);
+            notify_space();
         }
     }
 }
@@ -502,6 +505,7 @@ std::uint32_t BufferPool::set_max_buffers(std::uint32_t max) noexcept
     if (max > capacity_)
         max = capacity_; // min_buffers is read from the region
     cb.max_buffers.store(max, std::memory_order_relaxed);
+    notify_space(); // room to grow, maybe: writers that found no buffer try again
     return max;
 }
 

@@ -129,6 +129,9 @@ struct ControlBlock {
     // attached; writers then refuse events (ETW_ERROR_LOG_FILE_FULL).
     std::atomic<std::uint32_t> rt_refusing;
 
+    // space_word changes whenever a buffer may have become obtainable (one
+    // freed, or MaximumBuffers raised): writers that found none drop at once
+    // until it does (OwnedBuffers::starved).
     // Lossless writers wait on space_word for a free buffer (or the end of
     // refusal); release() bumps it and wakes only when space_waiters != 0.
     alignas(64) std::atomic<std::uint32_t> space_word;

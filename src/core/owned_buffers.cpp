@@ -248,6 +248,27 @@ bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t cpu, std::uint32_t
     return renew(c, now, cpu, size);
 }
 
+bool OwnedBuffers::drop_if_starved_remote(ControlBlock &cb) noexcept
+{
+    OwnedCursor *c = t_last_;
+    if (c == nullptr || c->session != id_ || !c->starved)
+        return false;
+    // The bracket as reserve_remote's: a stop either sees this write inside
+    // and waits, or this load sees its bump and the `closing` before it.
+    ThreadSlot &ts = *c->ts;
+    ts.inside.store(c->inside + 1, std::memory_order_relaxed);
+    if (fence_)
+        full_fence(ts.inside);
+    else
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    (void)ts.request.load(std::memory_order_acquire);
+    const bool drop = cb.closing.load(std::memory_order_relaxed) == 0 && starved(cb);
+    if (drop)
+        cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+    ts.inside.store(c->inside, std::memory_order_release);
+    return drop;
+}
+
 void OwnedBuffers::renew_all(ControlBlock &cb) noexcept
 {
     for (ThreadSlot &ts : cb.threads)

@@ -56,6 +56,10 @@ struct OwnedCursor {
     std::uint32_t slot = 0;      // kNoSlot: none was free (the CAS protocol, for good)
     std::uint32_t index = kNoBuffer;
     std::uint32_t stream = 0;    // the buffer's processor stream
+    // Set when a write of this thread found no buffer anywhere and was
+    // dropped: the pool's space word read before it looked (see starved()).
+    bool starved = false;
+    std::uint32_t starved_space = 0;
 
     // Room for size more bytes (integers: pos and end are null without a buffer).
     bool room(std::uint32_t size) const noexcept
@@ -145,6 +149,38 @@ public:
         c->inside += 2;
         c->ts->inside.store(c->inside, std::memory_order_release);
     }
+
+    // A session out of buffers (no free one, none to grow, the stream's full)
+    // drops each event; looking again costs the shared read-modify-writes of
+    // the CAS protocol. A write dropped for that marks the calling thread's
+    // cursor (mark_starved, with cb.space_word as read before the write
+    // looked); until the word changes (BufferPool::notify_space: a buffer
+    // freed, MaximumBuffers raised), starved() is true and the thread's
+    // writes are dropped at once: the outcome they would have had.
+    void mark_starved(std::uint32_t space) noexcept
+    {
+        OwnedCursor *c = t_last_;
+        if (c != nullptr && c->session == id_) {
+            c->starved = true;
+            c->starved_space = space;
+        }
+    }
+    bool starved(const ControlBlock &cb) noexcept
+    {
+        OwnedCursor *c = t_last_;
+        if (c == nullptr || c->session != id_ || !c->starved)
+            return false;
+        if (cb.space_word.load(std::memory_order_acquire) == c->starved_space)
+            return true;
+        c->starved = false;
+        return false;
+    }
+
+    // A writer of another process (remote()): starved(), checked inside the
+    // slot's bracket with the loss counted there (the stop waits for the
+    // bracket, so its EventsLost is final). True: dropped and counted.
+    // False when the session is stopping (the CAS protocol refuses).
+    bool drop_if_starved_remote(ControlBlock &cb) noexcept;
 
     // Logger thread: hands on every owned buffer holding events. Idle and
     // exited owners' buffers are taken here; an owner inside a write (still

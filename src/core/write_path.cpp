@@ -174,11 +174,15 @@ template <bool Bracketed>
         }
     }
     BufferPool::Reservation res;
+    // (Read before looking: a buffer freed after it changes the word.)
+    const std::uint32_t space = cb.space_word.load(std::memory_order_acquire);
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
         if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
             (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
                                                    options_.lossless_timeout_ms))) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            if (st == ETW_ERROR_NOT_ENOUGH_MEMORY && !options_.lossless && !is_buffering())
+                owned_.mark_starved(space); // later writes drop at once until a buffer is freed
             return st;
         }
     }
@@ -246,12 +250,22 @@ template <bool Bracketed>
 
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 {
-    if (writer_slot_ == nullptr) [[likely]]
+    ControlBlock &cb = pool_.control();
+    if (writer_slot_ == nullptr) [[likely]] {
+        // Out of buffers since this thread's last write found none: dropped
+        // (inside the caller's grace section, which the stop waits for).
+        if (owned_.starved(cb) && cb.rt_refusing.load(std::memory_order_relaxed) == 0) [[unlikely]] {
+            cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+            return ETW_ERROR_NOT_ENOUGH_MEMORY;
+        }
         return write_here(ev, cpu);
+    }
     // A session of another process. An owned buffer's write is bracketed by
     // its slot's inside word; the CAS protocol's by the process's writer
     // count. The stop waits for both.
-    if (owned_.enabled() && pool_.control().rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+    if (owned_.enabled() && cb.rt_refusing.load(std::memory_order_relaxed) == 0) [[likely]] {
+        if (owned_.drop_if_starved_remote(cb)) [[unlikely]]
+            return ETW_ERROR_NOT_ENOUGH_MEMORY;
         const std::uint32_t aligned = std::uint32_t(etl::align8(ev.size));
         if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned)) [[likely]] {
             fill_record<false>(c->pos, ev, aligned);
@@ -260,7 +274,7 @@ etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
         }
     }
     // (A stopping session refuses here: the owned path left it to this check.)
-    if (!writer_enter(pool_.control(), *writer_slot_))
+    if (!writer_enter(cb, *writer_slot_))
         return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
     const etw_status st = write_here(ev, cpu);
     writer_leave(*writer_slot_);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -585,6 +586,69 @@ TEST(Pool, DropsPastTheMaximumAndCountsEventsLostExactly)
     EXPECT_EQ(f.buffers_written, r.BuffersWritten + 1);
     EXPECT_EQ(r.NumberOfBuffers, 2u);
     EXPECT_EQ(r.FreeBuffers, 2u);
+}
+
+// A thread whose write found no buffer drops its next writes at once
+// (OwnedBuffers::starved) only until a buffer may be had again.
+namespace {
+struct Starved {
+    const etw_guid pg = make_guid(0x5880);
+    Props props{unique_name("starved"), temp_file("starved")};
+    SessionHandle s;
+    std::unique_ptr<Provider> prov;
+    std::uint32_t dropped = 0;
+    // A two-buffer session with its logger stalled, written until 10 writes were dropped.
+    void start_and_starve()
+    {
+        etw_properties_set_buffer_size(props, 4);
+        etw_properties_set_log_file_mode(props, ETW_NO_PER_PROCESSOR_BUFFERING);
+        etw_properties_set_maximum_buffers(props, 2);
+        ASSERT_EQ(start(s, props), ETW_OK);
+        s.s->session->hold_logger(true);
+        prov = std::make_unique<Provider>(pg);
+        etw_session_enable_provider(s, &pg, 1, 0, 0, 0);
+        for (int i = 0; i < 1000 && dropped < 10; ++i)
+            if (write() == ETW_ERROR_NOT_ENOUGH_MEMORY)
+                ++dropped;
+        ASSERT_EQ(dropped, 10u);
+    }
+    etw_status write()
+    {
+        Event e(pg, 200);
+        return etw_provider_trace_event(*prov, e.h());
+    }
+    std::uint32_t events_lost()
+    {
+        Props q("q");
+        EXPECT_EQ(etw_session_query(s, q), ETW_OK);
+        return q.rec().EventsLost;
+    }
+};
+} // namespace
+
+TEST(Pool, AWriterOutOfBuffersWritesAgainOnceTheLoggerFreesOne)
+{
+    Starved t;
+    ASSERT_NO_FATAL_FAILURE(t.start_and_starve());
+    EXPECT_EQ(t.write(), ETW_ERROR_NOT_ENOUGH_MEMORY);
+    EXPECT_EQ(t.events_lost(), 11u);
+    t.s.s->session->hold_logger(false);
+    ASSERT_EQ(etw_session_flush(t.s, nullptr), ETW_OK); // written, and freed
+    EXPECT_EQ(t.write(), ETW_OK);
+    EXPECT_EQ(t.events_lost(), 11u);
+}
+
+TEST(Pool, RaisingMaximumBuffersEndsTheDropsAtOnce)
+{
+    Starved t;
+    ASSERT_NO_FATAL_FAILURE(t.start_and_starve());
+    // The logger still stalled: no buffer is freed, but the pool may grow.
+    Props more("more");
+    etw_properties_set_maximum_buffers(more, 8);
+    ASSERT_EQ(etw_session_update(t.s, more), ETW_OK);
+    EXPECT_EQ(t.write(), ETW_OK);
+    EXPECT_EQ(t.events_lost(), 10u);
+    t.s.s->session->hold_logger(false);
 }
 
 TEST(Pool, GrowsFromMinimumToMaximum)
