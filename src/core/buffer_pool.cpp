@@ -41,13 +41,14 @@ Layout layout_of(std::uint32_t streams, std::uint32_t capacity)
     l.data_offset = round_up(l.descs_offset + sizeof(BufferDesc) * capacity, kPage);
     return l;
 }
-constexpr std::uint32_t kLayoutVersion = 8; // 4: owned buffers (kOwned); 5: their thread slots in the region;
+constexpr std::uint32_t kLayoutVersion = 9; // 4: owned buffers (kOwned); 5: their thread slots in the region;
                                             // 6: remote_barrier, a cache line per BufferDesc; 7: owners
                                             // learn of `closing` and the real-time refusal through `request`;
-                                            // 8: cycle_hz (clock 1 from the cycle counter)
+                                            // 8: cycle_hz (clock 1 from the cycle counter); 9: free buffers
+                                            // are cleared on their way to the CAS protocol (BufferDesc::dirty)
 // A host of another build would make regions this library misreads: the
 // request protocol names the layout too (a stale host then says so).
-static_assert(kLayoutVersion == 8 && frames::kProtocol == 6, "a new region layout needs a new frames::kProtocol");
+static_assert(kLayoutVersion == 9 && frames::kProtocol == 7, "a new region layout needs a new frames::kProtocol");
 } // namespace
 
 void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset, std::uint64_t data_offset) noexcept
@@ -205,9 +206,11 @@ void BufferPool::hand_off(std::uint32_t idx) noexcept
     // this load sees logger_waiting set and wakes it (seq_cst order). A
     // buffering session's logger is woken only at its low-water mark.
     cb.wake_word.fetch_add(1, std::memory_order_seq_cst);
-    if (cb.logger_waiting.load(std::memory_order_seq_cst) != 0 &&
-        (wake_at_ == 0 || cb.free_count.load(std::memory_order_relaxed) <= wake_at_))
-        platform::wake_all(&cb.wake_word);
+    if (cb.logger_waiting.load(std::memory_order_seq_cst) != 0) {
+        const std::uint32_t wake_at = cb.wake_at.load(std::memory_order_relaxed);
+        if (wake_at == 0 || cb.free_count.load(std::memory_order_relaxed) <= wake_at)
+            platform::wake_all(&cb.wake_word);
+    }
 }
 
 void BufferPool::seal(std::uint32_t idx) noexcept
@@ -256,6 +259,13 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
         const std::uint64_t free_state = fresh != kNoBuffer ? desc(fresh).state.load(std::memory_order_acquire) : 0;
         if (fresh != kNoBuffer && !is_free_state(free_state))
             return ETW_ERROR_NOT_ENOUGH_MEMORY;
+        if (fresh != kNoBuffer && is_shared() && desc(fresh).dirty.load(std::memory_order_acquire) != 0) {
+            // Last used by an owner (release left it as it was): records
+            // start on zero here (cleared while still ours alone: nobody
+            // reserves in it before the install).
+            std::memset(buffer(fresh) + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
+            desc(fresh).dirty.store(0, std::memory_order_release);
+        }
         if (fresh == kNoBuffer) {
             // Out of buffers: let the full one be written, drop this event.
             if (idx != kNoBuffer) {
@@ -304,6 +314,7 @@ std::uint32_t BufferPool::acquire_owned(std::uint32_t stream, std::uint32_t slot
         return kNoBuffer;
     desc(idx).stream.store(stream, std::memory_order_relaxed);
     desc(idx).slot.store(slot, std::memory_order_relaxed);
+    desc(idx).dirty.store(1, std::memory_order_relaxed); // (published by the CAS below)
     // From the free state only (see reserve_slow): a buffer a scribbled
     // free list handed out while in use stays its users'.
     std::uint64_t v = desc(idx).state.load(std::memory_order_acquire);
@@ -463,14 +474,23 @@ void BufferPool::release(std::uint32_t idx) noexcept
 {
     if (is_shared()) {
         // Writers of other processes may die mid-record: a record's first
-        // word is published last, so a buffer must start zeroed for an
-        // unfinished record to show (format/buffer_repair.hpp). Its state
+        // word is published last, so a CAS-protocol buffer must start zeroed
+        // for an unfinished record to show (format/buffer_repair.hpp). A
+        // buffer the CAS protocol used is cleared here; one an owner used is
+        // not (its state word said what was committed): it is cleared only
+        // if the CAS protocol installs it next (BufferDesc::dirty). Its state
         // says "no events" first and its header is cleared last, so whoever
         // recovers a dead host's region (core/orphan_recovery) never takes a
         // free buffer for one holding events, nor a written one for unwritten.
+        const std::uint64_t was = desc(idx).state.load(std::memory_order_acquire);
         desc(idx).state.store(kSealed | etl::kBufferHeaderSize, std::memory_order_release);
         std::uint8_t *b = buffer(idx);
-        std::memset(b + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
+        if (was & kOwned) {
+            desc(idx).dirty.store(1, std::memory_order_relaxed);
+        } else {
+            std::memset(b + etl::kBufferHeaderSize, 0, buffer_size_ - etl::kBufferHeaderSize);
+            desc(idx).dirty.store(0, std::memory_order_relaxed);
+        }
         std::atomic_signal_fence(std::memory_order_seq_cst);
         std::memset(b, 0, etl::kBufferHeaderSize);
         // The clearing is released with the state (for the next user's acquire).

@@ -93,6 +93,13 @@ struct alignas(64) BufferDesc {
     // checks the slot is its own (a scribbled slot must not hand on another
     // owner's buffer, which that owner would hand on again).
     std::atomic<std::uint32_t> slot;
+    // A shared region's free buffer whose body still holds an owned use's
+    // bytes: a CAS-protocol writer clears it before installing it (records
+    // there must start on zero, format/buffer_repair.hpp). Owned buffers need
+    // no clearing (their state word says what was committed), so the logger
+    // frees them without touching their bodies; a CAS-used buffer it clears
+    // as it frees it (BufferPool::release).
+    std::atomic<std::uint32_t> dirty;
 };
 
 struct ControlBlock {
@@ -120,6 +127,7 @@ struct ControlBlock {
     alignas(64) std::atomic<std::uint64_t> flush_head; // index | tag << 32
     std::atomic<std::uint32_t> wake_word;              // futex word of the logger
     std::atomic<std::uint32_t> logger_waiting;         // 1 while the logger may sleep on wake_word
+    std::atomic<std::uint32_t> wake_at;                // see BufferPool::set_wake_at
 
     alignas(64) std::atomic<std::uint32_t> events_lost;
     std::atomic<std::uint32_t> buffers_written;
@@ -330,10 +338,11 @@ public:
     // A hand-off wakes a sleeping logger only while at most n buffers are
     // free (0, the default: always). Owned writers hand on before they take
     // the next buffer, so once writes stop at least n are free (less one per
-    // other writer switching meanwhile) or the logger was woken. This
-    // process's writers only (a buffering session's logger recycles ahead of
-    // them: Session::plan_ring).
-    void set_wake_at(std::uint32_t n) noexcept { wake_at_ = n; }
+    // other writer switching meanwhile) or the logger was woken. In the
+    // region: writers of other processes wake it alike (a wake per buffer
+    // would have the logger preempt a writer per buffer; a buffering
+    // session's logger recycles ahead of them all: Session::plan_ring).
+    void set_wake_at(std::uint32_t n) noexcept { control().wake_at.store(n, std::memory_order_relaxed); }
 
 private:
     friend struct BufferPoolTestAccess; // tests/engine/buffer_pool_test.cpp: a writer dying between two steps
@@ -353,7 +362,6 @@ private:
     std::uint32_t streams_ = 0;
     std::uint32_t capacity_ = 0;
     std::uint64_t data_offset_ = 0;
-    std::uint32_t wake_at_ = 0; // see set_wake_at
 };
 
 } // namespace openetw::core

@@ -24,7 +24,7 @@ inline constexpr std::uint32_t kMessageMax = 1024;
 // this whenever a request or answer body changes, and with the layout of
 // the session regions the host makes and its clients map
 // (kLayoutVersion in buffer_pool.cpp, which checks the pair).
-inline constexpr std::uint32_t kProtocol = 6;
+inline constexpr std::uint32_t kProtocol = 7;
 
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
