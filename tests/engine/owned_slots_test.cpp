@@ -69,6 +69,47 @@ TEST(OwnedSlots, TheSlotsOfAWriterProcessThatDiedAreFreedWithItsBuffers)
     EXPECT_EQ(BufferPool::offset_of(v), etl::kBufferHeaderSize + 3 * kRecord);
 }
 
+// The logger frees an owned buffer without clearing its body (its state
+// word said what was committed); the CAS protocol, whose unfinished records
+// must show as zero (format/buffer_repair.hpp), clears it as it installs it.
+TEST(OwnedSlots, ABufferAnOwnerUsedStartsZeroedWhenTheCasProtocolTakesIt)
+{
+    SharedPool s;
+    OwnedBuffers host;
+    host.enable(&s.pool, false);
+    ASSERT_TRUE(write_owned(host)); // 0x5A bytes after the header
+    host.seal_all(true);
+    std::uint32_t out[kBuffers];
+    ASSERT_EQ(s.pool.take_flushed(out, kBuffers), 1u);
+    const std::uint32_t used = out[0];
+    const std::uint8_t *body = s.pool.buffer(used) + etl::kBufferHeaderSize;
+    s.pool.release(used);
+    EXPECT_EQ(body[0], 0x5A) << "the logger cleared an owned buffer's body";
+    BufferPool::Reservation res;
+    ASSERT_EQ(s.pool.reserve(0, kRecord, &res), ETW_OK);
+    ASSERT_EQ(res.index, used) << "the free list hands out the buffer freed last";
+    for (std::uint32_t i = 0; i < s.pool.buffer_size() - etl::kBufferHeaderSize; ++i)
+        ASSERT_EQ(body[i], 0) << "byte " << i << " of the body";
+}
+
+// A buffer the CAS protocol used is cleared as the logger frees it (the
+// next CAS writer installs it as it is).
+TEST(OwnedSlots, ABufferTheCasProtocolUsedIsClearedWhenItIsFreed)
+{
+    SharedPool s;
+    BufferPool::Reservation res;
+    ASSERT_EQ(s.pool.reserve(0, kRecord, &res), ETW_OK);
+    std::memset(s.pool.buffer(res.index) + res.offset, 0x5A, kRecord);
+    s.pool.commit(res);
+    ASSERT_TRUE(s.pool.seal_stream(0));
+    std::uint32_t out[kBuffers];
+    ASSERT_EQ(s.pool.take_flushed(out, kBuffers), 1u);
+    s.pool.release(out[0]);
+    const std::uint8_t *body = s.pool.buffer(out[0]) + etl::kBufferHeaderSize;
+    for (std::uint32_t i = 0; i < s.pool.buffer_size() - etl::kBufferHeaderSize; ++i)
+        ASSERT_EQ(body[i], 0) << "byte " << i << " of the body";
+}
+
 TEST(OwnedSlots, AScribbledSlotNamingAnotherOwnersBufferHandsNothingOn)
 {
     SharedPool s;
