@@ -107,7 +107,6 @@ std::uint64_t Session::cycle_hz_for(std::uint32_t clock) noexcept
 
 void Session::use_cycle_counter(std::uint64_t hz) noexcept
 {
-    cycle_hz_ = hz;
     // TimerResolution (15.625 ms) in ticks; at least one, so that 0 keeps
     // meaning "not the cycle counter".
     cycle_tick_ = hz == 0 ? 0 : std::max<std::uint64_t>(hz / 64, 1);

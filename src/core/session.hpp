@@ -260,8 +260,9 @@ private:
     // (clock 3; clock 1 where it is the system clock, unless
     // OPENETW_QPC_CLOCK=monotonic), else 0.
     static std::uint64_t cycle_hz_for(std::uint32_t clock) noexcept;
-    // Sets cycle_hz_ and cycle_tick_ (and the region's word, for the
-    // writers of other processes and for recovery).
+    // Stamps this session's events with the cycle counter running at hz
+    // (0: the 100 ns clocks): sets cycle_tick_. The creator also puts hz in
+    // the region (ControlBlock::cycle_hz) for writers of other processes.
     void use_cycle_counter(std::uint64_t hz) noexcept;
     void logger_main();
     // Takes the handed-off buffers: to the file, the real-time queue or
@@ -313,9 +314,8 @@ private:
     std::uint32_t mode_ = 0;
     std::uint32_t clock_type_ = 1;
     // Non-zero when events are stamped with the cycle counter (ControlBlock::
-    // cycle_hz): its rate, and the thread-times sampling interval in its
-    // ticks (TimerResolution). 0: 100 ns clocks (qpc_now, filetime_now).
-    std::uint64_t cycle_hz_ = 0;
+    // cycle_hz): the thread-times sampling interval in its ticks
+    // (TimerResolution). 0: 100 ns clocks (qpc_now, filetime_now).
     std::uint64_t cycle_tick_ = 0;
     std::uint32_t buffer_kb_ = 0;
     std::uint32_t min_buffers_ = 0;

@@ -75,8 +75,7 @@ bool has_cycle_counter() noexcept;
 // HOT. The CPU cycle counter (0 when !has_cycle_counter()). Inline: it is
 // the timestamp of every event of a session whose clock it is. Not ordered
 // with the instructions around it (no fence): an event's timestamp may be
-// read a few cycles early, never out of order with the caller's other reads
-// of it.
+// read a few cycles early.
 inline std::uint64_t cycle_counter() noexcept
 {
 #if defined(__x86_64__) || defined(__i386__)
