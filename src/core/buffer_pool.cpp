@@ -383,10 +383,24 @@ bool BufferPool::is_current(std::uint32_t idx) const noexcept
 
 void BufferPool::seal_detached() noexcept
 {
+    const std::uint32_t self = platform::process_id();
     const std::uint32_t n = allocated();
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (!(desc(i).state.load(std::memory_order_acquire) & (kSealed | kOwned)) && !is_current(i))
-            seal(i); // (an open owned buffer is its owner's: the session seals it)
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint64_t v = desc(i).state.load(std::memory_order_acquire);
+        if ((v & kSealed) || is_current(i))
+            continue;
+        if (!(v & kOwned)) {
+            seal(i);
+            continue;
+        }
+        // An open owned buffer is its owner's to seal (OwnedBuffers::renew
+        // empties the thread slot, then seals), unless the owner's process
+        // died in between: its committed events are handed on here. (One
+        // opened and never written is freed instead: unopened_of_dead.)
+        const std::uint32_t owner = desc(i).owner.load(std::memory_order_relaxed);
+        if (events_of(v) != 0 && owner != 0 && owner != self && platform::process_start_time(owner) == 0)
+            seal(i);
+    }
 }
 
 std::vector<BufferPool::Stuck> BufferPool::sealed_idle() const

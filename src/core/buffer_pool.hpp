@@ -278,9 +278,11 @@ public:
         std::uint64_t state;
     };
     std::vector<Stuck> stuck_buffers() const;
-    // Seals every open buffer that is no stream's current one: a writer
-    // replaced it in its slot and died before sealing it (a live writer about
-    // to seal it finds it sealed: one hand-off either way).
+    // Seals every open buffer that is no stream's or thread slot's current
+    // one: a writer replaced it in its slot and died before sealing it (a
+    // live writer about to seal it finds it sealed: one hand-off either way).
+    // An owned buffer holding events is sealed only if its owner's process
+    // is gone (a live owner seals its own).
     void seal_detached() noexcept;
     // Sealed buffers holding events whose writers are all done: they are in
     // the flush queue, held by the logger, or their hand-off died with its

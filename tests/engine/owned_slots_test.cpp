@@ -40,6 +40,28 @@ bool write_owned(OwnedBuffers &o)
     return true;
 }
 
+// The buffer the one claimed thread slot names (kNoBuffer: none claimed).
+std::uint32_t owned_buffer(SharedPool &s)
+{
+    for (const ThreadSlot &ts : s.pool.control().threads)
+        if (ts.pid.load() != 0)
+            return ts.current.load();
+    return kNoBuffer;
+}
+
+// A shared pool whose hosting process owns a buffer holding one record.
+struct HostOwning {
+    SharedPool s;
+    OwnedBuffers host;
+    std::uint32_t owned = kNoBuffer;
+    HostOwning()
+    {
+        host.enable(&s.pool, false);
+        if (write_owned(host))
+            owned = owned_buffer(s);
+    }
+};
+
 } // namespace
 
 TEST(OwnedSlots, TheSlotsOfAWriterProcessThatDiedAreFreedWithItsBuffers)
@@ -147,14 +169,9 @@ TEST(OwnedSlots, AScribbledSlotNamingAnotherOwnersBufferHandsNothingOn)
 
 TEST(OwnedSlots, AnOwnedBufferInAScribbledStreamSlotIsNotSealedByOtherWriters)
 {
-    SharedPool s;
-    OwnedBuffers host;
-    host.enable(&s.pool, false);
-    ASSERT_TRUE(write_owned(host));
-    std::uint32_t owned = kNoBuffer;
-    for (const ThreadSlot &ts : s.pool.control().threads)
-        if (ts.pid.load() != 0)
-            owned = ts.current.load();
+    HostOwning h;
+    SharedPool &s = h.s;
+    const std::uint32_t owned = h.owned;
     ASSERT_LT(owned, s.pool.capacity());
     s.pool.slot(0).current.store(owned); // scribbled
     EXPECT_FALSE(s.pool.seal_stream(0));
@@ -176,10 +193,7 @@ TEST(OwnedSlots, AScribbledFreeListNeverHandsABufferInUseToAnotherWriter)
     BufferPool::Reservation r{};
     ASSERT_EQ(s.pool.reserve(0, kRecord, &r), ETW_OK);
     s.pool.commit(r);
-    std::uint32_t owned = kNoBuffer;
-    for (const ThreadSlot &ts : s.pool.control().threads)
-        if (ts.pid.load() != 0)
-            owned = ts.current.load();
+    const std::uint32_t owned = owned_buffer(s);
     ASSERT_LT(owned, s.pool.capacity());
     const std::uint64_t owned_state = s.pool.desc(owned).state.load();
     const std::uint64_t shared_state = s.pool.desc(r.index).state.load();
@@ -194,6 +208,50 @@ TEST(OwnedSlots, AScribbledFreeListNeverHandsABufferInUseToAnotherWriter)
     }
     EXPECT_EQ(s.pool.desc(owned).state.load(), owned_state);
     EXPECT_EQ(s.pool.desc(r.index).state.load(), shared_state);
+}
+
+// An owner changing buffers empties its slot, then seals the old buffer
+// (OwnedBuffers::renew). One killed in between leaves a buffer with
+// committed events that no slot names: the dead-writer check hands it on
+// (BufferPool::seal_detached), or events whose writes returned ETW_OK are
+// in neither the file nor EventsLost. A live owner between the two steps
+// seals its buffer itself: the check leaves that one alone.
+TEST(OwnedSlots, AnOwnedBufferItsOwnerLetGoOfIsHandedOnByTheCheckOnlyIfTheOwnerDied)
+{
+    HostOwning h;
+    SharedPool &s = h.s;
+    const std::uint32_t live = h.owned;
+    ASSERT_LT(live, s.pool.capacity());
+    for (ThreadSlot &ts : s.pool.control().threads)
+        ts.current.store(kNoBuffer); // renew's first step (this process: live)
+    s.pool.seal_detached();
+    EXPECT_EQ(s.flushed(), 0u);
+    EXPECT_FALSE(s.pool.desc(live).state.load() & BufferPool::kSealed);
+    s.writer_that_dies_after([](BufferPool &mine) {
+        auto *o = new OwnedBuffers; // never destroyed: the process dies owning its slot
+        o->enable(&mine, true);
+        for (int i = 0; i < 2; ++i)
+            if (!write_owned(*o))
+                return false;
+        for (ThreadSlot &ts : mine.control().threads)
+            if (ts.pid.load() == std::uint32_t(getpid()))
+                ts.current.store(kNoBuffer); // renew's first step, and no second
+        return true;
+    });
+    ASSERT_FALSE(::testing::Test::HasFailure());
+    std::uint32_t dead = kNoBuffer;
+    for (std::uint32_t i = 0; i < s.pool.capacity(); ++i)
+        if (i != live && BufferPool::events_of(s.pool.desc(i).state.load()) != 0)
+            dead = i;
+    ASSERT_LT(dead, s.pool.capacity());
+    EXPECT_EQ(h.host.reap_exited(true), 1u); // the dead owner's slot is freed; it named no buffer
+    EXPECT_EQ(s.flushed(), 0u);
+    s.pool.seal_detached();
+    std::uint32_t out[kBuffers];
+    ASSERT_EQ(s.pool.take_flushed(out, kBuffers), 1u) << "the dead owner's committed events were left behind";
+    EXPECT_EQ(out[0], dead);
+    EXPECT_EQ(BufferPool::events_of(s.pool.desc(dead).state.load()), 2u);
+    EXPECT_FALSE(s.pool.desc(live).state.load() & BufferPool::kSealed);
 }
 
 TEST(OwnedSlots, AnOwnedBufferOpenedByAWriterThatDiedBeforeItsSlotNamedItIsFreedAgain)

@@ -148,6 +148,16 @@ struct Soak {
         ++done;
         return true;
     }
+    // As next(), but past the time budget (never past max_rounds) until
+    // `seen`: what a soak is to show happened at least once.
+    bool next(bool seen)
+    {
+        if (done < max_rounds && done >= min_rounds && Clock::now() - t0 >= budget && !seen) {
+            ++done;
+            return true;
+        }
+        return next();
+    }
     double seconds() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
     // "100 host kills in 3.2 s", or "23 of 100 host kills (time budget 60 s) in 61.0 s".
     std::string ran(const std::string &what) const
@@ -1060,7 +1070,12 @@ TEST(CrossProcess, ProviderKilledAtRandomMomentsIsSkippedAndCounted)
     int uncertain_rounds = 0, lost_more_rounds = 0, written_more_rounds = 0;
     std::uint64_t total_file = 0;
     Soak soak{100, 20};
-    for (int round = 0; soak.next(); ++round) {
+    // About one kill in ten lands where the session accounts the killed
+    // writer's last event: inside a reservation of the CAS protocol, or
+    // between a commit and its status (an owner's unfinished record lies past
+    // its committed offset and is never counted). Rounds go on past the time
+    // budget until one did.
+    for (int round = 0; soak.next(uncertain_rounds > 0); ++round) {
         SCOPED_TRACE("round " + std::to_string(round));
         std::filesystem::remove(file);
         Child host;
