@@ -25,6 +25,17 @@ constexpr std::size_t kTlhEventsLost = kTlh + 0x30;
 std::size_t tlh_buffers_lost(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x10C : 0x114); }
 std::size_t tlh_reserved_flags(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0x108 : 0x110); }
 std::size_t tlh_perf_freq(std::uint32_t pointer_size) { return kTlh + (pointer_size == 4 ? 0xF8 : 0x100); }
+// The start of an .etl file: buffer 0's headers and a 64-bit TRACE_LOGFILE_HEADER's worth.
+constexpr std::size_t kHeadSize = kTlh + etl::kLogfileHeader64Size;
+enum class Head { Ok, Short, NotHeader };
+Head read_head(platform::File &f, std::uint8_t (&head)[kHeadSize])
+{
+    if (f.read_at(0, head, kHeadSize) != ETW_OK)
+        return Head::Short;
+    if (rd16(head + etl::buf::BufferType) != etl::kTypeHeader || head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+        return Head::NotHeader;
+    return Head::Ok;
+}
 std::u16string utf16_from_latin1(const std::string &s)
 {
     std::u16string u;
@@ -109,9 +120,8 @@ std::int64_t LogFile::perf_freq_of(const std::string &path)
     platform::File f;
     if (f.open(path, platform::OpenMode::ReadExisting) != ETW_OK)
         return 0;
-    std::uint8_t head[etl::kBufferHeaderSize + etl::kSystemHeaderSize + etl::kLogfileHeader64Size];
-    if (f.read_at(0, head, sizeof head) != ETW_OK || rd16(head + etl::buf::BufferType) != etl::kTypeHeader ||
-        head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+    std::uint8_t head[kHeadSize];
+    if (read_head(f, head) != Head::Ok)
         return 0;
     const std::uint32_t psize = rd32(head + kTlh + 0x2C);
     return std::int64_t(rd64(head + tlh_perf_freq(psize)));
@@ -120,12 +130,14 @@ std::int64_t LogFile::perf_freq_of(const std::string &path)
 Status LogFile::load_for_append()
 {
     const std::string &p = current_path_;
-    std::uint8_t head[etl::kBufferHeaderSize + etl::kSystemHeaderSize + etl::kLogfileHeader64Size];
-    if (file_.read_at(0, head, sizeof head) != ETW_OK)
-        return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is not an .etl file (too short)");
-    const std::uint32_t bs = rd32(head + etl::buf::BufferSize);
-    if (rd16(head + etl::buf::BufferType) != etl::kTypeHeader || head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+    std::uint8_t head[kHeadSize];
+    switch (read_head(file_, head)) {
+    case Head::Short: return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is not an .etl file (too short)");
+    case Head::NotHeader:
         return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" does not start with an .etl header buffer");
+    case Head::Ok: break;
+    }
+    const std::uint32_t bs = rd32(head + etl::buf::BufferSize);
     if (bs != config_.buffer_size)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's BufferSize is " + std::to_string(bs / 1024) +
                                                       " KB but the session's is " + std::to_string(config_.buffer_size / 1024) +

@@ -3,6 +3,7 @@
 #include "core/buffer_pool.hpp"
 #include "core/owned_buffers.hpp"
 #include "core/remote_writers.hpp"
+#include "core/session_clock.hpp"
 #include "format/buffer_repair.hpp"
 #include "format/etl_layout.hpp"
 #include "format/etl_writer.hpp"
@@ -16,16 +17,6 @@ namespace openetw::core {
 
 namespace {
 constexpr std::int64_t kWriterWaitMs = 2000; // live writers of other processes finishing their event
-
-// The session's clock now, as its writers stamped (ControlBlock::cycle_hz).
-std::int64_t clock_now(std::uint32_t clock_type, bool cycles)
-{
-    if (clock_type == ETW_CLOCK_SYSTEM_TIME)
-        return platform::filetime_now();
-    if (cycles || clock_type == ETW_CLOCK_CPU_CYCLE)
-        return std::int64_t(platform::cycle_counter());
-    return platform::qpc_now();
-}
 } // namespace
 
 Status collect_region(const std::string &region_path, std::uint32_t clock_type, std::uint16_t logger_id,
@@ -76,7 +67,7 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
         etl::BufferHeaderFields h;
         h.buffer_size = bs;
         h.filled = r.filled;
-        h.timestamp = clock_now(clock_type, cb.cycle_hz != 0);
+        h.timestamp = session_clock_now(clock_type, cb.cycle_hz != 0); // as its writers stamped
         h.sequence = seq;
         h.processor_index = std::uint16_t(stream);
         h.logger_id = logger_id;

@@ -8,6 +8,7 @@
 #include "core/log_file.hpp"
 #include "core/owned_buffers.hpp"
 #include "core/properties.hpp"
+#include "core/session_clock.hpp"
 
 #include <openetw/constants.h>
 #include <openetw/records.h>
@@ -250,12 +251,7 @@ private:
     // Logger thread: the flush queue and the buffers the logger holds.
     std::vector<std::uint32_t> logger_held_buffers();
     // The session clock's raw timestamp.
-    std::int64_t now_raw() const noexcept
-    {
-        if (cycle_tick_ != 0)
-            return std::int64_t(platform::cycle_counter());
-        return clock_type_ == ETW_CLOCK_SYSTEM_TIME ? platform::filetime_now() : platform::qpc_now();
-    }
+    std::int64_t now_raw() const noexcept { return session_clock_now(clock_type_, cycle_tick_ != 0); }
     // Create: the cycle counter's rate when it stamps this session's events
     // (clock 3; clock 1 where it is the system clock, unless
     // OPENETW_QPC_CLOCK=monotonic), else 0.

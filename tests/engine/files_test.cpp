@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 using namespace enginetest;
@@ -219,6 +220,32 @@ TEST(Files, AppendToAMissingFileCreatesIt)
     RunResult r = run(file, ETW_FILE_MODE_APPEND, 0, 10, 10, ETW_CLOCK_SYSTEM_TIME);
     ASSERT_EQ(r.start_status, ETW_OK);
     EXPECT_EQ(etltest::decode(file).events.size(), 10u);
+}
+
+// A file that is not an .etl file is refused, and left as it was.
+TEST(Files, AppendToAFileThatIsNotAnEtlFileIsRefusedAndLeftAlone)
+{
+    const std::string file = temp_file("append-foreign");
+    const struct {
+        std::size_t size;
+        const char *said;
+    } cases[] = {{10, "too short"}, {8192, "does not start with an .etl header buffer"}};
+    for (const auto &c : cases) {
+        SCOPED_TRACE(c.said);
+        {
+            FILE *f = std::fopen(file.c_str(), "wb");
+            ASSERT_NE(f, nullptr);
+            const std::string bytes(c.size, 'x');
+            ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+            std::fclose(f);
+        }
+        for (std::uint32_t clock : {ETW_CLOCK_QPC, ETW_CLOCK_SYSTEM_TIME}) {
+            RunResult r = run(file, ETW_FILE_MODE_APPEND, 0, 1, 10, clock);
+            EXPECT_EQ(r.start_status, ETW_ERROR_INVALID_DATA);
+            EXPECT_NE(std::string(etw_last_error_message()).find(c.said), std::string::npos) << etw_last_error_message();
+            EXPECT_EQ(file_size(file), c.size);
+        }
+    }
 }
 
 TEST(Files, PreallocateReservesThenTrims)
