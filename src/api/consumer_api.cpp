@@ -4,7 +4,7 @@
 
 #include "api/guard.hpp"
 #include "consumer/consumer.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 
 #include <cstddef>
 #include <cstring>

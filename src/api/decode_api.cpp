@@ -3,14 +3,14 @@
 #include <openetw/decode.h>
 
 #include "api/guard.hpp"
-#include "consumer/decoder.hpp"
+#include "decode/decoder.hpp"
 
 #include <cstddef>
 
 using openetw::Fail;
 using openetw::Status;
 using openetw::api::guarded;
-using openetw::consumer::Decoder;
+using openetw::decode::Decoder;
 
 static Decoder *impl(etw_decoder *d) { return reinterpret_cast<Decoder *>(d); }
 

@@ -4,7 +4,7 @@
 
 #include <openetw/properties.h>
 
-#include "core/properties.hpp"
+#include "engine/properties.hpp"
 
 struct etw_properties {
     openetw::Properties impl;

@@ -3,12 +3,12 @@
 #include <openetw/provider.h>
 
 #include "api/guard.hpp"
-#include "core/engine.hpp"
+#include "host/hosting.hpp"
 
 #include <memory>
 
 struct etw_provider {
-    openetw::core::Provider *impl = nullptr;
+    openetw::engine::Provider *impl = nullptr;
     etw_provider_enable_callback callback = nullptr;
     void *user_data = nullptr;
     etw_user_data_free user_data_free = nullptr;
@@ -16,8 +16,8 @@ struct etw_provider {
 
 using openetw::Status;
 using openetw::api::guarded;
-using openetw::core::Engine;
-using openetw::core::EnableInfo;
+using openetw::engine::Engine;
+using openetw::engine::EnableInfo;
 
 namespace {
 
@@ -53,7 +53,7 @@ ETW_API etw_status etw_provider_register(etw_provider **out, const etw_guid *gui
         etw_provider *raw = p.get();
         // The handle is published before the callback can run.
         *out = p.release();
-        Status st = Engine::instance().register_provider(*guid, callback ? forward : nullptr, raw, &raw->impl);
+        Status st = openetw::host::process_engine().register_provider(*guid, callback ? forward : nullptr, raw, &raw->impl);
         if (!st) {
             *out = nullptr;
             delete raw;
@@ -67,7 +67,7 @@ ETW_API void etw_provider_unregister(etw_provider *provider)
     if (!provider)
         return;
     if (provider->impl)
-        Engine::instance().unregister_provider(provider->impl);
+        openetw::host::process_engine().unregister_provider(provider->impl);
     if (provider->user_data_free)
         provider->user_data_free(provider->user_data);
     delete provider;

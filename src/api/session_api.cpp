@@ -5,18 +5,17 @@
 #include "api/session_handle.hpp"
 #include "api/properties_handle.hpp"
 #include "base/utf.hpp"
-#include "core/engine.hpp"
-#include "core/host_channel.hpp"
-#include "platform/platform.hpp"
+#include "host/hosting.hpp"
+#include "host/session_ref.hpp"
 
 #include <memory>
-
 
 using openetw::Fail;
 using openetw::Status;
 using openetw::api::guarded;
 using openetw::api::props_of;
-using openetw::core::Engine;
+using openetw::engine::Engine;
+using openetw::engine::SessionOptions;
 
 extern "C" {
 
@@ -31,7 +30,7 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
         ETW_REQUIRE_ARG(out);
         *out = nullptr;
         ETW_REQUIRE_ARG(props);
-        openetw::core::SessionOptions o;
+        SessionOptions o;
         if (options) {
             if (options->struct_size < sizeof(etw_session_options))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
@@ -49,7 +48,7 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.realtime_backlog = options->realtime_backlog_buffers;
         }
         auto handle = std::make_unique<etw_session>();
-        if (Status st = openetw::core::start_session(*props_of(props), o, &handle->session, &handle->remote); !st)
+        if (Status st = openetw::host::start_session(*props_of(props), o, &handle->ref); !st)
             return st;
         *out = handle.release();
         return Status::ok();
@@ -63,15 +62,9 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
         ETW_REQUIRE_ARG(session);
         if (out->struct_size < sizeof(etw_session_options))
             return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_options)");
-        openetw::core::SessionOptions o;
-        if (session->remote) {
-            if (Status st = session->remote->options(&o); !st)
-                return st;
-        } else {
-            o = session->session->options();
-            o.lossless = session->session->is_lossless();
-            o.realtime_backlog = session->session->realtime_backlog_limit();
-        }
+        SessionOptions o;
+        if (Status st = session->ref->options(&o); !st)
+            return st;
         out->struct_size = sizeof(etw_session_options);
         out->flags = o.lossless ? ETW_SESSION_LOSSLESS : 0u;
         out->lossless_timeout_ms = o.lossless_timeout_ms;
@@ -87,11 +80,7 @@ ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *p
         ETW_REQUIRE_ARG(path);
         if (!*path)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "path is empty");
-        if (session->remote)
-            return session->remote->flush_to(path, props_of(props));
-        if (!session->session->is_buffering())
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
-        return Engine::instance().flush(session->session, props_of(props), path);
+        return session->ref->flush_to(path, props_of(props));
     });
 }
 
@@ -105,12 +94,8 @@ ETW_API etw_status etw_session_open(etw_session **out, const char *session_name)
         if (!name)
             return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
         auto handle = std::make_unique<etw_session>();
-        if (!Engine::instance().open(*name, &handle->session)) {
-            openetw::core::RegistryEntry e;
-            if (!Engine::instance().find_foreign(*name, &e))
-                return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session is named \"" + std::string(session_name) + "\"");
-            handle->remote = std::make_unique<openetw::core::RemoteSession>(*openetw::core::SystemRegistry::get(), e);
-        }
+        if (Status st = openetw::host::open_session(*name, &handle->ref); !st)
+            return st;
         *out = handle.release();
         return Status::ok();
     });
@@ -122,7 +107,7 @@ ETW_API uint64_t etw_session_handle(const etw_session *session)
 {
     if (!session)
         return 0;
-    return session->session ? session->session->handle() : session->remote->handle();
+    return session->ref->handle();
 }
 
 ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_session *session)
@@ -133,20 +118,12 @@ ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_ses
         if (out->struct_size < sizeof(etw_session_host_info))
             return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_host_info)");
         out->struct_size = sizeof(etw_session_host_info);
-        if (session->session) {
-            if (session->session->state.load() != openetw::core::Session::Running)
-                return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
-            out->process_id = openetw::platform::process_id();
-            out->state = ETW_SESSION_HOST_RUNNING;
-            out->is_local = 1;
-            return Status::ok();
-        }
-        bool orphaned = false;
-        if (!session->remote->refresh(&orphaned))
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
-        out->process_id = session->remote->host_pid();
-        out->state = orphaned ? ETW_SESSION_HOST_ORPHANED : ETW_SESSION_HOST_RUNNING;
-        out->is_local = 0;
+        openetw::host::HostInfo info;
+        if (Status st = session->ref->host_info(&info); !st)
+            return st;
+        out->process_id = info.process_id;
+        out->state = info.orphaned ? ETW_SESSION_HOST_ORPHANED : ETW_SESSION_HOST_RUNNING;
+        out->is_local = info.is_local ? 1 : 0;
         return Status::ok();
     });
 }
@@ -155,12 +132,7 @@ ETW_API etw_status etw_session_stop(etw_session *session, etw_properties *props)
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
-        if (session->remote) {
-            Status st = session->remote->stop(props_of(props));
-            Engine::instance().sync_providers(); // this process's providers let go before the call returns
-            return st;
-        }
-        return Engine::instance().stop(session->session, props_of(props));
+        return session->ref->stop(props_of(props));
     });
 }
 
@@ -169,9 +141,7 @@ ETW_API etw_status etw_session_query(etw_session *session, etw_properties *props
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(props);
-        if (session->remote)
-            return session->remote->query(*props_of(props));
-        return Engine::instance().query(session->session, *props_of(props));
+        return session->ref->query(*props_of(props));
     });
 }
 
@@ -180,9 +150,7 @@ ETW_API etw_status etw_session_update(etw_session *session, etw_properties *prop
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(props);
-        if (session->remote)
-            return session->remote->update(*props_of(props));
-        return Engine::instance().update(session->session, *props_of(props));
+        return session->ref->update(*props_of(props));
     });
 }
 
@@ -190,9 +158,7 @@ ETW_API etw_status etw_session_flush(etw_session *session, etw_properties *props
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
-        if (session->remote)
-            return session->remote->flush(props_of(props));
-        return Engine::instance().flush(session->session, props_of(props));
+        return session->ref->flush(props_of(props));
     });
 }
 
@@ -206,23 +172,12 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
         for (uint32_t i = 0; i < array_count; ++i)
             if (array[i] == nullptr)
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "array[" + std::to_string(i) + "] is NULL");
-        auto sessions = Engine::instance().running();
-        auto foreign = Engine::instance().foreign_sessions(); // other processes' (live or orphaned)
-        const std::size_t total = sessions.size() + foreign.size();
+        auto sessions = openetw::host::running_sessions();
+        const std::size_t total = sessions.size();
         *out_count = uint32_t(total);
         for (uint32_t i = 0; i < array_count && i < total; ++i) {
             props_of(array[i])->clear_outputs();
-            if (i < sessions.size()) {
-                sessions[i]->fill(*props_of(array[i]));
-            } else {
-                auto &reg = *openetw::core::SystemRegistry::get();
-                const auto &e = foreign[i - sessions.size()];
-                openetw::core::RemoteSession r(reg, e);
-                // Without the control right: what its host last published (the
-                // registry is everyone's); one that stops meanwhile keeps its name only.
-                if (!r.query(*props_of(array[i])) && !reg.published(e, *props_of(array[i])))
-                    props_of(array[i])->assign_session_name(e.name);
-            }
+            sessions[i]->describe(*props_of(array[i]));
         }
         if (total > array_count)
             return Fail(ETW_ERROR_MORE_DATA, std::to_string(total) + " sessions are running but array_count is " +
@@ -240,20 +195,8 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
         ETW_REQUIRE_ARG(provider_guid);
         if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
-        if (session->remote) {
-            openetw::core::EnableRecord rec{};
-            rec.guid = *provider_guid;
-            rec.level = level;
-            rec.match_any = match_any_keyword;
-            rec.match_all = match_all_keyword;
-            Status st = session->remote->enable(rec, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER);
-            if (st)
-                Engine::instance().sync_providers(); // this process's providers hear of it before the call returns
-            return st;
-        }
-        return Engine::instance().enable_provider(session->session, *provider_guid,
-                                                  control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
-                                                  match_any_keyword, match_all_keyword);
+        return session->ref->enable(*provider_guid, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
+                                    match_any_keyword, match_all_keyword);
     });
 }
 
@@ -263,17 +206,15 @@ ETW_API etw_status etw_session_grant(etw_session *session, uint32_t user_id, uin
         ETW_REQUIRE_ARG(session);
         if (rights & ~ETW_SESSION_RIGHT_ALL)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "rights has unknown bits (ETW_SESSION_RIGHT_* only)");
-        if (session->remote)
-            return session->remote->grant(user_id, rights);
-        return Engine::instance().grant(session->session, user_id, rights);
+        return session->ref->grant(user_id, rights);
     });
 }
 
 ETW_API etw_status etw_session_set_max_sessions(uint32_t max_sessions)
 {
-    return guarded([&]() -> Status { return Engine::instance().set_max_sessions(max_sessions); });
+    return guarded([&]() -> Status { return openetw::host::process_engine().set_max_sessions(max_sessions); });
 }
 
-ETW_API uint32_t etw_session_max_sessions(void) { return Engine::instance().max_sessions(); }
+ETW_API uint32_t etw_session_max_sessions(void) { return openetw::host::process_engine().max_sessions(); }
 
 } // extern "C"

@@ -2,8 +2,7 @@
 
 #include "base/utf.hpp"
 #include "consumer/file_source.hpp"
-#include "core/engine.hpp"
-#include "core/session_channel.hpp"
+#include "host/session_ref.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
 #include "format/etl_layout.hpp"
@@ -117,26 +116,17 @@ Status Consumer::open_session(Consumer **out, const char *session_name, const et
     auto name = utf8_to_utf16(session_name);
     if (!name)
         return Fail(ETW_ERROR_NO_UNICODE_TRANSLATION, "session_name is not valid UTF-8");
-    std::shared_ptr<core::Session> session;
+    std::unique_ptr<host::SessionRef> session;
+    if (Status st = host::open_session(*name, &session); !st)
+        return st;
+    std::unique_ptr<engine::LiveFeed> feed;
+    std::vector<std::uint8_t> header;
     std::unique_ptr<LiveSource> source;
-    if (core::Engine::instance().open(*name, &session)) {
-        if (Status st = LiveSource::open(session, session_name, 0, &consumer->hooks_, source); !st)
-            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
-    } else {
-        // Hosted by another process: its host relays the buffers.
-        core::RegistryEntry e;
-        if (!core::Engine::instance().find_foreign(*name, &e))
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, std::string("no running session is named \"") + session_name + "\"");
-        if (e.orphaned)
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, std::string("the session \"") + session_name +
-                                                              "\" is orphaned (its host process died): nothing feeds it");
-        std::unique_ptr<core::RemoteFeed> feed;
-        std::vector<std::uint8_t> header;
-        if (Status st = core::RemoteFeed::open(*core::SystemRegistry::get(), e, &feed, &header); !st)
-            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
-        if (Status st = LiveSource::open(std::move(feed), header, session_name, 0, &consumer->hooks_, source); !st)
-            return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
-    }
+    Status st = session->open_feed(&feed, &header);
+    if (st)
+        st = LiveSource::open(std::move(feed), header, session_name, 0, &consumer->hooks_, source);
+    if (!st)
+        return Fail(st.code, std::string("cannot consume \"") + session_name + "\" live: " + st.message);
     consumer->sources_.push_back(std::move(source));
     *out = consumer.release();
     return Status::ok();
@@ -169,7 +159,7 @@ Consumer::~Consumer()
         options_.user_data_free(options_.user_data);
 }
 
-Status Consumer::add_input(const std::string &name, std::unique_ptr<RandomAccessInput> input)
+Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input)
 {
     std::unique_ptr<FileSource> source;
     if (Status st = FileSource::open(std::move(input), name, file_count(), source); !st)
@@ -180,8 +170,8 @@ Status Consumer::add_input(const std::string &name, std::unique_ptr<RandomAccess
 
 Status Consumer::add_file(const std::string &path)
 {
-    std::unique_ptr<RandomAccessInput> input;
-    if (Status st = open_file_input(path, input); !st)
+    std::unique_ptr<platform::RandomAccessInput> input;
+    if (Status st = platform::open_file_input(path, input); !st)
         return st;
     return add_input(path, std::move(input));
 }

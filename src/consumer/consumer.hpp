@@ -5,7 +5,7 @@
 #pragma once
 
 #include "consumer/buffer_source.hpp"
-#include "consumer/input.hpp"
+#include "platform/file_input.hpp"
 #include "consumer/live_source.hpp"
 #include "consumer/stream.hpp"
 
@@ -46,7 +46,7 @@ public:
 
     // Adds a file (or, for tests and fuzzing, any input) as the next file index.
     Status add_file(const std::string &path);
-    Status add_input(const std::string &name, std::unique_ptr<RandomAccessInput> input);
+    Status add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input);
     // Adds any source (a later real-time feed); its info().index must be file_count().
     void add_source(std::unique_ptr<BufferSource> source);
 

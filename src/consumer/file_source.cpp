@@ -2,7 +2,7 @@
 
 #include "consumer/messages.hpp"
 #include "format/etl_layout.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +14,7 @@ using format::Problem;
 using format::text_printf;
 namespace etl = openetw::etl;
 
-Status FileSource::open(std::unique_ptr<RandomAccessInput> input, const std::string &path, std::uint32_t index,
+Status FileSource::open(std::unique_ptr<platform::RandomAccessInput> input, const std::string &path, std::uint32_t index,
                         std::unique_ptr<FileSource> &out)
 {
     std::unique_ptr<FileSource> src(new FileSource(std::move(input)));

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "consumer/buffer_source.hpp"
-#include "consumer/input.hpp"
+#include "platform/file_input.hpp"
 
 #include <map>
 #include <memory>
@@ -19,7 +19,7 @@ namespace openetw::consumer {
 class FileSource final : public BufferSource {
 public:
     // Reads buffer 0 and the logfile header. Failures name the path and offset.
-    static Status open(std::unique_ptr<RandomAccessInput> input, const std::string &path, std::uint32_t index,
+    static Status open(std::unique_ptr<platform::RandomAccessInput> input, const std::string &path, std::uint32_t index,
                        std::unique_ptr<FileSource> &out);
 
     const SourceInfo &info() const override { return info_; }
@@ -31,7 +31,7 @@ public:
     Status read(const BufferLocation &loc, StoredBuffer &out) override;
 
 private:
-    explicit FileSource(std::unique_ptr<RandomAccessInput> input) : input_(std::move(input)) {}
+    explicit FileSource(std::unique_ptr<platform::RandomAccessInput> input) : input_(std::move(input)) {}
 
     // Locates the buffer at next_offset_ and advances past it.
     Status locate(BufferLocation &loc, format::Problem &problem, bool &have);
@@ -42,7 +42,7 @@ private:
     Status same_bytes(const BufferLocation &a, const BufferLocation &b, bool &same);
     void note_extra_buffers();
 
-    std::unique_ptr<RandomAccessInput> input_;
+    std::unique_ptr<platform::RandomAccessInput> input_;
     SourceInfo info_;
     std::uint64_t next_offset_ = 0;
     std::uint32_t next_index_ = 0;

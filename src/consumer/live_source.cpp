@@ -1,12 +1,12 @@
 #include "consumer/live_source.hpp"
 
 #include "consumer/file_source.hpp"
-#include "consumer/input.hpp"
+#include "platform/file_input.hpp"
 #include "format/etl_layout.hpp"
 
 namespace openetw::consumer {
 
-Status LiveSource::open(std::unique_ptr<core::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
+Status LiveSource::open(std::unique_ptr<engine::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
                         const std::string &name, std::uint32_t index, const LiveHooks *hooks,
                         std::unique_ptr<LiveSource> &out)
 {
@@ -14,7 +14,7 @@ Status LiveSource::open(std::unique_ptr<core::LiveFeed> feed, const std::vector<
     // The session's header buffer is what a file of it would start with:
     // read it with the file reader for the same facts (clock, start time...).
     std::unique_ptr<FileSource> header;
-    if (Status st = FileSource::open(memory_input(header_buffer), name, index, header); !st)
+    if (Status st = FileSource::open(platform::memory_input(header_buffer), name, index, header); !st)
         return Fail(ETW_ERROR_INVALID_DATA, "the session's header buffer does not read back: " + st.message);
     src->info_ = header->info();
     src->info_.path = name;
@@ -23,15 +23,6 @@ Status LiveSource::open(std::unique_ptr<core::LiveFeed> feed, const std::vector<
     src->reader_ = std::move(feed);
     out = std::move(src);
     return Status::ok();
-}
-
-Status LiveSource::open(const std::shared_ptr<core::Session> &session, const std::string &name, std::uint32_t index,
-                        const LiveHooks *hooks, std::unique_ptr<LiveSource> &out)
-{
-    std::unique_ptr<core::RealtimeReader> reader;
-    if (Status st = session->attach(&reader); !st)
-        return st;
-    return open(std::move(reader), session->header_buffer(), name, index, hooks, out);
 }
 
 bool LiveSource::report_loss(std::uint32_t events, std::uint32_t buffers, Status &stop)
@@ -48,14 +39,14 @@ bool LiveSource::report_loss(std::uint32_t events, std::uint32_t buffers, Status
 Status LiveSource::next(StoredBuffer &out, bool &have)
 {
     have = false;
-    core::LossReport loss;
+    engine::LossReport loss;
     const auto r = reader_->next(out.bytes, &loss);
     Status stop;
     if (!report_loss(loss.events_lost, loss.buffers_lost, stop))
         return stop;
-    if (r == core::LiveFeed::Next::Interrupted)
+    if (r == engine::LiveFeed::Next::Interrupted)
         return Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
-    if (r == core::LiveFeed::Next::End) {
+    if (r == engine::LiveFeed::Next::End) {
         if (const std::string why = reader_->ended_early(); !why.empty())
             end_problem_.set(ETW_ERROR_HANDLE_EOF, 0, why);
         return Status::ok();

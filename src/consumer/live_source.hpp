@@ -1,12 +1,12 @@
 // A live real-time session as a BufferSource: buffers arrive as the session's
-// logger flushes them (core::RealtimeReader), in arrival order. next() blocks
+// logger flushes them (engine::RealtimeReader), in arrival order. next() blocks
 // until a buffer comes, the session stops (the end) or interrupt() is called.
 // Before each buffer it reports, on the processing thread, the losses counted
 // since the previous report and the raw buffer (LiveHooks).
 #pragma once
 
 #include "consumer/buffer_source.hpp"
-#include "core/session.hpp"
+#include "engine/session.hpp"
 
 #include <functional>
 #include <memory>
@@ -21,13 +21,9 @@ struct LiveHooks {
 
 class LiveSource final : public BufferSource {
 public:
-    // Attaches to session (ETW_ERROR_INVALID_PARAMETER when not real-time,
-    // ETW_ERROR_WMI_INSTANCE_NOT_FOUND when stopped) as source index.
-    static Status open(const std::shared_ptr<core::Session> &session, const std::string &name, std::uint32_t index,
-                       const LiveHooks *hooks, std::unique_ptr<LiveSource> &out);
-    // Reads a feed (a session of another process): header_buffer is its
-    // session's logfile-header buffer.
-    static Status open(std::unique_ptr<core::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
+    // Reads a session's real-time feed as source index: header_buffer is
+    // its session's logfile-header buffer.
+    static Status open(std::unique_ptr<engine::LiveFeed> feed, const std::vector<std::uint8_t> &header_buffer,
                        const std::string &name, std::uint32_t index, const LiveHooks *hooks,
                        std::unique_ptr<LiveSource> &out);
 
@@ -42,7 +38,7 @@ private:
     LiveSource() = default;
     bool report_loss(std::uint32_t events, std::uint32_t buffers, Status &stop);
 
-    std::unique_ptr<core::LiveFeed> reader_;
+    std::unique_ptr<engine::LiveFeed> reader_;
     const LiveHooks *hooks_ = nullptr;
     SourceInfo info_;
     format::Problem end_problem_;

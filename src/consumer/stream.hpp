@@ -7,7 +7,7 @@
 
 #include "consumer/buffer_source.hpp"
 #include "consumer/image_budget.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 #include "format/timestamps.hpp"
 
 #include <cstdint>

@@ -96,7 +96,7 @@ inline void finish_record(std::uint8_t *out, std::uint32_t word0) noexcept
 // event as stored in a file (section 3.3: HeaderType 0x14, or 0x0A for
 // 32-bit data, MarkerFlags 0xC0) whose other bytes (Class at 4, Guid at 24)
 // are already at out. In three parts, for a writer that keeps the ids as
-// one word (core/owned_buffers.hpp): ThreadId/ProcessId; TimeStamp and the
+// one word (engine/owned_buffers.hpp): ThreadId/ProcessId; TimeStamp and the
 // times word at 40 (KernelTime/UserTime or ProcessorTime); word0 (Size,
 // HeaderType, MarkerFlags), for the caller to store last.
 inline void write_full_header_ids(std::uint8_t *out, std::uint32_t thread_id, std::uint32_t process_id) noexcept

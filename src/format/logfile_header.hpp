@@ -4,7 +4,7 @@
 #pragma once
 
 #include "format/problem.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 
 #include <openetw/records.h>
 

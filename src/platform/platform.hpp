@@ -1,7 +1,7 @@
 // The operating-system interface of the engine: clocks, CPU and thread
 // identity, memory regions, wait/wake on a 32-bit word, and file I/O.
 //
-// src/core includes no OS header; everything it needs from the OS is here.
+// src/engine and src/host include no OS header; everything it needs from the OS is here.
 // One implementation per OS family: src/platform/posix/ (Linux first) and
 // src/platform/windows/ (the mingw DLL). Rules for implementers:
 //  - Functions marked HOT are called on the event-writing path: they must
@@ -348,7 +348,7 @@ bool remote_barrier_available() noexcept;
 // Registers the calling process, once, so that other processes'
 // remote_barrier() reaches its threads. True when it is registered: only
 // then may its threads leave out the fence that remote_barrier() stands in
-// for (writers of another process's session, core/owned_buffers.hpp).
+// for (writers of another process's session, engine/owned_buffers.hpp).
 bool remote_barrier_register() noexcept;
 // Returns after every running thread of every registered process has
 // executed a full memory barrier (a system call and inter-processor

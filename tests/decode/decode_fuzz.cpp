@@ -13,10 +13,10 @@
 // usage: decode_fuzz SECONDS [SEED]
 #include "decode_helpers.hpp"
 
-#include "format/decode/kernel_classes.hpp"
-#include "format/decode/manifest.hpp"
+#include "decode/kernel_classes.hpp"
+#include "decode/manifest.hpp"
 #include "tmf_fuzz.hpp"
-#include "format/decode/wevt.hpp"
+#include "decode/wevt.hpp"
 #include "provider_binaries.hpp"
 
 #include <openetw/openetw.h>

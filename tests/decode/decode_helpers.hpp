@@ -2,9 +2,9 @@
 // builder of TraceLogging metadata and payloads.
 #pragma once
 
-#include "format/decode/event_decoder.hpp"
-#include "format/decode/tracelogging.hpp"
-#include "format/decode/value_format.hpp"
+#include "decode/event_decoder.hpp"
+#include "decode/tracelogging.hpp"
+#include "decode/value_format.hpp"
 
 #include <cstring>
 #include <string>
@@ -13,7 +13,7 @@
 
 namespace dectest {
 
-using namespace openetw::format::decode;
+using namespace openetw::decode;
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 // "a.b" for struct members, "x[1]" for array elements.

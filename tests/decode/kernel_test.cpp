@@ -3,7 +3,7 @@
 // record of the kernel sample against its golden header facts.
 #include "decode_helpers.hpp"
 
-#include "format/decode/kernel_classes.hpp"
+#include "decode/kernel_classes.hpp"
 
 #include <openetw/openetw.h>
 

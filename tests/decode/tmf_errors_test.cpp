@@ -1,6 +1,6 @@
 // Bad TMF text: each case gets its status and a message naming the line,
 // and the decoder keeps the messages it had (all or nothing).
-#include "format/decode/tmf.hpp"
+#include "decode/tmf.hpp"
 
 #include <openetw/openetw.h>
 
@@ -69,7 +69,7 @@ TEST(TmfErrors, EveryBadLineHasItsStatusAndLine)
 
 TEST(TmfErrors, AFailedLoadKeepsWhatWasLoaded)
 {
-    using openetw::format::decode::TmfSchemas;
+    using openetw::decode::TmfSchemas;
     auto bytes = [](const std::string &t) { return std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t *>(t.data()), t.size()); };
     TmfSchemas s;
     openetw::format::Problem problem;

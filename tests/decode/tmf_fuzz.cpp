@@ -3,8 +3,8 @@
 // loads decodes random argument bytes and formats its messages within bounds.
 #include "tmf_fuzz.hpp"
 
-#include "format/decode/payload.hpp"
-#include "format/decode/wpp.hpp"
+#include "decode/payload.hpp"
+#include "decode/wpp.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 #include <iterator>
 #include <string>
 
-using namespace openetw::format::decode;
+using namespace openetw::decode;
 
 namespace {
 

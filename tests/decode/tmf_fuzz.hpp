@@ -1,7 +1,7 @@
 // decode_fuzz's TMF part (tmf_fuzz.cpp).
 #pragma once
 
-#include "format/decode/tmf.hpp"
+#include "decode/tmf.hpp"
 
 #include <cstdint>
 #include <random>

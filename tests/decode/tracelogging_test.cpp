@@ -3,7 +3,7 @@
 // binary, and the errors of malformed metadata and short payloads.
 #include "decode_helpers.hpp"
 
-#include "format/decode/tracelogging.hpp"
+#include "decode/tracelogging.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // and the item references a template must not make.
 #include "decode_helpers.hpp"
 
-#include "format/decode/wevt.hpp"
+#include "decode/wevt.hpp"
 
 #include <gtest/gtest.h>
 

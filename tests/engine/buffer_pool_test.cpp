@@ -1,12 +1,12 @@
-// src/core/buffer_pool: a buffer a writer process took from the free list
+// src/engine/buffer_pool: a buffer a writer process took from the free list
 // and never installed, because it died in between, goes back to the pool
 // (Session::take_dead_writers_buffers, docs/SYSTEM_SESSIONS.md).
-#include "core/buffer_pool.hpp"
+#include "engine/buffer_pool.hpp"
 #include "shared_pool_util.hpp"
 
 #include <gtest/gtest.h>
 
-namespace openetw::core {
+namespace openetw::engine {
 
 struct BufferPoolTestAccess {
     static std::uint32_t acquire_free(BufferPool &p) { return p.acquire_free(); }
@@ -67,4 +67,4 @@ TEST(BufferPool, BuffersOfLiveOwnersInstalledOrHeldAreNotReclaimed)
     EXPECT_EQ(s.pool.free_count(), free_before);
 }
 
-} // namespace openetw::core
+} // namespace openetw::engine

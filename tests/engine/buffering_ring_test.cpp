@@ -4,8 +4,8 @@
 // mutex themselves; the ring still keeps the newest events, in order.
 #include "engine_test_util.hpp"
 
-#include "api/session_handle.hpp"
-#include "core/session.hpp"
+#include "engine_session.hpp"
+#include "engine/session.hpp"
 
 #include <chrono>
 #include <memory>
@@ -48,12 +48,15 @@ struct Ring {
         etw_properties_set_buffer_size(props, 4);
         etw_properties_set_minimum_buffers(props, kBuffers);
         EXPECT_EQ(etw_session_start(&s.s, props), ETW_OK) << etw_last_error_message();
+        engine = engine_session_ref(s.s);
         EXPECT_EQ(etw_provider_register(&provider, &guid, nullptr, nullptr, nullptr), ETW_OK);
         EXPECT_EQ(etw_session_enable_provider(s, &guid, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
         event = std::make_unique<Event>(guid, kHalfBufferPayload);
     }
     ~Ring() { etw_provider_unregister(provider); }
-    openetw::core::Session &session() { return *s.s->session; }
+    // Held from the start: a test may look at it after the stop.
+    std::shared_ptr<openetw::engine::Session> engine;
+    openetw::engine::Session &session() { return *engine; }
     etw_event_trace_properties query()
     {
         EXPECT_EQ(etw_session_query(s, props), ETW_OK);

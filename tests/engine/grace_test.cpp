@@ -1,10 +1,10 @@
-// Grace periods (core/grace.hpp): synchronize() waits for every section
+// Grace periods (engine/grace.hpp): synchronize() waits for every section
 // that began before it, nested sections belong to the outer one, and a
 // control thread that unpublishes and retires objects while writers read
 // them never retires one a writer still holds. Run twice by Meson: with the
 // process-wide barrier (membarrier) and with OPENETW_GRACE_FENCE=1 (the
 // fallback where writers fence), and under ThreadSanitizer in the CI.
-#include "core/grace.hpp"
+#include "engine/grace.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,8 +18,8 @@
 #include <windows.h>
 #endif
 
-using openetw::core::Grace;
-using openetw::core::GraceSection;
+using openetw::engine::Grace;
+using openetw::engine::GraceSection;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Owned buffers (core/owned_buffers.hpp): a thread of this process writes
+// Owned buffers (engine/owned_buffers.hpp): a thread of this process writes
 // into a buffer it owns; the logger takes idle owners' buffers at a flush,
 // a migrated thread seals its buffer (ProcessorNumber stays true), exited
 // threads' slots are reused, and writers racing flushes, the flush timer and

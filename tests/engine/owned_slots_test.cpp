@@ -1,8 +1,8 @@
-// The thread slots of owned buffers (core/owned_buffers.hpp) in a shared
+// The thread slots of owned buffers (engine/owned_buffers.hpp) in a shared
 // region: the slots of a writer process that died are freed and their
 // buffers handed on at the committed offsets; a slot another process
 // scribbled over never hands on a buffer that is not its own.
-#include "core/owned_buffers.hpp"
+#include "engine/owned_buffers.hpp"
 #include "shared_pool_util.hpp"
 #include "format/etl_layout.hpp"
 #include "platform/platform.hpp"
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace openetw::core {
+namespace openetw::engine {
 namespace {
 
 constexpr std::uint32_t kBuffers = 8;
@@ -328,4 +328,4 @@ TEST(OwnedSlots, AnOwnerOfAnotherProcessIsRefusedOnceTheStopQuiescedTheOwners)
     EXPECT_EQ(writer.reserve_remote(0, kRecord), nullptr) << "a write after the stop went in";
 }
 
-} // namespace openetw::core
+} // namespace openetw::engine

@@ -1,10 +1,10 @@
 // The request protocol between a caller and a session host
-// (core/channel_frames.hpp): a host answers a request of another build's
+// (host/channel_frames.hpp): a host answers a request of another build's
 // protocol with ETW_ERROR_NOT_SUPPORTED and a message saying so, instead of
 // misreading its body or closing the channel unanswered.
-#include "core/channel_frames.hpp"
-#include "core/host_channel.hpp"
-#include "core/session_channel.hpp"
+#include "host/channel_frames.hpp"
+#include "host/host_channel.hpp"
+#include "host/session_channel.hpp"
 #include "platform/channel.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 using namespace openetw;
-using namespace openetw::core;
+using namespace openetw::host;
 using namespace openetw::platform;
 
 namespace {
@@ -51,7 +51,7 @@ std::vector<std::uint8_t> query_body()
 TEST(RequestProtocol, ASessionHostAnswersAnotherProtocolWithNotSupported)
 {
     Pair pair("session");
-    ASSERT_EQ(frames::send_frame(pair.client, std::uint32_t(Request::Query), frames::kProtocol + 1, query_body()), ETW_OK);
+    ASSERT_EQ(frames::send_frame(pair.client, std::uint32_t(Request::Query), kProtocol + 1, query_body()), ETW_OK);
     IncomingRequest req;
     const Status read = read_request(pair.server, &req);
     EXPECT_EQ(read.code, ETW_ERROR_NOT_SUPPORTED);
@@ -59,8 +59,8 @@ TEST(RequestProtocol, ASessionHostAnswersAnotherProtocolWithNotSupported)
     const Status answer = frames::await_answer(pair.client, &body, nullptr);
     EXPECT_EQ(answer.code, ETW_ERROR_NOT_SUPPORTED);
     EXPECT_NE(answer.message.find("another OpenETW build"), std::string::npos) << answer.message;
-    EXPECT_NE(answer.message.find("protocol " + std::to_string(frames::kProtocol) + ", this library " +
-                                  std::to_string(frames::kProtocol + 1)),
+    EXPECT_NE(answer.message.find("protocol " + std::to_string(kProtocol) + ", this library " +
+                                  std::to_string(kProtocol + 1)),
               std::string::npos)
         << answer.message;
 }

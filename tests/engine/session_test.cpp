@@ -2,7 +2,7 @@
 // through the public C API; files are checked with the test decoder.
 #include "engine_test_util.hpp"
 
-#include "api/session_handle.hpp"
+#include "engine_session.hpp"
 #include "platform/platform.hpp"
 
 #include <algorithm>
@@ -553,7 +553,7 @@ TEST(Pool, DropsPastTheMaximumAndCountsEventsLostExactly)
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK);
     ASSERT_EQ(props.rec().MaximumBuffers, 2u); // one stream: the minimum of 2 is also the maximum
-    s.s->session->hold_logger(true); // a stalled logger: nothing is emptied while we write
+    engine_session(s.s).hold_logger(true); // a stalled logger: nothing is emptied while we write
     Provider prov(pg);
     etw_session_enable_provider(s, &pg, 1, 0, 0, 0);
     std::uint32_t ok = 0, dropped = 0;
@@ -604,7 +604,7 @@ struct Starved {
         etw_properties_set_log_file_mode(props, ETW_NO_PER_PROCESSOR_BUFFERING);
         etw_properties_set_maximum_buffers(props, 2);
         ASSERT_EQ(start(s, props), ETW_OK);
-        s.s->session->hold_logger(true);
+        engine_session(s.s).hold_logger(true);
         prov = std::make_unique<Provider>(pg);
         etw_session_enable_provider(s, &pg, 1, 0, 0, 0);
         for (int i = 0; i < 1000 && dropped < 10; ++i)
@@ -632,7 +632,7 @@ TEST(Pool, AWriterOutOfBuffersWritesAgainOnceTheLoggerFreesOne)
     ASSERT_NO_FATAL_FAILURE(t.start_and_starve());
     EXPECT_EQ(t.write(), ETW_ERROR_NOT_ENOUGH_MEMORY);
     EXPECT_EQ(t.events_lost(), 11u);
-    t.s.s->session->hold_logger(false);
+    engine_session(t.s.s).hold_logger(false);
     ASSERT_EQ(etw_session_flush(t.s, nullptr), ETW_OK); // written, and freed
     EXPECT_EQ(t.write(), ETW_OK);
     EXPECT_EQ(t.events_lost(), 11u);
@@ -648,7 +648,7 @@ TEST(Pool, RaisingMaximumBuffersEndsTheDropsAtOnce)
     ASSERT_EQ(etw_session_update(t.s, more), ETW_OK);
     EXPECT_EQ(t.write(), ETW_OK);
     EXPECT_EQ(t.events_lost(), 10u);
-    t.s.s->session->hold_logger(false);
+    engine_session(t.s.s).hold_logger(false);
 }
 
 TEST(Pool, GrowsFromMinimumToMaximum)
@@ -661,7 +661,7 @@ TEST(Pool, GrowsFromMinimumToMaximum)
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK);
     EXPECT_EQ(props.rec().NumberOfBuffers, 2u);
-    s.s->session->hold_logger(true); // buffers fill faster than they are emptied
+    engine_session(s.s).hold_logger(true); // buffers fill faster than they are emptied
     Provider prov(pg);
     etw_session_enable_provider(s, &pg, 1, 0, 0, 0);
     std::uint32_t ok = 0, dropped = 0;

@@ -3,7 +3,7 @@
 // leftovers (buffer_pool_test.cpp, owned_slots_test.cpp). POSIX (fork).
 #pragma once
 
-#include "core/buffer_pool.hpp"
+#include "engine/buffer_pool.hpp"
 #include "platform/platform.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace openetw::core::testutil {
+namespace openetw::engine::testutil {
 
 template <std::uint32_t Buffers> struct SharedPool {
     std::string path = "/dev/shm/openetw-pool-test-" + std::to_string(getpid());
@@ -47,4 +47,4 @@ template <std::uint32_t Buffers> struct SharedPool {
     }
 };
 
-} // namespace openetw::core::testutil
+} // namespace openetw::engine::testutil

@@ -2,7 +2,7 @@
 // (plain, truncated, compressed, damaged).
 #include "etl_builder.hpp"
 #include "format/buffer_header.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include "format/buffer_header.hpp"
 #include "format/etl_layout.hpp"
 #include "format/logfile_header.hpp"
-#include "format/record_decoder.hpp"
+#include "format/record_reader.hpp"
 #include "format/xpress.hpp"
 
 #include <openetw/constants.h>
@@ -91,7 +91,7 @@ void read_whole(const Bytes &bytes, std::uint32_t flags)
     o.buffer = check_buffer;
     o.event = check_event;
     cons::Consumer consumer(o);
-    const openetw::Status open = consumer.add_input("fuzz.etl", cons::memory_input(bytes));
+    const openetw::Status open = consumer.add_input("fuzz.etl", openetw::platform::memory_input(bytes));
     if (!open) {
         ++g_statuses[open.code];
         if (open.message.empty())

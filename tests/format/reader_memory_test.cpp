@@ -5,7 +5,7 @@
 // holds the same in every build, sanitizers included.
 // usage: reader_memory_test
 #include "consumer/consumer.hpp"
-#include "consumer/input.hpp"
+#include "platform/file_input.hpp"
 #include "etl_builder.hpp"
 
 #include <openetw/openetw.h>
@@ -174,7 +174,7 @@ int main()
     options.struct_size = sizeof options;
     options.record = count_record; // time order: the default
     auto owner = std::make_unique<cons::Consumer>(options);
-    if (!owner->add_input("bomb.etl", cons::memory_input(file)))
+    if (!owner->add_input("bomb.etl", openetw::platform::memory_input(file)))
         return fail("add_input", 0, 0);
     const std::size_t before = g_live.load();
     g_peak.store(before);

@@ -4,8 +4,8 @@
 // real-time reader (the cursor a live consumer uses).
 #include "../engine/engine_test_util.hpp"
 
-#include "api/session_handle.hpp"
-#include "core/session.hpp"
+#include "../engine/engine_session.hpp"
+#include "engine/session.hpp"
 #include "format/etl_layout.hpp"
 #include "platform/platform.hpp"
 
@@ -16,8 +16,8 @@
 #include <vector>
 
 using namespace enginetest;
-using openetw::core::LossReport;
-using openetw::core::RealtimeReader;
+using openetw::engine::LossReport;
+using openetw::engine::RealtimeReader;
 using Next = RealtimeReader::Next;
 
 namespace {
@@ -62,10 +62,13 @@ struct Rt {
         etw_properties_set_buffer_size(props, 4);
         etw_properties_set_maximum_buffers(props, max_buffers);
         EXPECT_EQ(etw_session_start_ex(&s.s, props, opt), ETW_OK) << etw_last_error_message();
+        engine = engine_session_ref(s.s);
         provider = std::make_unique<Provider>(guid);
         EXPECT_EQ(etw_session_enable_provider(s, &guid, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
     }
-    openetw::core::Session &session() { return *s.s->session; }
+    // Held from the start: a test may look at it after the stop.
+    std::shared_ptr<openetw::engine::Session> engine;
+    openetw::engine::Session &session() { return *engine; }
     std::unique_ptr<RealtimeReader> attach()
     {
         std::unique_ptr<RealtimeReader> r;
@@ -308,7 +311,7 @@ TEST(RealTime, NonZeroFlushTimerBoundsLatencyOnAQuietSession)
     Provider p(g);
     ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
     std::unique_ptr<RealtimeReader> reader;
-    ASSERT_TRUE(s.s->session->attach(&reader).is_ok());
+    ASSERT_TRUE(engine_session(s.s).attach(&reader).is_ok());
     for (std::uint32_t round = 0; round < 2; ++round) {
         ASSERT_EQ(write_numbered(p, g, round), ETW_OK);
         std::vector<std::uint8_t> b;
@@ -426,16 +429,16 @@ TEST(Lossless, WriterWaitsForTheLoggerInsteadOfDropping)
     const etw_guid g = make_guid(0x5005);
     Provider p(g);
     ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
-    s.s->session->hold_logger(true); // a stalled disk: nothing is freed
+    engine_session(s.s).hold_logger(true); // a stalled disk: nothing is freed
     // Two buffers of two events fill the pool; the fifth event must wait.
     std::thread writer([&] {
         for (std::uint32_t i = 0; i < 6; ++i)
             EXPECT_EQ(write_numbered(p, g, i, kHalfBufferPayload), ETW_OK);
     });
-    while (s.s->session->space_waiters() == 0) // the writer is blocked, not dropping
+    while (engine_session(s.s).space_waiters() == 0) // the writer is blocked, not dropping
         openetw::platform::sleep_ms(1);
     EXPECT_EQ(props.rec().EventsLost, 0u);
-    s.s->session->hold_logger(false);
+    engine_session(s.s).hold_logger(false);
     writer.join();
     ASSERT_EQ(etw_session_stop(s, props), ETW_OK);
     EXPECT_EQ(props.rec().EventsLost, 0u);
@@ -456,7 +459,7 @@ TEST(Lossless, WaitIsBoundedThenTheEventIsCounted)
     const etw_guid g = make_guid(0x5006);
     Provider p(g);
     ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
-    s.s->session->hold_logger(true);
+    engine_session(s.s).hold_logger(true);
     for (std::uint32_t i = 0; i < 4; ++i)
         ASSERT_EQ(write_numbered(p, g, i, kHalfBufferPayload), ETW_OK);
     EXPECT_EQ(write_numbered(p, g, 4, kHalfBufferPayload), ETW_ERROR_NOT_ENOUGH_MEMORY);
@@ -571,13 +574,13 @@ TEST(Buffering, WriterRecyclesTheOldestBufferWhenNoneIsFree)
     const etw_guid g = make_guid(0x5009);
     Provider p(g);
     ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
-    s.s->session->hold_logger(true);
+    engine_session(s.s).hold_logger(true);
     constexpr std::uint32_t kEvents = 41; // 20 full buffers and one event: the pool wraps three times
     for (std::uint32_t i = 0; i < kEvents; ++i)
         ASSERT_EQ(write_numbered(p, g, i, kHalfBufferPayload), ETW_OK) << "event " << i;
     ASSERT_EQ(etw_session_query(s, props), ETW_OK);
     EXPECT_EQ(props.rec().EventsLost, 0u);
-    s.s->session->hold_logger(false);
+    engine_session(s.s).hold_logger(false);
     const std::string file = temp_file("ring-writer");
     ASSERT_EQ(etw_session_flush_to_file(s, file.c_str(), props), ETW_OK) << etw_last_error_message();
     auto f = etltest::decode(file);
@@ -605,7 +608,7 @@ TEST(Buffering, TwoWritersLoseNothingWhileThePoolSuffices)
     const etw_guid g = make_guid(0x500A);
     Provider p(g);
     ASSERT_EQ(etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
-    s.s->session->hold_logger(true); // a logger that never gets the CPU in time
+    engine_session(s.s).hold_logger(true); // a logger that never gets the CPU in time
     constexpr std::uint32_t kPerThread = 20000;
     std::atomic<std::uint32_t> refused{0};
     auto writer = [&](std::uint32_t base) {
@@ -621,7 +624,7 @@ TEST(Buffering, TwoWritersLoseNothingWhileThePoolSuffices)
     EXPECT_EQ(refused.load(), 0u);
     ASSERT_EQ(etw_session_query(s, props), ETW_OK);
     EXPECT_EQ(props.rec().EventsLost, 0u);
-    s.s->session->hold_logger(false);
+    engine_session(s.s).hold_logger(false);
     const std::string file = temp_file("ring-two");
     ASSERT_EQ(etw_session_flush_to_file(s, file.c_str(), props), ETW_OK) << etw_last_error_message();
     auto f = etltest::decode(file);

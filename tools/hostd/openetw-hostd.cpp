@@ -2,8 +2,8 @@
 // etw_session_start of a namespace (one per user, one system-wide for root),
 // or at boot by systemd (openetw-hostd.service / .socket); it owns every
 // session of its namespace until they are stopped.
-#include "core/host_server.hpp"
-#include "core/system_registry.hpp"
+#include "host_server.hpp"
+#include "host/system_registry.hpp"
 #include "platform/platform.hpp"
 
 #include <cstdio>
@@ -28,7 +28,7 @@ int usage()
 
 int main(int argc, char **argv)
 {
-    openetw::core::HostConfig config;
+    openetw::host::HostConfig config;
     config.registry = openetw::platform::registry_path();
     config.idle_exit_ms = 10000;
     bool print = false;
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (print) {
-        std::printf("@openetw:%s\n", openetw::core::SystemRegistry::host_channel_name(config.registry).c_str());
+        std::printf("@openetw:%s\n", openetw::host::SystemRegistry::host_channel_name(config.registry).c_str());
         return 0;
     }
     // systemd socket activation: the listening socket is descriptor 3.
@@ -63,5 +63,5 @@ int main(int argc, char **argv)
         config.listener = 3;
         config.idle_exit_ms = 0;
     }
-    return openetw::core::run_host(config);
+    return openetw::host::run_host(config);
 }

@@ -3,7 +3,7 @@
 // buffer (touched byte by byte, so ASan sees any overrun); a failing status
 // must come with a message.
 #include "consumer/consumer.hpp"
-#include "consumer/input.hpp"
+#include "platform/file_input.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -51,7 +51,7 @@ void read(const std::uint8_t *data, std::size_t size, std::uint32_t flags)
     o.buffer = on_buffer;
     openetw::consumer::Consumer consumer(o);
     const openetw::Status open =
-        consumer.add_input("fuzz.etl", openetw::consumer::memory_input(std::vector<std::uint8_t>(data, data + size)));
+        consumer.add_input("fuzz.etl", openetw::platform::memory_input(std::vector<std::uint8_t>(data, data + size)));
     if (!open) {
         if (open.message.empty())
             std::abort();

@@ -1,0 +1,187 @@
+#include "decode/kernel_classes.hpp"
+
+#include <cstring>
+#include <initializer_list>
+
+namespace openetw::decode {
+
+namespace {
+
+// EVENT_TRACE_GROUP_* (the high byte of a HookId).
+constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03, kGroupFile = 0x04,
+                       kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09, kGroupImage = 0x14;
+
+struct F {
+    const char *name;
+    std::uint16_t in;
+    std::uint16_t out = kOutNull;
+    std::uint16_t length = 0; // bytes of a BINARY field
+};
+
+// Short names for the MOF types.
+constexpr std::uint16_t U8 = kInUInt8, U16 = kInUInt16, U32 = kInUInt32, I32 = kInInt32, U64 = kInUInt64,
+                        I64 = kInInt64, PTR = kInPointer, WSTR = kInUnicodeString, ASTR = kInAnsiString,
+                        WSID = kInWbemSid;
+
+struct ClassGuid {
+    std::uint8_t group;
+    etw_guid guid;
+};
+
+// Class GUIDs of EVENT_TRACE_HEADER kernel records.
+const ClassGuid kGuids[] = {
+    {kGroupProcess, {0x3d6fa8d0, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}}},
+    {kGroupThread, {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}}},
+    {kGroupMemory, {0x3d6fa8d3, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}}},
+    {kGroupDiskIo, {0x3d6fa8d4, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}}},
+    {kGroupFile, {0x90cbdc39, 0x4a3e, 0x11d1, {0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3}}},
+    {kGroupTcpIp, {0x9a280ac0, 0xc8e0, 0x11d1, {0x84, 0xe2, 0x00, 0xc0, 0x4f, 0xb9, 0x98, 0xa2}}},
+    {kGroupRegistry, {0xae53722e, 0xc863, 0x11d2, {0x86, 0x59, 0x00, 0xc0, 0x4f, 0xa3, 0x21, 0xa1}}},
+    {kGroupImage, {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}}},
+};
+
+} // namespace
+
+KernelClasses::KernelClasses()
+{
+    auto add = [this](std::uint8_t group, const char *task, std::initializer_list<std::uint8_t> versions,
+                      std::initializer_list<std::pair<std::uint8_t, const char *>> types,
+                      std::initializer_list<F> fields) {
+        for (const auto &[type, opcode] : types) {
+            for (std::uint8_t version : versions) {
+                EventSchema s;
+                s.provider_name = "MSNT_SystemTrace";
+                s.task_name = task;
+                s.opcode_name = opcode;
+                s.event_name = std::string(task) + "/" + opcode;
+                for (const F &f : fields) {
+                    Field field;
+                    field.name = f.name;
+                    field.in_type = f.in;
+                    field.out_type = f.out;
+                    field.end = static_cast<std::uint32_t>(s.fields.size() + 1);
+                    if (f.length) {
+                        field.length_kind = LengthKind::Fixed;
+                        field.length = f.length;
+                    }
+                    s.fields.push_back(std::move(field));
+                }
+                schemas_[{group, type, version}] = std::move(s);
+            }
+        }
+    };
+    const std::initializer_list<std::pair<std::uint8_t, const char *>> start_end = {
+        {1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}};
+
+    // EventTrace_Header (2): the TRACE_LOGFILE_HEADER of a file's first record, then the two names.
+    add(kGroupHeader, "EventTrace", {2}, {{0, "Header"}},
+        {{"BufferSize", U32}, {"Version", U32, kOutHexInt32}, {"ProviderVersion", U32}, {"NumberOfProcessors", U32},
+         {"EndTime", I64}, {"TimerResolution", U32}, {"MaxFileSize", U32}, {"LogFileMode", U32, kOutHexInt32},
+         {"BuffersWritten", U32}, {"StartBuffers", U32}, {"PointerSize", U32}, {"EventsLost", U32},
+         {"CPUSpeed", U32}, {"LoggerName", PTR}, {"LogFileName", PTR},
+         {"TimeZoneInformation", kInBinary, kOutNull, 176}, {"BootTime", I64}, {"PerfFreq", I64},
+         {"StartTime", I64}, {"ReservedFlags", U32}, {"BuffersLost", U32}, {"SessionNameString", WSTR},
+         {"LogFileNameString", WSTR}});
+
+    // Process_V2_TypeGroup1 (version 2) / Process_TypeGroup1 (3); version 4 adds Flags and the package names.
+    add(kGroupProcess, "Process", {2, 3}, {{1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}, {39, "Defunct"}},
+        {{"UniqueProcessKey", PTR}, {"ProcessId", U32}, {"ParentId", U32}, {"SessionId", U32},
+         {"ExitStatus", I32}, {"DirectoryTableBase", PTR}, {"UserSID", WSID}, {"ImageFileName", ASTR},
+         {"CommandLine", WSTR}});
+    add(kGroupProcess, "Process", {4}, {{1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}, {39, "Defunct"}},
+        {{"UniqueProcessKey", PTR}, {"ProcessId", U32}, {"ParentId", U32}, {"SessionId", U32},
+         {"ExitStatus", I32}, {"DirectoryTableBase", PTR}, {"Flags", U32}, {"UserSID", WSID},
+         {"ImageFileName", ASTR}, {"CommandLine", WSTR}, {"PackageFullName", WSTR}, {"ApplicationId", WSTR}});
+
+    // Thread_V2_TypeGroup1 (2) and Thread_TypeGroup1 (3).
+    add(kGroupThread, "Thread", {2}, start_end,
+        {{"ProcessId", U32, kOutHexInt32}, {"TThreadId", U32, kOutHexInt32}, {"StackBase", PTR},
+         {"StackLimit", PTR}, {"UserStackBase", PTR}, {"UserStackLimit", PTR}, {"StartAddr", PTR},
+         {"Win32StartAddr", PTR}, {"TebBase", PTR}, {"SubProcessTag", U32, kOutHexInt32}});
+    add(kGroupThread, "Thread", {3}, start_end,
+        {{"ProcessId", U32, kOutHexInt32}, {"TThreadId", U32, kOutHexInt32}, {"StackBase", PTR},
+         {"StackLimit", PTR}, {"UserStackBase", PTR}, {"UserStackLimit", PTR}, {"Affinity", PTR},
+         {"Win32StartAddr", PTR}, {"TebBase", PTR}, {"SubProcessTag", U32, kOutHexInt32}, {"BasePriority", U8},
+         {"PagePriority", U8}, {"IoPriority", U8}, {"ThreadFlags", U8}});
+
+    // Image_Load (2, 3): Load is type 10, also logged under the process group.
+    const std::initializer_list<F> image = {
+        {"ImageBase", PTR},     {"ImageSize", PTR},     {"ProcessId", U32},  {"ImageCheckSum", U32},
+        {"TimeDateStamp", U32}, {"Reserved0", U32},     {"DefaultBase", PTR}, {"Reserved1", U32},
+        {"Reserved2", U32},     {"Reserved3", U32},     {"Reserved4", U32},  {"FileName", WSTR}};
+    add(kGroupImage, "Image", {2, 3}, {{10, "Load"}, {2, "UnLoad"}, {3, "DCStart"}, {4, "DCEnd"}}, image);
+    add(kGroupProcess, "Image", {2, 3}, {{10, "Load"}}, image);
+
+    // DiskIo_TypeGroup1: version 3 adds IssuingThreadId.
+    add(kGroupDiskIo, "DiskIo", {2}, {{10, "Read"}, {11, "Write"}},
+        {{"DiskNumber", U32}, {"IrpFlags", U32, kOutHexInt32}, {"TransferSize", U32}, {"Reserved", U32},
+         {"ByteOffset", I64}, {"FileObject", PTR}, {"Irp", PTR}, {"HighResResponseTime", U64}});
+    add(kGroupDiskIo, "DiskIo", {3}, {{10, "Read"}, {11, "Write"}},
+        {{"DiskNumber", U32}, {"IrpFlags", U32, kOutHexInt32}, {"TransferSize", U32}, {"Reserved", U32},
+         {"ByteOffset", I64}, {"FileObject", PTR}, {"Irp", PTR}, {"HighResResponseTime", U64},
+         {"IssuingThreadId", U32}});
+
+    // FileIo_Name (2, 3).
+    add(kGroupFile, "FileIo", {2, 3}, {{0, "Name"}, {32, "FileCreate"}, {35, "FileDelete"}, {36, "FileRundown"}},
+        {{"FileObject", PTR}, {"FileName", WSTR}});
+
+    // TcpIp_TypeGroup1 and TcpIp_SendIPV4 (2).
+    add(kGroupTcpIp, "TcpIp", {2},
+        {{11, "RecvIPV4"}, {13, "DisconnectIPV4"}, {14, "RetransmitIPV4"}, {16, "ReconnectIPV4"}, {18, "TCPCopyIPV4"}},
+        {{"PID", U32}, {"size", U32}, {"daddr", U32, kOutIpv4}, {"saddr", U32, kOutIpv4}, {"dport", U16, kOutPort},
+         {"sport", U16, kOutPort}, {"seqnum", U32}, {"connid", PTR}});
+    add(kGroupTcpIp, "TcpIp", {2}, {{10, "SendIPV4"}},
+        {{"PID", U32}, {"size", U32}, {"daddr", U32, kOutIpv4}, {"saddr", U32, kOutIpv4}, {"dport", U16, kOutPort},
+         {"sport", U16, kOutPort}, {"startime", U32}, {"endtime", U32}, {"seqnum", U32}, {"connid", PTR}});
+
+    // Registry_TypeGroup1 (2). Status is 4 bytes in the records although the MOF text qualifies it Pointer.
+    add(kGroupRegistry, "Registry", {2},
+        {{10, "Create"}, {11, "Open"}, {12, "Delete"}, {13, "Query"}, {14, "SetValue"}, {15, "DeleteValue"},
+         {16, "QueryValue"}, {17, "EnumerateKey"}, {18, "EnumerateValueKey"}, {19, "QueryMultipleValue"},
+         {20, "SetInformation"}, {21, "Flush"}, {22, "KCBCreate"}, {23, "KCBDelete"}, {24, "KCBRundownBegin"},
+         {25, "KCBRundownEnd"}, {26, "Virtualize"}, {27, "Close"}},
+        {{"InitialTime", I64}, {"Status", U32, kOutNtStatus}, {"Index", U32}, {"KeyHandle", PTR}, {"KeyName", WSTR}});
+
+    // PageFault_TypeGroup1 (2).
+    add(kGroupMemory, "PageFault", {2},
+        {{10, "TransitionFault"}, {11, "DemandZeroFault"}, {12, "CopyOnWrite"}, {13, "GuardPageFault"},
+         {14, "HardPageFault"}, {15, "AccessViolation"}},
+        {{"VirtualAddress", PTR}, {"ProgramCounter", PTR}});
+}
+
+const EventSchema *KernelClasses::find(const etw_record &r) const
+{
+    std::uint8_t group = 0, type = 0, version = 0;
+    if (r.kind == ETW_RECORD_KIND_SYSTEM || r.kind == ETW_RECORD_KIND_COMPACT || r.kind == ETW_RECORD_KIND_PERFINFO) {
+        group = static_cast<std::uint8_t>(r.hook_id >> 8);
+        type = static_cast<std::uint8_t>(r.hook_id);
+        version = static_cast<std::uint8_t>(r.version_word);
+    } else if (r.kind == ETW_RECORD_KIND_FULL) {
+        bool known = false;
+        for (const ClassGuid &c : kGuids) {
+            if (std::memcmp(&c.guid, &r.guid, sizeof c.guid) == 0) {
+                group = c.group;
+                known = true;
+                break;
+            }
+        }
+        if (!known)
+            return nullptr;
+        type = r.opcode;
+        version = static_cast<std::uint8_t>(r.version);
+    } else {
+        return nullptr;
+    }
+    // The newest schema whose version is at most the record's.
+    auto it = schemas_.upper_bound({group, type, version});
+    if (it == schemas_.begin())
+        return nullptr;
+    --it;
+    const auto &[g, t, v] = it->first;
+    if (g != group || t != type)
+        return nullptr;
+    (void)v;
+    return &it->second;
+}
+
+} // namespace openetw::decode

@@ -1,0 +1,501 @@
+#include "engine/engine.hpp"
+
+#include "base/guid.hpp"
+#include "platform/platform.hpp"
+
+#include <openetw/constants.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cstdlib>
+#include <random>
+
+namespace openetw::engine {
+
+namespace {
+
+constexpr std::uint64_t kEnabledBit = 1ull << 63;
+
+// A GUID's 16 raw bytes, the key of the engine's GUID table.
+std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
+
+etw_guid random_guid()
+{
+    static std::mutex m;
+    static std::random_device rd;
+    static std::mt19937_64 gen(rd());
+    std::lock_guard<std::mutex> lock(m);
+    std::uint64_t a = gen(), b = gen();
+    etw_guid g;
+    std::memcpy(&g, &a, 8);
+    std::memcpy(reinterpret_cast<std::uint8_t *>(&g) + 8, &b, 8);
+    g.Data3 = std::uint16_t((g.Data3 & 0x0FFF) | 0x4000); // version 4
+    g.Data4[0] = std::uint8_t((g.Data4[0] & 0x3F) | 0x80); // RFC 4122 variant
+    return g;
+}
+
+} // namespace
+
+namespace {
+bool shared_private(std::uint32_t mode) { return (mode & ETW_PRIVATE_LOGGER_MODE) != 0; }
+
+} // namespace
+
+Engine &Engine::instance()
+{
+    static Engine *e = new Engine(); // never destroyed: sessions may outlive static destructors
+    return *e;
+}
+
+Engine::GuidEntry &Engine::entry(const etw_guid &g) { return guids_[key_of(g)]; }
+
+void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retired, std::vector<Pending> &notify,
+                       std::uint64_t session_handle)
+{
+    GuidEntry &e = entry(g);
+    std::vector<Enablement> every = e.enablements;
+    every.insert(every.end(), e.remote.begin(), e.remote.end());
+    std::uint64_t summary = 0, any = 0, all = ~0ull;
+    std::uint8_t max_level = 0;
+    for (const Enablement &en : every) {
+        const std::uint8_t lvl = en.level == 0 ? 255 : en.level;
+        max_level = std::max(max_level, lvl);
+        any |= en.match_any == 0 ? ~0ull : en.match_any;
+        all &= en.match_all;
+    }
+    if (!every.empty())
+        summary = kEnabledBit | max_level;
+    else
+        all = 0;
+    for (Provider *p : e.providers) {
+        auto *snap = new ProviderSnapshot();
+        for (const Enablement &en : every)
+            snap->entries.push_back(
+                {en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
+                 en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
+        if (snap->entries.size() == 1)
+            snap->single = &snap->entries.front();
+        ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
+        if (old)
+            retired.push_back(old);
+        p->any_flags.store(any, std::memory_order_relaxed);
+        p->summary.store(summary, std::memory_order_release);
+        p->enabled.store(summary ? 1 : 0, std::memory_order_release);
+        if (p->callback && !p->closing) {
+            EnableInfo info;
+            info.is_enabled = summary ? 1 : 0;
+            info.level = summary ? (max_level == 255 ? 0 : max_level) : 0;
+            info.match_any = summary ? any : 0;
+            info.match_all = all;
+            info.session_handle = session_handle;
+            ++p->in_flight;
+            p->in_flight_threads.push_back(platform::thread_id());
+            notify.push_back({p, info});
+        }
+    }
+    if (e.providers.empty() && e.enablements.empty() && e.remote.empty())
+        guids_.erase(key_of(g));
+}
+
+void Engine::deliver(std::vector<Pending> &notify)
+{
+    const std::uint32_t self = platform::thread_id();
+    for (Pending &n : notify) {
+        bool run;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            run = !n.provider->closing;
+        }
+        if (run)
+            n.provider->callback(n.info, n.provider->context); // no engine lock held
+        std::lock_guard<std::mutex> lock(mutex_);
+        --n.provider->in_flight;
+        auto &v = n.provider->in_flight_threads;
+        auto it = std::find(v.begin(), v.end(), self);
+        if (it != v.end())
+            v.erase(it);
+        if (n.provider->orphaned && n.provider->in_flight == 0)
+            delete n.provider;
+        else
+            callbacks_cv_.notify_all();
+    }
+    notify.clear();
+}
+
+void Engine::retire(std::vector<ProviderSnapshot *> &retired)
+{
+    if (retired.empty())
+        return;
+    Grace::global().synchronize();
+    for (ProviderSnapshot *s : retired)
+        delete s;
+    retired.clear();
+}
+
+Status Engine::start(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        props.clear_outputs();
+        if (Status v = props.validate(); !v)
+            return v;
+        if (sessions_.size() >= max_sessions_)
+            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the maximum number of sessions (" + std::to_string(max_sessions_) +
+                                                            ") is running");
+        for (const auto &s : sessions_)
+            if (session_names_equal(s->name(), props.session_name()))
+                return Fail(ETW_ERROR_ALREADY_EXISTS, "a session named \"" + props.session_name_utf8() + "\" is already running");
+        etw_event_trace_properties &r = props.record();
+        const etw_guid original = r.Wnode.Guid;
+        if (r.LogFileMode & ETW_PRIVATE_LOGGER_MODE) {
+            if (guid_is_null(r.Wnode.Guid))
+                return Fail(ETW_ERROR_INVALID_PARAMETER,
+                            "Wnode.Guid must be the provider's control GUID for a private session (ETW_PRIVATE_LOGGER_MODE)");
+        } else if (guid_is_null(r.Wnode.Guid)) {
+            r.Wnode.Guid = random_guid();
+        }
+        for (const auto &s : sessions_)
+            if (guid_equal(s->guid(), r.Wnode.Guid)) {
+                r.Wnode.Guid = original;
+                return Fail(ETW_ERROR_ALREADY_EXISTS, "a running session already has the GUID " + guid_to_string(s->guid()));
+            }
+        std::uint16_t id = 1;
+        for (; id < 0xFFFF; ++id) {
+            bool used = false;
+            for (const auto &s : sessions_)
+                used = used || s->logger_id() == id;
+            if (!used)
+                break;
+        }
+        const std::uint64_t handle = (next_serial_++ << 16) | id;
+        // Private sessions belong to their process: the control plane never sees them.
+        std::unique_ptr<SessionHosting::Claim> claim;
+        if (hosting_ && !shared_private(r.LogFileMode)) {
+            if (Status st = hosting_->claim(props, options, handle, &claim); !st) {
+                r.Wnode.Guid = original;
+                return st;
+            }
+        }
+        std::unique_ptr<Session> s;
+        Status made = Session::create(props, options, id, handle, &s, claim ? claim->region_path() : "");
+        if (made && claim)
+            made = hosting_->listen(*claim);
+        if (!made) {
+            s.reset();
+            if (claim)
+                hosting_->abandon(std::move(claim));
+            r.Wnode.Guid = original;
+            props.clear_outputs();
+            return made;
+        }
+        std::shared_ptr<Session> shared(std::move(s));
+        sessions_.push_back(shared);
+        if (claim)
+            hosting_->host(std::move(claim), shared, props);
+        if (shared->is_private()) {
+            // A private session logs its provider (Wnode.Guid) from this process.
+            entry(shared->guid()).enablements.push_back({shared, 0, 0, 0});
+            republish(shared->guid(), retired, notify, handle);
+        }
+        *out = shared;
+    }
+    retire(retired);
+    deliver(notify);
+    return Status::ok();
+}
+
+Status Engine::open(const std::u16string &name, std::shared_ptr<Session> *out)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto &s : sessions_)
+        if (s->state.load() == Session::Running && session_names_equal(s->name(), name)) {
+            *out = s;
+            return Status::ok();
+        }
+    return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session has that name");
+}
+
+Status Engine::stop(const std::shared_ptr<Session> &session, Properties *props)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        int expected = Session::Running;
+        if (!session->state.compare_exchange_strong(expected, Session::Stopping))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)");
+        std::vector<etw_guid> touched;
+        for (auto &[key, e] : guids_) {
+            const auto before = e.enablements.size();
+            e.enablements.erase(std::remove_if(e.enablements.begin(), e.enablements.end(),
+                                               [&](const Enablement &en) { return en.session == session; }),
+                                e.enablements.end());
+            if (e.enablements.size() != before) {
+                etw_guid g;
+                std::memcpy(&g, key.data(), sizeof g);
+                touched.push_back(g);
+            }
+        }
+        for (const etw_guid &g : touched)
+            republish(g, retired, notify, session->handle());
+        if (hosting_)
+            hosting_->stopping(session.get());
+    }
+    // After this grace period no writer is inside the session.
+    Grace::global().synchronize();
+    retire(retired);
+    deliver(notify);
+    Status st = session->stop();
+    if (props)
+        session->fill(*props);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+    }
+    if (hosting_)
+        hosting_->stopped(session.get());
+    return st;
+}
+
+Status Engine::query(const std::shared_ptr<Session> &session, Properties &props)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    session->fill(props);
+    return Status::ok();
+}
+
+Status Engine::update(const std::shared_ptr<Session> &session, Properties &props)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    return session->update(props);
+}
+
+Status Engine::flush(const std::shared_ptr<Session> &session, Properties *props, const std::string &path)
+{
+    if (session->state.load() != Session::Running)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    if (Status st = session->flush(path); !st)
+        return st;
+    if (props)
+        session->fill(*props);
+    return Status::ok();
+}
+
+std::vector<std::shared_ptr<Session>> Engine::running()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::shared_ptr<Session>> out;
+    for (const auto &s : sessions_)
+        if (s->state.load() == Session::Running)
+            out.push_back(s);
+    return out;
+}
+
+Status Engine::set_max_sessions(std::uint32_t n)
+{
+    if (n == 0)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "the maximum number of sessions must be at least 1");
+    std::lock_guard<std::mutex> lock(mutex_);
+    max_sessions_ = n;
+    return Status::ok();
+}
+
+std::uint32_t Engine::max_sessions()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return max_sessions_;
+}
+
+Status Engine::enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                               std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (session->state.load() != Session::Running)
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+        if (session->is_private() && !guid_equal(provider, session->guid()))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "a private session logs only the provider whose GUID it was started with");
+        GuidEntry &e = entry(provider);
+        auto it = std::find_if(e.enablements.begin(), e.enablements.end(),
+                               [&](const Enablement &en) { return en.session == session; });
+        if (enable) {
+            if (it != e.enablements.end()) {
+                *it = {session, level, match_any, match_all};
+            } else {
+                if (const std::size_t limit = hosting_ ? hosting_->enable_limit(session.get()) : 0) {
+                    std::size_t n = 0;
+                    for (auto &[k, other] : guids_)
+                        for (const Enablement &en : other.enablements)
+                            n += en.session == session ? 1 : 0;
+                    if (n >= limit)
+                        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "a system-wide session enables at most " +
+                                                                       std::to_string(limit) + " providers");
+                }
+                entry(provider).enablements.push_back({session, level, match_any, match_all});
+            }
+        } else if (it != e.enablements.end()) {
+            e.enablements.erase(it);
+        }
+        republish(provider, retired, notify, session->handle());
+        if (hosting_)
+            hosting_->enables_changed(session.get(), enables_locked(session.get()));
+    }
+    retire(retired);
+    deliver(notify);
+    return Status::ok();
+}
+
+Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out)
+{
+    auto *p = new Provider();
+    p->guid = guid;
+    p->callback = cb;
+    p->context = context;
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        GuidEntry &e = entry(guid);
+        e.providers.push_back(p);
+        const bool enabled = !e.enablements.empty();
+        // Publish for the new registration only; notify it if already enabled.
+        std::vector<Provider *> others;
+        others.swap(e.providers);
+        e.providers.push_back(p);
+        republish(guid, retired, notify, 0);
+        others.erase(std::remove(others.begin(), others.end(), p), others.end());
+        GuidEntry &e2 = entry(guid);
+        e2.providers.insert(e2.providers.end(), others.begin(), others.end());
+        if (!enabled) {
+            // Nothing to tell a provider that no session enables.
+            for (Pending &n : notify) {
+                --n.provider->in_flight;
+                n.provider->in_flight_threads.pop_back();
+            }
+            notify.clear();
+        }
+    }
+    *out = p;
+    retire(retired);
+    deliver(notify);
+    if (hosting_)
+        hosting_->provider_registered(); // enabled by another process's session: the callback comes before this returns
+    return Status::ok();
+}
+
+void Engine::unregister_provider(Provider *p)
+{
+    ProviderSnapshot *old;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        p->closing = true;
+        GuidEntry &e = entry(p->guid);
+        e.providers.erase(std::remove(e.providers.begin(), e.providers.end(), p), e.providers.end());
+        if (e.providers.empty() && e.enablements.empty())
+            guids_.erase(key_of(p->guid));
+        p->summary.store(0, std::memory_order_release);
+        p->enabled.store(0, std::memory_order_release);
+        old = p->snapshot.exchange(nullptr, std::memory_order_acq_rel);
+    }
+    Grace::global().synchronize();
+    delete old;
+    {
+        const std::uint32_t self = platform::thread_id();
+        std::unique_lock<std::mutex> lock(mutex_);
+        callbacks_cv_.wait(lock, [&] {
+            const auto mine = std::count(p->in_flight_threads.begin(), p->in_flight_threads.end(), self);
+            return p->in_flight == int(mine);
+        });
+        if (p->in_flight > 0) {
+            p->orphaned = true;
+            // Unregistering from inside its own callback: the Provider object
+            // is freed by deliver() once that callback returns.
+            return;
+        }
+    }
+    delete p;
+}
+
+std::vector<SessionEnable> Engine::enables_locked(const Session *session)
+{
+    std::vector<SessionEnable> out;
+    for (auto &[key, e] : guids_)
+        for (const Enablement &en : e.enablements)
+            if (en.session.get() == session) {
+                SessionEnable r{};
+                std::memcpy(&r.guid, key.data(), sizeof r.guid);
+                r.level = en.level;
+                r.match_any = en.match_any;
+                r.match_all = en.match_all;
+                out.push_back(r);
+            }
+    return out;
+}
+
+std::vector<SessionEnable> Engine::enables_of(const Session *session)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return enables_locked(session);
+}
+
+void Engine::set_hosting(SessionHosting *hosting)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    hosting_ = hosting;
+}
+
+std::vector<etw_guid> Engine::registered_guids()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<etw_guid> out;
+    for (auto &[key, e] : guids_)
+        if (!e.providers.empty()) {
+            etw_guid g;
+            std::memcpy(&g, key.data(), sizeof g);
+            out.push_back(g);
+        }
+    return out;
+}
+
+void Engine::set_remote_enables(std::vector<RemoteEnables> next)
+{
+    std::vector<ProviderSnapshot *> retired;
+    std::vector<Pending> notify;
+    std::vector<std::shared_ptr<Session>> dropped;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (RemoteEnables &n : next) {
+            auto g = guids_.find(key_of(n.guid));
+            if (g == guids_.end() || g->second.remote == n.enables)
+                continue;
+            for (Enablement &old : g->second.remote)
+                dropped.push_back(std::move(old.session));
+            const std::uint64_t cb_handle = n.handle ? n.handle : g->second.remote_handle;
+            g->second.remote = std::move(n.enables);
+            g->second.remote_handle = n.handle;
+            republish(n.guid, retired, notify, cb_handle);
+        }
+    }
+    retire(retired); // a grace period: no writer is inside a dropped session after it
+    dropped.clear();
+    deliver(notify);
+}
+
+bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept
+{
+    const std::uint64_t s = p->summary.load(std::memory_order_acquire);
+    if (s == 0)
+        return false;
+    const std::uint8_t max_level = std::uint8_t(s & 0xFF);
+    if (level != 0 && level > max_level)
+        return false;
+    return flags == 0 || (p->any_flags.load(std::memory_order_relaxed) & flags) != 0;
+}
+
+} // namespace openetw::engine

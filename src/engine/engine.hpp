@@ -1,0 +1,173 @@
+// The process-wide engine: the registry of running sessions (names unique
+// case-insensitively, GUIDs unique, a configurable maximum), provider
+// registrations, enablement (EnableTraceEx2 semantics, before or after a
+// provider registers) and the event-writing entry point.
+//
+// Locking: one engine mutex guards the registry and enablement tables and is
+// never held while user code (an enable callback) runs. The write path takes
+// no lock: it reads the provider's published session list inside a grace
+// section (engine/grace.hpp); control calls unpublish, wait a grace period,
+// then free.
+#pragma once
+
+#include "base/status.hpp"
+#include "engine/grace.hpp"
+#include "engine/properties.hpp"
+#include "engine/session.hpp"
+#include "engine/session_hosting.hpp"
+
+#include <openetw/records.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace openetw::engine {
+
+struct EnableInfo {
+    std::uint32_t is_enabled = 0;
+    std::uint8_t level = 0;
+    std::uint64_t match_any = 0;
+    std::uint64_t match_all = 0;
+    std::uint64_t session_handle = 0;
+};
+
+using EnableCallback = void (*)(const EnableInfo &info, void *context);
+
+// What one provider registration publishes for the write path.
+struct ProviderSnapshot {
+    struct Entry {
+        Session *session;
+        std::uint8_t max_level;   // the highest level it takes: 255 for every level (enabled at 0)
+        std::uint32_t max_record; // records of this size or more never fit its buffers
+    };
+    std::vector<Entry> entries;
+    // The entry when there is exactly one (the common case, written without
+    // the loop); set once the entries are final, before the snapshot is published.
+    const Entry *single = nullptr;
+};
+
+// A session enabling a provider, with its level and keywords.
+struct Enablement {
+    std::shared_ptr<Session> session;
+    std::uint8_t level;
+    std::uint64_t match_any;
+    std::uint64_t match_all;
+    bool operator==(const Enablement &) const = default;
+};
+
+class Provider {
+public:
+    etw_guid guid{};
+    // bit 63: enabled; bits 0..7: highest enabled level (255 = every level).
+    std::atomic<std::uint64_t> summary{0};
+    // 1 while summary != 0: the word etw_provider_enabled_word hands out, so
+    // callers test it inline (32 bits: a single load on every target).
+    std::atomic<std::uint32_t> enabled{0};
+    std::atomic<std::uint64_t> any_flags{0}; // OR of the sessions' MatchAnyKeyword (0 there = all)
+    std::atomic<ProviderSnapshot *> snapshot{nullptr};
+
+    // Notification (opaque to the engine beyond calling it).
+    EnableCallback callback = nullptr;
+    void *context = nullptr;
+
+    // Callback bookkeeping, guarded by the engine mutex.
+    int in_flight = 0;
+    std::vector<std::uint32_t> in_flight_threads;
+    bool closing = false;
+    bool orphaned = false; // unregistered from inside its own callback
+};
+
+class Engine {
+public:
+    static Engine &instance();
+
+    // Sessions.
+    Status start(Properties &props, std::shared_ptr<Session> *out) { return start(props, SessionOptions{}, out); }
+    Status start(Properties &props, const SessionOptions &options, std::shared_ptr<Session> *out);
+    Status open(const std::u16string &name, std::shared_ptr<Session> *out);
+    Status stop(const std::shared_ptr<Session> &session, Properties *props);
+    Status query(const std::shared_ptr<Session> &session, Properties &props);
+    Status update(const std::shared_ptr<Session> &session, Properties &props);
+    // path: buffering mode only, where the snapshot goes (empty: the log file name).
+    Status flush(const std::shared_ptr<Session> &session, Properties *props, const std::string &path = {});
+    std::vector<std::shared_ptr<Session>> running();
+    Status set_max_sessions(std::uint32_t n);
+    std::uint32_t max_sessions();
+
+    // EnableTraceEx2: enable (is_enabled != 0) or disable a provider GUID
+    // for a session.
+    Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                           std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all);
+    // What the session enables (empty for one not running here).
+    std::vector<SessionEnable> enables_of(const Session *session);
+
+    // The control plane's part in the sessions started from now on (one per
+    // process, installed before the first start; null: none).
+    void set_hosting(SessionHosting *hosting);
+
+    // Sessions of other processes that enable this process's providers: the
+    // control plane attaches to them as a writer and says which of them
+    // enable which provider.
+    struct RemoteEnables {
+        etw_guid guid;
+        std::vector<Enablement> enables;
+        std::uint64_t handle; // the session handle a notification names (0: the last one given)
+    };
+    // GUIDs with a provider registered in this process.
+    std::vector<etw_guid> registered_guids();
+    // Publishes the new lists; returns after a grace period, so a session
+    // no longer listed has no writer inside it.
+    void set_remote_enables(std::vector<RemoteEnables> next);
+
+    // Providers.
+    Status register_provider(const etw_guid &guid, EnableCallback cb, void *context, Provider **out);
+    // Returns after every callback of this provider has returned (except one
+    // running on the calling thread, when called from inside it).
+    void unregister_provider(Provider *p);
+
+    // HOT: EVENT_TRACE_HEADER semantics (see provider.h), for an enabled
+    // provider: its caller turns a disabled one away (one load and a branch).
+    // Static: the write path needs no engine state (no instance() guard per event).
+    static etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
+    static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
+
+private:
+    // trace_event's general case: a Guid by pointer, MOF_FIELD payloads, or a bad header.
+    [[gnu::noinline]] static etw_status trace_gathered(Provider *p, etw_event_trace_header *h) noexcept;
+    struct GuidEntry {
+        std::vector<Provider *> providers;
+        std::vector<Enablement> enablements;
+        std::vector<Enablement> remote; // sessions of other processes (writer sessions)
+        std::uint64_t remote_handle = 0; // the last one's handle, for the callback
+    };
+    struct Pending {
+        Provider *provider;
+        EnableInfo info;
+    };
+
+    GuidEntry &entry(const etw_guid &g);
+    std::vector<SessionEnable> enables_locked(const Session *session); // caller holds mutex_
+    // Rebuilds the published state of every provider of g; appends the
+    // notifications to deliver. Caller holds mutex_.
+    void republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retired, std::vector<Pending> &notify,
+                   std::uint64_t session_handle);
+    void deliver(std::vector<Pending> &notify);
+    void retire(std::vector<ProviderSnapshot *> &retired);
+
+    std::mutex mutex_;
+    std::condition_variable callbacks_cv_;
+    std::vector<std::shared_ptr<Session>> sessions_; // running (and stopping)
+    std::map<std::string, GuidEntry> guids_;         // key: 16 raw bytes
+    SessionHosting *hosting_ = nullptr;
+    std::uint32_t max_sessions_ = 64;
+    std::uint64_t next_serial_ = 1;
+};
+
+} // namespace openetw::engine

@@ -1,0 +1,375 @@
+// One running trace session: its adjusted configuration, its buffer pool
+// (one offset-addressed region), its logger thread and its log file.
+#pragma once
+
+#include "base/status.hpp"
+#include "engine/buffer_pool.hpp"
+#include "engine/buffer_ring.hpp"
+#include "engine/log_file.hpp"
+#include "engine/owned_buffers.hpp"
+#include "engine/properties.hpp"
+#include "engine/session_clock.hpp"
+
+#include <openetw/constants.h>
+#include <openetw/records.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace openetw::engine {
+
+// The limits the engine applies to MinimumBuffers/MaximumBuffers: both are
+// capped at ETW_MAX_BUFFERS and at kMaxPoolBytes of buffer memory.
+inline constexpr std::uint64_t kMaxPoolBytes = 4ull << 30; // 4 GiB per session
+// Region headroom so that an update can raise MaximumBuffers later.
+inline constexpr std::uint64_t kGrowHeadroomBytes = 64ull << 20;
+
+// One event, validated and gathered once, written to every session.
+struct EventInput {
+    etw_event_class event_class{};
+    etw_guid guid{};
+    std::uint32_t size = 0; // record size: 0x30 header + payload, < 0x10000
+    struct Piece {
+        const void *data;
+        std::uint32_t length;
+    };
+    Piece pieces[16]; // only the first piece_count are set (not zeroed: hot path)
+    std::uint32_t piece_count = 0;
+    std::uint32_t thread_id = 0;
+    std::uint32_t process_id = 0;
+    // The caller's EVENT_TRACE_HEADER when the payload follows it in place and
+    // the Guid is inline: the record is a copy of its size bytes with the
+    // writer's fields set (event_class, guid and pieces are then not read).
+    const std::uint8_t *whole = nullptr;
+};
+
+// Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
+struct SessionOptions {
+    bool lossless = false;                 // writers wait for space instead of dropping
+    std::uint32_t lossless_timeout_ms = 1000; // how long at most (then the event is dropped)
+    std::uint32_t realtime_backlog = 0;    // buffers kept without a consumer; 0 = default
+    bool replace_orphan = false;           // start: stop an orphan holding the name first
+    bool take_over = false;                // start: continue an orphan (Engine::take_over)
+};
+
+// What a real-time reader learns about losses since its last report.
+struct LossReport {
+    std::uint32_t events_lost = 0;   // EventsLost grew by this much
+    std::uint32_t buffers_lost = 0;  // RealTimeBuffersLost grew by this much
+};
+
+class Session;
+
+// Where a live consumer's buffers come from: a reader on a session of this
+// process (RealtimeReader) or a relay from another process (RemoteFeed).
+class LiveFeed {
+public:
+    enum class Next { Buffer, End, Interrupted };
+    virtual ~LiveFeed() = default;
+    // Waits for the next buffer and copies it into out (BufferSize bytes,
+    // header complete). End: the session stopped and everything was
+    // delivered. loss (may be NULL) receives the losses counted since the
+    // previous call.
+    virtual Next next(std::vector<std::uint8_t> &out, LossReport *loss) = 0;
+    // Any thread: wakes next() for good.
+    virtual void interrupt() = 0;
+    // Why the feed ended before its session did (a host that died); empty otherwise.
+    virtual std::string ended_early() const { return {}; }
+};
+
+// One live consumer's cursor on a real-time session (see docs/ENGINE.md,
+// "Real-time delivery"). Created by Session::attach; destroying it detaches.
+// next() may block; interrupt() (any thread) wakes it for good.
+class RealtimeReader final : public LiveFeed {
+public:
+    ~RealtimeReader() override;
+    RealtimeReader(const RealtimeReader &) = delete;
+    RealtimeReader &operator=(const RealtimeReader &) = delete;
+
+    // LiveFeed::next; the pool buffer is released before this returns.
+    Next next(std::vector<std::uint8_t> &out, LossReport *loss) override;
+    // Like next, but returns Interrupted at once when nothing is queued.
+    Next try_next(std::vector<std::uint8_t> &out, LossReport *loss);
+    void interrupt() override;
+    const std::shared_ptr<Session> &session() const { return session_; }
+
+private:
+    friend class Session;
+    explicit RealtimeReader(std::shared_ptr<Session> s) : session_(std::move(s)) {}
+    Next take(std::vector<std::uint8_t> &out, LossReport *loss, bool wait);
+    std::shared_ptr<Session> session_;
+    std::uint64_t next_ = 0;    // sequence of the next entry to deliver
+    bool interrupted_ = false;  // guarded by the session's rt_mutex_
+    std::uint32_t seen_events_lost_ = 0;
+    std::uint32_t seen_buffers_lost_ = 0;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+public:
+    enum State : int { Running = 0, Stopping = 1, Stopped = 2 };
+
+    ~Session();
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
+
+    // Adjusts props (buffer counts, clock fallback, private-mode file name),
+    // creates the pool and the log file, and starts the logger thread. The
+    // engine has already checked name, GUID and session count and set
+    // Wnode.Guid. On success props holds the adjusted values and statistics.
+    // region_path: when not empty, the buffers live in that file, so that
+    // writers in other processes can attach (docs/SYSTEM_SESSIONS.md).
+    static Status create(Properties &props, const SessionOptions &options, std::uint16_t logger_id,
+                         std::uint64_t handle, std::unique_ptr<Session> *out, const std::string &region_path = {});
+
+    // What a writer in another process needs besides the region.
+    struct WriterParams {
+        std::uint16_t logger_id = 0;
+        std::uint32_t mode = 0;
+        std::uint32_t clock_type = 1;
+        std::uint32_t lossless = 0;
+        std::uint32_t lossless_timeout_ms = 1000;
+        std::uint64_t handle = 0;
+        etw_guid guid{};
+    };
+    WriterParams writer_params() const;
+    // A session hosted by another process, opened for writing only (no
+    // logger, no file) on the region its host handed over (adopted).
+    // ETW_ERROR_INVALID_DATA for a region that is no session's;
+    // ETW_ERROR_NO_SYSTEM_RESOURCES when its writer table is full.
+    static Status attach_writer(platform::Region region, const WriterParams &params, std::shared_ptr<Session> *out);
+    // The shared region's descriptor (-1: private).
+    std::intptr_t region_fd() const { return pool_.region_fd(); }
+    bool is_shared() const { return pool_.is_shared(); }
+    // Unfinished records of dead writers skipped so far (in EventsLost too).
+    std::uint32_t records_skipped() const { return pool_.control().records_skipped.load(std::memory_order_acquire); }
+
+    // HOT: writes one event. ETW_ERROR_NOT_ENOUGH_MEMORY when dropped;
+    // ETW_ERROR_WMI_INSTANCE_NOT_FOUND when a session of another process is
+    // stopping (the event is neither written nor counted).
+    etw_status write(const EventInput &ev, std::uint32_t cpu) noexcept;
+    // HOT: the same for a record that is the caller's size bytes at h (an
+    // EVENT_TRACE_HEADER with its payload in place and its Guid inline; the
+    // writer's fields are set in the copy), the calling thread's event.
+    // Defined inline in write_path.cpp, with its one caller.
+    etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
+    // write_whole out of line: an event for several sessions.
+    etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
+
+    // Copies the current configuration and statistics into props.
+    void fill(Properties &props) const;
+    // ControlTrace UPDATE: FlushTimer, MaximumBuffers, EnableFlags (system
+    // loggers), a new log file name.
+    Status update(Properties &props);
+    // Seals every non-empty buffer and waits until the logger has written
+    // them (buffers still held by writers follow when they commit); real-time
+    // buffers are then queued for the consumers. Buffering mode: writes the
+    // retained buffers, oldest first, as a complete .etl to path (empty: the
+    // session's log file name).
+    Status flush(const std::string &path = {});
+    // Final drain and file finish; joins the logger. No writer may be inside
+    // the session any more (the engine guarantees it with a grace period).
+    Status stop();
+
+    // Testing aid: while held, the logger leaves full buffers queued, as a
+    // logger stalled by a slow disk would, so pool growth and event loss can
+    // be tested exactly rather than by racing the logger. stop() releases it.
+    void hold_logger(bool held) noexcept
+    {
+        logger_held_.store(held, std::memory_order_release);
+        if (!held)
+            wake_logger();
+    }
+    // Testing aid: writers now waiting for space (lossless sessions).
+    std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
+    // Testing aid: thread slots claimed now (owned buffers).
+    std::uint32_t owned_slots() const noexcept { return owned_.claimed(); }
+    // Testing aid (buffering mode): how many times a writer of this process
+    // found no free buffer and recycled under the ring's mutex.
+    std::uint32_t writer_recycles() const noexcept { return writer_recycles_.load(std::memory_order_relaxed); }
+
+    // Real-time: attaches a live reader (ETW_ERROR_INVALID_PARAMETER when the
+    // session is not in real-time mode, ETW_ERROR_WMI_INSTANCE_NOT_FOUND
+    // when it has stopped). The first reader gets the backlog, oldest first.
+    Status attach(std::unique_ptr<RealtimeReader> *out);
+    // Buffer 0 of the session's stream: the logfile-header buffer a file
+    // would start with (for live consumers).
+    const std::vector<std::uint8_t> &header_buffer() const { return header_buffer_; }
+    std::uint32_t realtime_backlog_limit() const { return rt_limit_; }
+    std::uint32_t mode() const { return mode_; }
+    bool is_realtime() const { return (mode_ & ETW_REAL_TIME_MODE) != 0; }
+    bool is_buffering() const { return (mode_ & ETW_BUFFERING_MODE) != 0; }
+    bool is_lossless() const { return options_.lossless; }
+    const SessionOptions &options() const { return options_; }
+
+    const std::u16string &name() const { return name_; }
+    const etw_guid &guid() const { return guid_; }
+    std::uint64_t handle() const { return handle_; }
+    std::uint16_t logger_id() const { return logger_id_; }
+    bool is_private() const { return (mode_ & ETW_PRIVATE_LOGGER_MODE) != 0; }
+    std::uint32_t clock_type() const { return clock_type_; }
+    std::uint32_t buffer_bytes() const { return buffer_kb_ * 1024u; }
+    std::atomic<int> state{Running};
+
+private:
+    friend class RealtimeReader;
+    struct RtEntry {
+        std::uint32_t index;
+        std::uint32_t events;
+    };
+
+    Session() = default;
+    etw_status write_here(const EventInput &ev, std::uint32_t cpu) noexcept;
+    // Writes the record of ev at p (aligned bytes reserved there). Bracketed:
+    // Size first and word0 last with release (a buffer other writers share,
+    // so a dead writer's partial record can be skipped); otherwise plain
+    // stores (an owned buffer: the commit publishes the record).
+    // Sets the writer's header fields of the record at p (timestamp, times,
+    // ids); returns its word0, for the caller to store last.
+    std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
+                                std::uint32_t process_id) noexcept;
+    // The clock's fields of a record: TimeStamp and the times word.
+    struct Stamp {
+        std::int64_t timestamp;
+        std::uint64_t times;
+    };
+    Stamp stamp() noexcept;
+    template <bool Bracketed>
+    void fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept;
+    // Shared sessions, logger thread: hands on the buffers dead writers of
+    // other processes left reserved, frees those they took and never
+    // installed; at a stop, closes the session to them.
+    void take_dead_writers_buffers();
+    void close_remote_writers();
+    void requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle);
+    // Logger thread: the flush queue and the buffers the logger holds.
+    std::vector<std::uint32_t> logger_held_buffers();
+    // The session clock's raw timestamp.
+    std::int64_t now_raw() const noexcept { return session_clock_now(clock_type_, cycle_tick_ != 0); }
+    // Create: the cycle counter's rate when it stamps this session's events
+    // (clock 3; clock 1 where it is the system clock, unless
+    // OPENETW_QPC_CLOCK=monotonic), else 0.
+    static std::uint64_t cycle_hz_for(std::uint32_t clock) noexcept;
+    // Stamps this session's events with the cycle counter running at hz
+    // (0: the 100 ns clocks): sets cycle_tick_. The creator also puts hz in
+    // the region (ControlBlock::cycle_hz) for writers of other processes.
+    void use_cycle_counter(std::uint64_t hz) noexcept;
+    void logger_main();
+    // Takes the handed-off buffers: to the file, the real-time queue or
+    // (buffering mode, under ring_mutex_) the ring.
+    void drain();
+    void drain_buffers();
+    // Seals every buffer holding events (owned ones: see OwnedBuffers::seal_all).
+    void seal_all(bool final = false);
+    void wake_logger() noexcept;
+    // Lossless: waits (bounded) until pred() holds; false on timeout.
+    template <class Pred>
+    bool wait_for_space(Pred pred, std::uint32_t timeout_ms) noexcept;
+    // Real-time: queues a written buffer for the readers (logger thread).
+    void rt_push(std::uint32_t idx, std::uint32_t events);
+    // Caller holds rt_mutex_: releases entries every reader has passed.
+    void rt_release_passed();
+    // Caller holds rt_mutex_, no reader attached: drops queued buffers beyond
+    // keep (all when keep is 0), counting them lost; updates refusal.
+    void rt_trim(std::size_t keep);
+    void rt_update_refusal();
+    void rt_detach(RealtimeReader *r);
+    // Buffering, at create: the logger's free reserve and the pool's
+    // low-water mark, from the streams and the pool's size.
+    void plan_ring(std::uint32_t streams, std::uint32_t buffers);
+    // Buffering (ring_mutex_ held): returns the oldest retained buffers to
+    // the free list until `reserve_` are free.
+    void recycle();
+    // Buffering, a writer of this process that found no free buffer: takes
+    // what was handed off into the ring and frees its oldest buffer not
+    // being written to a snapshot (unless a buffer is free already and not
+    // force). False when nothing is free and nothing could be freed.
+    bool recycle_oldest(bool force) noexcept;
+    // Buffering: reserve after recycling the oldest buffers, as many times
+    // as other writers take the freed one first (bounded by the pool).
+    bool reserve_recycling(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    // Buffering, no free buffer: reserve_recycling here; a writer of another
+    // process's session waits (at most kRemoteRingWaitMs) for the host's
+    // logger to recycle. False when the event is to be dropped.
+    bool reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
+    static constexpr std::uint32_t kRemoteRingWaitMs = 250;
+    Status write_snapshot(const std::string &path);
+
+    // Identity and configuration.
+    std::u16string name_;
+    std::u16string log_file_name_; // as given (private: with the process id)
+    etw_guid guid_{};
+    std::uint64_t handle_ = 0;
+    std::uint16_t logger_id_ = 0;
+    std::uint32_t mode_ = 0;
+    std::uint32_t clock_type_ = 1;
+    // Non-zero when events are stamped with the cycle counter (ControlBlock::
+    // cycle_hz): the thread-times sampling interval in its ticks
+    // (TimerResolution). 0: 100 ns clocks (qpc_now, filetime_now).
+    std::uint64_t cycle_tick_ = 0;
+    std::uint32_t buffer_kb_ = 0;
+    std::uint32_t min_buffers_ = 0;
+    std::uint32_t max_file_size_ = 0;
+    std::uint32_t enable_flags_ = 0;
+    std::int32_t age_limit_ = 0;
+    bool system_logger_ = false;
+    std::atomic<std::uint32_t> flush_timer_{0};
+    std::atomic<bool> logger_held_{false};
+
+    BufferPool pool_;
+    OwnedBuffers owned_; // threads of this process that own their buffer
+    WriterSlot *writer_slot_ = nullptr; // set in a writer of another process's session
+    int writer_index_ = -1;
+    bool dead_writer_pending_ = false;   // logger thread only
+    LogFile file_;
+    LogFile::Config file_config_; // for buffering-mode snapshots
+    std::vector<std::uint32_t> batch_;
+    std::vector<std::uint8_t> header_buffer_;
+    SessionOptions options_;
+
+    // Buffering mode: full buffers kept, oldest first. The logger and
+    // writers that run out of buffers take from the flush queue into it and
+    // recycle its oldest, all under ring_mutex_ (so it keeps hand-off order);
+    // the ring_pinned_ oldest are being written to a snapshot.
+    std::mutex ring_mutex_;
+    BufferRing ring_;
+    std::uint32_t ring_pinned_ = 0;
+    std::uint32_t reserve_ = 1;                    // free buffers the logger keeps (plan_ring)
+    std::atomic<std::uint32_t> writer_recycles_{0}; // recycle_oldest calls (testing aid)
+
+    // Real-time channel.
+    std::mutex rt_mutex_;
+    std::condition_variable rt_cv_;
+    std::deque<RtEntry> rt_queue_;
+    std::uint64_t rt_base_ = 0;    // sequence of rt_queue_.front()
+    std::vector<RealtimeReader *> rt_readers_;
+    bool rt_ended_ = false;
+    std::uint32_t rt_limit_ = 0;
+    std::uint64_t rt_sequence_ = 0; // SequenceNumber of real-time-only buffers
+    std::atomic<bool> has_file_{false}; // a log file is open (read by attach/detach)
+
+    // Logger thread and its control channel (control path only).
+    std::thread logger_;
+    std::atomic<std::uint32_t> logger_tid_{0};
+    std::mutex control_mutex_;
+    std::condition_variable control_cv_;
+    std::uint64_t flush_requested_ = 0;
+    std::uint64_t flush_done_ = 0;
+    bool stop_requested_ = false;
+    bool stopped_ = false;
+    bool switch_requested_ = false;
+    std::string switch_path_;
+    Status switch_result_;
+    bool switch_done_ = false;
+    std::string flush_path_;
+    Status flush_result_;
+    Status finish_result_;
+};
+
+} // namespace openetw::engine

@@ -1,0 +1,88 @@
+// The conversation between a session's host and other processes
+// (docs/SYSTEM_SESSIONS.md, "Requests"): one connection to the host's
+// channel per request. The host learns the caller's user from the kernel
+// and checks it against the session's rights before serving:
+//   control (query, update, flush, stop, enable a provider, grant) needs
+//   ETW_SESSION_RIGHT_CONTROL; a writer (the region's descriptor and the
+//   parameters to write with) needs _LOG; a real-time feed needs _CONSUME.
+// Every length read from a connection is checked before use.
+#pragma once
+
+#include "base/status.hpp"
+#include "host/engine_names.hpp"
+#include "host/system_registry.hpp"
+#include "platform/channel.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace openetw::host {
+
+enum class Request : std::uint32_t {
+    Query = 1, Update = 2, Flush = 3, Stop = 4, Enable = 5, Grant = 6, Writer = 7, Consume = 8,
+    Options = 9, // the options the session runs with (control right)
+    FlushTo = 10, // a buffering session's snapshot to a path: the host's own user or root only
+};
+
+// The right a request needs (ETW_SESSION_RIGHT_*).
+std::uint32_t right_needed(Request r);
+
+// ---- Caller side ----
+
+// Query, Update, Flush, Stop: sends props (update: the new settings) and
+// fills it with the host's answer. props may be null for Flush and Stop.
+Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code, Properties *props);
+// Enable (enable = false: disable) a provider in the session.
+Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable);
+Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant);
+Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out);
+// FlushTo: the host writes the snapshot to path (absolute) as its own user.
+Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::u16string &path, Properties *props);
+// The session's region and what a writer needs; region is the caller's to adopt.
+Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region,
+                      Session::WriterParams *params);
+
+// A real-time feed from another process's session: the host attaches a
+// RealtimeReader and relays each buffer, with the losses since the last one.
+class RemoteFeed final : public LiveFeed {
+public:
+    // The session's header buffer comes first.
+    static Status open(SystemRegistry &reg, const RegistryEntry &e, std::unique_ptr<RemoteFeed> *out,
+                       std::vector<std::uint8_t> *header_buffer);
+    ~RemoteFeed() override;
+    Next next(std::vector<std::uint8_t> &out, LossReport *loss) override;
+    void interrupt() override;
+    std::string ended_early() const override { return ended_early_; }
+
+private:
+    RemoteFeed() = default;
+    platform::ChannelHandle conn_ = platform::kNoChannel;
+    std::atomic<bool> interrupted_{false};
+    std::string ended_early_;
+};
+
+// ---- Host side ----
+
+struct IncomingRequest {
+    Request code{};
+    Properties props;            // Query..Stop
+    EnableRecord enable{};       // Enable
+    bool enable_on = false;
+    GrantRecord grant{};         // Grant
+    std::u16string path;         // FlushTo
+};
+// Reads one request from a caller (bounded wait: a caller that sends nothing
+// is dropped). ETW_ERROR_INVALID_DATA for a malformed one.
+Status read_request(platform::ChannelHandle c, IncomingRequest *out);
+// Answers a control request (props may be null).
+void answer(platform::ChannelHandle c, const Status &st, const Properties *props);
+// Answers an Options request.
+void answer_options(platform::ChannelHandle c, const SessionOptions &o);
+// Answers a writer request: the region's descriptor travels with the answer.
+void answer_writer(platform::ChannelHandle c, std::intptr_t region_fd, const Session::WriterParams &params);
+// Relays a real-time reader to a caller until the session ends or the
+// caller goes away (run on a thread of its own; closes c).
+void relay(platform::ChannelHandle c, std::unique_ptr<RealtimeReader> reader, const std::vector<std::uint8_t> &header);
+
+} // namespace openetw::host

@@ -1,0 +1,195 @@
+#include "host/session_ref.hpp"
+
+#include "host/host_channel.hpp"
+#include "host/hosting.hpp"
+#include "host/remote_session.hpp"
+#include "host/session_channel.hpp"
+
+#include "base/utf.hpp"
+#include "platform/platform.hpp"
+
+#include <openetw/constants.h>
+
+namespace openetw::host {
+
+namespace {
+
+// A session this process runs: the engine serves every call.
+class LocalRef final : public SessionRef {
+public:
+    explicit LocalRef(std::shared_ptr<Session> s) : s_(std::move(s)) {}
+
+    std::uint64_t handle() const override { return s_->handle(); }
+    Status host_info(HostInfo *out) override
+    {
+        if (s_->state.load() != Session::Running)
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+        *out = {platform::process_id(), false, true};
+        return Status::ok();
+    }
+    Status options(SessionOptions *out) override
+    {
+        *out = s_->options();
+        out->lossless = s_->is_lossless();
+        out->realtime_backlog = s_->realtime_backlog_limit();
+        return Status::ok();
+    }
+    Status query(Properties &props) override { return engine().query(s_, props); }
+    Status update(Properties &props) override { return engine().update(s_, props); }
+    Status flush(Properties *props) override { return engine().flush(s_, props); }
+    Status flush_to(const std::string &path, Properties *props) override
+    {
+        if (!s_->is_buffering())
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
+        return engine().flush(s_, props, path);
+    }
+    Status stop(Properties *props) override { return engine().stop(s_, props); }
+    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    {
+        return engine().enable_provider(s_, provider, on, level, any, all);
+    }
+    Status grant(std::uint32_t uid, std::uint32_t rights) override { return Hosting::instance().grant(s_, uid, rights); }
+    void describe(Properties &props) override { s_->fill(props); }
+    Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
+    {
+        std::unique_ptr<RealtimeReader> reader;
+        if (Status st = s_->attach(&reader); !st)
+            return st;
+        *header = s_->header_buffer();
+        *out = std::move(reader);
+        return Status::ok();
+    }
+
+private:
+    static Engine &engine() { return Hosting::instance().engine(); }
+    std::shared_ptr<Session> s_;
+};
+
+// A session another process hosts: requests go to its host, and this
+// process's providers follow what it enables before a call returns.
+class HostedRef final : public SessionRef {
+public:
+    explicit HostedRef(const RegistryEntry &e) : r_(*SystemRegistry::get(), e) {}
+
+    std::uint64_t handle() const override { return r_.handle(); }
+    Status host_info(HostInfo *out) override
+    {
+        bool orphaned = false;
+        if (!r_.refresh(&orphaned))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+        *out = {r_.host_pid(), orphaned, false};
+        return Status::ok();
+    }
+    Status options(SessionOptions *out) override { return r_.options(out); }
+    Status query(Properties &props) override { return r_.query(props); }
+    Status update(Properties &props) override { return r_.update(props); }
+    Status flush(Properties *props) override { return r_.flush(props); }
+    Status flush_to(const std::string &path, Properties *props) override { return r_.flush_to(path, props); }
+    Status stop(Properties *props) override
+    {
+        Status st = r_.stop(props);
+        Hosting::instance().sync_providers();
+        return st;
+    }
+    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    {
+        EnableRecord rec{};
+        rec.guid = provider;
+        rec.level = level;
+        rec.match_any = any;
+        rec.match_all = all;
+        Status st = r_.enable(rec, on);
+        if (st)
+            Hosting::instance().sync_providers();
+        return st;
+    }
+    Status grant(std::uint32_t uid, std::uint32_t rights) override { return r_.grant(uid, rights); }
+    void describe(Properties &props) override
+    {
+        // Without the control right: what its host last published (the
+        // registry is everyone's); one that stops meanwhile keeps its name only.
+        if (!r_.query(props) && !SystemRegistry::get()->published(r_.entry(), props))
+            props.assign_session_name(r_.entry().name);
+    }
+    Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
+    {
+        if (r_.entry().orphaned)
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process died): nothing feeds it");
+        std::unique_ptr<RemoteFeed> feed;
+        if (Status st = RemoteFeed::open(*SystemRegistry::get(), r_.entry(), &feed, header); !st)
+            return st;
+        *out = std::move(feed);
+        return Status::ok();
+    }
+
+private:
+    RemoteSession r_;
+};
+
+Status start_anywhere(Properties &props, const SessionOptions &options, std::unique_ptr<SessionRef> *out)
+{
+    Hosting &hosting = Hosting::instance();
+    const bool is_private = (props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE) != 0;
+    if (!is_private && sessions_start_in_host()) {
+        props.clear_outputs();
+        if (Status v = props.validate(); !v)
+            return v; // said here, with the member at fault, before any host is started
+        RegistryEntry e;
+        Status st = host_start(props, options, &e);
+        if (st) {
+            *out = std::make_unique<HostedRef>(e);
+            hosting.sync_providers(); // the caller's providers hear of it before this returns
+            return st;
+        }
+        if (st.code != ETW_ERROR_FILE_NOT_FOUND || st.message.rfind("no session host", 0) != 0)
+            return st;
+        // No host here at all (none runs and openetw-hostd is not installed):
+        // the session runs in this process, as etw_session_get_host_info says.
+    }
+    std::shared_ptr<Session> local;
+    Status st = options.take_over ? hosting.take_over(props, options, &local) : hosting.engine().start(props, options, &local);
+    if (st)
+        *out = std::make_unique<LocalRef>(std::move(local));
+    return st;
+}
+
+} // namespace
+
+Status start_session(Properties &props, const SessionOptions &options, std::unique_ptr<SessionRef> *out)
+{
+    // A taken-over session keeps its own settings; a new one gets Windows'
+    // default maximum (the caller's props are unchanged on failure).
+    const std::uint32_t given = options.take_over ? 0 : props.apply_maximum_buffers_default(platform::processor_count());
+    Status st = start_anywhere(props, options, out);
+    if (!st && !options.take_over)
+        props.record().MaximumBuffers = given;
+    return st;
+}
+
+Status open_session(const std::u16string &name, std::unique_ptr<SessionRef> *out)
+{
+    Hosting &hosting = Hosting::instance();
+    std::shared_ptr<Session> local;
+    if (hosting.engine().open(name, &local)) {
+        *out = std::make_unique<LocalRef>(std::move(local));
+        return Status::ok();
+    }
+    RegistryEntry e;
+    if (!hosting.find_foreign(name, &e))
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session is named \"" + utf16_to_utf8_lossy(name) + "\"");
+    *out = std::make_unique<HostedRef>(e);
+    return Status::ok();
+}
+
+std::vector<std::unique_ptr<SessionRef>> running_sessions()
+{
+    Hosting &hosting = Hosting::instance();
+    std::vector<std::unique_ptr<SessionRef>> out;
+    for (std::shared_ptr<Session> &s : hosting.engine().running())
+        out.push_back(std::make_unique<LocalRef>(std::move(s)));
+    for (const RegistryEntry &e : hosting.foreign_sessions())
+        out.push_back(std::make_unique<HostedRef>(e));
+    return out;
+}
+
+} // namespace openetw::host

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The layer rules of docs/CONVENTIONS.md, checked on every include of src/.
+
+Data flows one way: the engine never includes the host, format and decode
+know bytes only, platform and base include nothing above them. A quoted
+include of a layer a file's folder may not use fails here, with the file,
+the line and the rule. `--self-test` plants a violation in a copy of the
+engine's header and fails unless the check catches it (the check can fail).
+usage: check_layers.py SOURCE_ROOT [--self-test]
+"""
+import os
+import re
+import sys
+
+# folder of src/ -> the folders of src/ its files must not include
+FORBIDDEN = {
+    'base': {'platform', 'format', 'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'platform': {'format', 'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'format': {'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'decode': {'engine', 'host', 'consumer', 'api', 'win32'},
+    'engine': {'host', 'decode', 'consumer', 'api', 'win32'},
+    'host': {'decode', 'consumer', 'api', 'win32'},
+    'consumer': {'api', 'win32'},
+    'api': {'win32'},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+)/[^"]+"', re.M)
+
+
+def violations(files):
+    """files: {path relative to src/: text} -> list of messages."""
+    out = []
+    for path, text in sorted(files.items()):
+        layer = path.split('/', 1)[0]
+        banned = FORBIDDEN.get(layer, set())
+        for m in INCLUDE.finditer(text):
+            if m.group(1) in banned:
+                line = text.count('\n', 0, m.start()) + 1
+                out.append(f'src/{path}:{line}: src/{layer} must not include src/{m.group(1)} ("{m.group(0).strip()}")')
+    return out
+
+
+def read_tree(src):
+    files = {}
+    for folder, _, names in os.walk(src):
+        for name in names:
+            if name.endswith(('.cpp', '.hpp', '.h', '.c')):
+                full = os.path.join(folder, name)
+                with open(full, encoding='utf-8') as f:
+                    files[os.path.relpath(full, src)] = f.read()
+    return files
+
+
+def main():
+    src = os.path.join(sys.argv[1], 'src')
+    files = read_tree(src)
+    if '--self-test' in sys.argv:
+        planted = dict(files)
+        planted['engine/engine.hpp'] = '#include "host/hosting.hpp"\n' + files['engine/engine.hpp']
+        found = violations(planted)
+        if not any(v.startswith('src/engine/engine.hpp:1:') for v in found):
+            print('FAIL: a planted include of src/host in src/engine/engine.hpp was not caught')
+            return 1
+        print('ok: the planted violation is caught: ' + found[0])
+        return 0
+    found = violations(files)
+    if found:
+        print('FAIL: includes against the layer rules (docs/CONVENTIONS.md):\n  ' + '\n  '.join(found))
+        return 1
+    print(f'ok: {len(files)} files of src/ keep the layer rules')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,173 @@
+#include "host_server.hpp"
+
+#include "host/hosting.hpp"
+#include "host/host_channel.hpp"
+#include "host/remote_session.hpp"
+#include "platform/channel.hpp"
+
+#include <openetw/session.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace openetw::host {
+
+namespace {
+
+using platform::ChannelHandle;
+
+// What the finished orphans ended with, for a caller that asks to stop one
+// the host already finished at its start.
+struct Finished {
+    Status status;
+    Properties props;
+};
+std::mutex g_finished_mutex;
+std::map<std::uint64_t, Finished> g_finished;
+
+std::uint64_t key(std::uint32_t slot, std::uint32_t generation) { return (std::uint64_t(slot) << 32) | generation; }
+
+// Orphans of a killed host are finished (file completed, name freed) before
+// anything else is served; region files no slot refers to are removed.
+void finish_orphans(SystemRegistry &reg)
+{
+    for (const RegistryEntry &e : reg.list()) {
+        if (!e.orphaned)
+            continue;
+        Finished f{Status::ok(), Properties(e.name)};
+        f.status = RemoteSession(reg, e).stop(&f.props);
+        std::lock_guard<std::mutex> lock(g_finished_mutex);
+        g_finished[key(e.slot, e.generation)] = std::move(f);
+    }
+    reg.remove_stray_regions();
+}
+
+bool may_control_orphan(SystemRegistry &reg, const RegistryEntry &e, std::uint32_t uid)
+{
+    if (uid == 0 || uid == platform::effective_user_id())
+        return true;
+    std::vector<GrantRecord> grants;
+    if (reg.tables(e, nullptr, &grants))
+        for (const GrantRecord &g : grants)
+            if (g.uid == uid && (g.rights & ETW_SESSION_RIGHT_CONTROL))
+                return true;
+    return false;
+}
+
+void serve_start(ChannelHandle c, HostIncoming &req, const platform::PeerCredentials &peer)
+{
+    const std::uint32_t me = platform::effective_user_id();
+    if (peer.uid != me && peer.uid != 0)
+        return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "the session host of user " + std::to_string(me) +
+                                                               " starts sessions for that user and root only"),
+                           nullptr, 0, 0);
+    if (req.props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE)
+        return answer_host(c, Fail(ETW_ERROR_INVALID_PARAMETER, "a private session runs in its own process"), nullptr, 0,
+                           0);
+    std::shared_ptr<Session> s;
+    Hosting &hosting = Hosting::instance();
+    Status st = req.options.take_over ? hosting.take_over(req.props, req.options, &s)
+                                      : hosting.engine().start(req.props, req.options, &s);
+    std::uint32_t slot = 0, generation = 0;
+    if (st && !hosting.hosted_slot(s.get(), &slot, &generation))
+        st = Fail(ETW_ERROR_INTERNAL_ERROR, "the session started outside the registry");
+    answer_host(c, st, st ? &req.props : nullptr, slot, generation);
+}
+
+void serve_stop_orphan(ChannelHandle c, const HostIncoming &req, const platform::PeerCredentials &peer)
+{
+    SystemRegistry &reg = *SystemRegistry::get();
+    RegistryEntry e;
+    if (reg.at(req.slot, req.generation, &e)) {
+        if (!e.orphaned)
+            return answer_host(c, Fail(ETW_ERROR_ALREADY_EXISTS, "the session is not orphaned: ask its host"), nullptr,
+                               0, 0);
+        if (!may_control_orphan(reg, e, peer.uid))
+            return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) +
+                                                                    " has no control right over the orphaned session"),
+                               nullptr, 0, 0);
+        Properties props(e.name);
+        Status st = RemoteSession(reg, e).stop(&props);
+        return answer_host(c, st, &props, 0, 0);
+    }
+    std::lock_guard<std::mutex> lock(g_finished_mutex);
+    auto it = g_finished.find(key(req.slot, req.generation));
+    if (it == g_finished.end())
+        return answer_host(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)"),
+                           nullptr, 0, 0);
+    if (peer.uid != 0 && peer.uid != platform::effective_user_id())
+        return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "the orphan was finished by the session host"), nullptr, 0, 0);
+    answer_host(c, it->second.status, &it->second.props, 0, 0);
+}
+
+std::atomic<int> g_in_flight{0};
+
+void serve(ChannelHandle c, platform::PeerCredentials peer)
+{
+    HostIncoming req;
+    if (read_host_request(c, &req)) {
+        if (req.code == HostRequest::Start)
+            serve_start(c, req, peer);
+        else
+            serve_stop_orphan(c, req, peer);
+    }
+    platform::channel_close(&c);
+    g_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+} // namespace
+
+int run_host(const HostConfig &config)
+{
+    SystemRegistry::become_host();
+    setenv("OPENETW_REGISTRY", config.registry.c_str(), 1); // the namespace every part of the engine uses
+    std::intptr_t lock = -1;
+    if (etw_status st = platform::host_lock(config.registry, &lock); st != ETW_OK) {
+        if (st == ETW_ERROR_ALREADY_EXISTS)
+            return 0; // another host serves this namespace: the caller finds it
+        std::fprintf(stderr, "openetw-hostd: cannot take the host lock of %s: %s\n", config.registry.c_str(),
+                     etw_status_name(st));
+        return 1;
+    }
+    SystemRegistry *reg = SystemRegistry::get();
+    if (!reg) {
+        std::fprintf(stderr, "openetw-hostd: cannot create or map the registry %s\n", config.registry.c_str());
+        return 1;
+    }
+    ChannelHandle listener = config.listener;
+    if (listener < 0) {
+        if (etw_status st = platform::channel_listen(reg->host_channel_name(), &listener); st != ETW_OK) {
+            std::fprintf(stderr, "openetw-hostd: cannot listen as %s: %s (another user's process holds the name?)\n",
+                         reg->host_channel_name().c_str(), etw_status_name(st));
+            return 1;
+        }
+    }
+    // Callers that connect meanwhile wait in the backlog.
+    finish_orphans(*reg);
+    auto idle_since = std::chrono::steady_clock::now();
+    for (;;) {
+        ChannelHandle c = platform::kNoChannel;
+        platform::PeerCredentials peer;
+        if (platform::channel_accept(listener, 200, &c, &peer) == ETW_OK) {
+            g_in_flight.fetch_add(1, std::memory_order_acq_rel);
+            std::thread(serve, c, peer).detach();
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (g_in_flight.load(std::memory_order_acquire) != 0 || !process_engine().running().empty())
+            idle_since = now;
+        else if (config.idle_exit_ms > 0 && now - idle_since >= std::chrono::milliseconds(config.idle_exit_ms))
+            break;
+    }
+    // Idle: nothing to finish. Closing the listener first turns new callers
+    // to a host they start themselves once the lock is gone.
+    platform::channel_close(&listener);
+    platform::close_fd(lock);
+    return 0;
+}
+
+} // namespace openetw::host
