@@ -17,6 +17,9 @@
 
 #include "common.hpp"
 
+#include <atomic>
+#include <thread>
+
 #include <linux/futex.h>
 #include <sys/mman.h>
 

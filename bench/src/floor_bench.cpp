@@ -2,6 +2,7 @@
 // same arguments and output as openetw-bench and lttng-bench.
 #include "common.hpp"
 #include "floor.hpp"
+#include "workloads.hpp"
 
 using namespace bench;
 using namespace bench::floor;
@@ -89,7 +90,6 @@ int pipeline_run(const Args &a, bool paced)
         pl.finish_writer(s);
         writer_cpu[i] = thread_cpu_ns() - c0;
     });
-    const std::int64_t writers_end = team.end_ns;
     pl.close();
     const std::int64_t end = now_ns();
     const std::int64_t main_cpu = thread_cpu_ns() - main0;
@@ -104,18 +104,9 @@ int pipeline_run(const Args &a, bool paced)
     const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
     const std::uint64_t bytes = file_bytes(path);
     ::unlink(path.c_str());
-    StreamCounts c;
-    c.offered = offered;
+    // What the streams wrote, counted by the floor itself.
+    StreamCounts c = team_stream_counts(a, team, end, offered, lost, bytes, logger_cpu, wcpu);
     c.recorded = recorded;
-    c.lost = lost;
-    c.file_bytes = bytes;
-    c.buffer_bytes = total;
-    c.start_ns = team.start_ns;
-    c.team_end_ns = team.end_ns;
-    c.writers_end_ns = writers_end;
-    c.end_ns = end;
-    c.logger_cpu_ns = logger_cpu;
-    c.writer_cpu_ns = wcpu;
     Json j = stream_figures(c);
     j.num("flusher_thread_cpu_ns_per_event", recorded ? double(pl.flusher_cpu_ns()) / double(recorded) : 0);
     return emit_ok(kImpl, a, j);
@@ -219,11 +210,7 @@ int kind_startstop(const Args &a)
         start_us.push_back(double(t1 - t0) / 1e3);
         stop_us.push_back(double(t2 - t1) / 1e3);
     }
-    const Percentiles s = percentiles(start_us), p = percentiles(stop_us);
-    Json j;
-    j.num("start_us", s.p50).num("stop_us", p.p50).num("start_us_max", s.max).num("stop_us_max", p.max).integer("iterations",
-                                                                                                              iters);
-    return emit_ok(kImpl, a, j);
+    return emit_ok(kImpl, a, startstop_figures(start_us, stop_us, iters));
 }
 
 // Memory beyond the buffers: PSS growth of the process when the ring (of the

@@ -9,6 +9,7 @@
 // session with no output, in overwrite mode (the peer of buffering mode).
 // Timestamps are LTTng-UST's CLOCK_MONOTONIC, the peer of clock type 1.
 #include "common.hpp"
+#include "workloads.hpp"
 
 #include "lttng_tp.h"
 
@@ -286,21 +287,9 @@ int stream_payload(const Args &a, bool paced)
     }
     if (discarded > offered)
         return emit_fail(kImpl, a, "error", "implausible discarded-event count " + std::to_string(discarded));
-    const std::uint64_t recorded = offered - std::min(offered, discarded);
     const std::uint64_t bytes = tree_bytes(s.trace_dir);
     remove_tree(s.trace_dir);
-    StreamCounts c;
-    c.offered = offered;
-    c.recorded = recorded;
-    c.lost = discarded;
-    c.file_bytes = bytes;
-    c.buffer_bytes = std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpu_count();
-    c.start_ns = team.start_ns;
-    c.team_end_ns = c.writers_end_ns = team.end_ns;
-    c.end_ns = end;
-    c.logger_cpu_ns = logger_cpu;
-    c.writer_cpu_ns = wcpu;
-    Json j = stream_figures(c);
+    Json j = stream_figures(team_stream_counts(a, team, end, offered, discarded, bytes, logger_cpu, wcpu));
     j.integer("lost_packets", lost_packets);
     return emit_ok(kImpl, a, j);
 }
@@ -405,11 +394,7 @@ int kind_startstop(const Args &a)
         start_us.push_back(double(t1 - t0) / 1e3);
         stop_us.push_back(double(t3 - t2) / 1e3);
     }
-    const Percentiles s = percentiles(start_us), p = percentiles(stop_us);
-    Json j;
-    j.num("start_us", s.p50).num("stop_us", p.p50).num("start_us_max", s.max).num("stop_us_max", p.max).integer("iterations",
-                                                                                                              iters);
-    return emit_ok(kImpl, a, j);
+    return emit_ok(kImpl, a, startstop_figures(start_us, stop_us, iters));
 }
 
 // Memory beyond the buffers: PSS growth of this process, the session daemon

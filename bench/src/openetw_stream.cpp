@@ -1,0 +1,62 @@
+// Sustained writes to a file session for openetw-bench: flat out
+// (--kind=throughput: events/s, bytes/s, logger CPU) or at an offered rate
+// (--kind=paced: events lost), reported with the figures all three
+// implementations compute alike (stream_figures).
+#include "openetw_bench.hpp"
+
+#include <unistd.h>
+
+namespace bench::ours {
+
+int kind_stream(const Args &a, bool paced)
+{
+    Setup s;
+    if (!s.start(a, a.str("mode", "file"), 16))
+        return setup_failure(a, s);
+    const std::int64_t cpu0 = process_cpu_ns();
+    const std::int64_t main0 = thread_cpu_ns();
+    const unsigned threads = unsigned(a.num("threads", 1));
+    const std::uint32_t payload = std::uint32_t(a.num("payload", 64));
+    const std::uint64_t events = a.num("events", 10000000);
+    const double rate = a.real("rate", 1e6), seconds = a.real("seconds", 1.0);
+    std::vector<std::int64_t> writer_cpu(threads, 0);
+    std::vector<PacedThread> pt(threads);
+    std::vector<std::uint64_t> failed(threads, 0);
+    Team team;
+    team.run(threads, [&](unsigned i) {
+        Event e;
+        make_event(e, payload);
+        const std::int64_t c0 = thread_cpu_ns();
+        if (paced) {
+            paced_loop(pt[i], rate / threads, seconds, [&] { return etw_provider_trace_event(s.provider, &e.h) == ETW_OK; });
+            failed[i] = pt[i].failed;
+        } else {
+            std::uint64_t f = 0;
+            for (std::uint64_t k = 0; k < events; ++k)
+                f += etw_provider_trace_event(s.provider, &e.h) == ETW_OK ? 0 : 1;
+            failed[i] = f;
+        }
+        writer_cpu[i] = thread_cpu_ns() - c0;
+    });
+    std::uint32_t lost = 0;
+    const etw_status st = s.teardown(&lost);
+    const std::int64_t end = now_ns();
+    const std::int64_t main_cpu = thread_cpu_ns() - main0;
+    if (st != ETW_OK)
+        return emit_fail(kImpl, a, "error", "etw_session_stop: " + status_text(st));
+    std::uint64_t offered = 0, fails = 0;
+    std::int64_t wcpu = 0;
+    for (unsigned i = 0; i < threads; ++i) {
+        offered += paced ? pt[i].offered : events;
+        fails += failed[i];
+        wcpu += writer_cpu[i];
+    }
+    const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
+    const std::uint64_t bytes = file_bytes(s.file);
+    ::unlink(s.file.c_str());
+    Json j = stream_figures(team_stream_counts(a, team, end, offered, lost, bytes, logger_cpu, wcpu));
+    j.integer("write_failures", fails);
+    return emit_ok(kImpl, a, j);
+}
+
+} // namespace bench::ours
