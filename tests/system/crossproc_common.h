@@ -1,4 +1,4 @@
-/* Shared by crossproc_helper.c and crossproc_test.cpp: the layout of the
+/* Shared by crossproc_helper.c and the crossproc tests: the layout of the
  * counters file a helper process and the test both map (MAP_SHARED, so the
  * counts survive a SIGKILL of the helper), the event payload, and the
  * provider GUIDs. Every member is a 64-bit word accessed with the __atomic

@@ -1,4 +1,4 @@
-/* The processes of tests/system/crossproc_test.cpp, using only the public C
+/* The processes of tests/system/crossproc_*_test.cpp, using only the public C
  * API. Arguments after the mode are key=value pairs.
  *
  *   host     name= [file=] [rt=1] [buffering=1] [buf=KB] [min=] [max=] [flush=s] [guid=n]

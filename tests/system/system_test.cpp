@@ -3,6 +3,8 @@
 // lists and stops it, and sees it orphaned after the host is SIGKILLed.
 #include <openetw/openetw.h>
 
+#include "system_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,8 @@
 
 namespace {
 
+using systemtest::Props;
+
 // Every test program gets its own registry so parallel runs never meet;
 // the helpers inherit it through the environment.
 struct Namespace {
@@ -31,16 +35,10 @@ struct Namespace {
     ~Namespace()
     {
         unlink(path.c_str());
-        // Session regions ("<registry>.<slot>.<generation>") that orphans left
-        // behind, and the scribble test's registry and regions.
-        // Also its lock files ("<registry>-init.lock").
-        const std::string name = std::filesystem::path(path).filename().string();
-        std::error_code ec;
-        for (const auto &f : std::filesystem::directory_iterator("/dev/shm", ec)) {
-            const std::string n = f.path().filename().string();
-            if (n.rfind(name + ".", 0) == 0 || n.rfind(name + "-", 0) == 0)
-                std::filesystem::remove(f.path(), ec);
-        }
+        // The session regions orphans left behind, the lock files, and the
+        // scribble test's registry ("<registry>.scribble") with its regions.
+        for (const std::string &f : systemtest::registry_files(path))
+            unlink(f.c_str());
     }
 } g_namespace;
 
@@ -97,12 +95,6 @@ struct Host {
         if (pid > 0)
             kill9();
     }
-};
-
-struct Props {
-    etw_properties *p = nullptr;
-    explicit Props(const char *name = "props") { etw_properties_create(&p, name); }
-    ~Props() { etw_properties_destroy(p); }
 };
 
 std::string run(const std::string &cmd, int *code)
