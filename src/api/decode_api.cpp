@@ -1,5 +1,5 @@
 // extern "C" shims of decode.h: argument checks; the work is in
-// src/consumer/decoder.cpp and src/format/decode.
+// src/decode (the decoder object in decoder.cpp).
 #include <openetw/decode.h>
 
 #include "api/guard.hpp"
