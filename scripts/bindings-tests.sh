@@ -18,6 +18,10 @@
 # Installs missing Debian packages; needs dotnet and cargo on PATH.
 # Exits non-zero if anything fails.
 #   OPENETW_BINDINGS_DIR  work folder (default: build-bindings in the tree)
+#   OPENETW_BINDINGS_BUILD  a Meson build of this tree to use (default: a
+#                           -Dtests=false build set up in the work folder)
+#   OPENETW_BINDINGS_WIN64  a mingw x86_64 build of this tree for the win-x64
+#                           libraries (default: set up in the work folder)
 #   OPENETW_NUGET_SOURCE  offline NuGet feed (default: /opt/nuget/packages)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +50,7 @@ step() { # name, command...: runs and times one step, records a failure
 
 # ---- Meson build with the bindings ----
 src=$root
-build=$out/build
+build=${OPENETW_BINDINGS_BUILD:-$out/build}
 build_meson() {
   if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "$src" -Dtests=false >"$out/setup.log" 2>&1 || { cat "$out/setup.log"; return 1; }
@@ -64,7 +68,7 @@ if ((${#failed[@]})); then echo "FAILED: ${failed[*]}"; exit 1; fi
 export OPENETW_HOSTD=$build/openetw-hostd
 
 # ---- The NuGet package's other runtimes: linux-arm64 and win-x64, each built once ----
-arm64=$out/build-arm64 win64=$out/build-win64
+arm64=$out/build-arm64 win64=${OPENETW_BINDINGS_WIN64:-$out/build-win64}
 build_cross() { # build dir, cross file, files it must produce...
   local dir=$1 cross=$2; shift 2
   if [ ! -f "$dir/build.ninja" ]; then
