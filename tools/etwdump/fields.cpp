@@ -1,7 +1,6 @@
 #include "fields.hpp"
 
-#include <cstdio>
-#include <cstring>
+#include "base/json.hpp"
 
 namespace etwdump {
 
@@ -15,7 +14,7 @@ uint32_t json_node(std::string &out, const etw_decoded_event &e, uint32_t i)
         if (p.flags & (ETW_PROPERTY_JSON_NUMBER | ETW_PROPERTY_JSON_BOOL))
             out += p.value;
         else
-            append_json_string(out, p.value);
+            openetw::append_json_string(out, p.value);
         return i + 1;
     }
     const bool array = p.kind == ETW_PROPERTY_KIND_ARRAY;
@@ -25,7 +24,7 @@ uint32_t json_node(std::string &out, const etw_decoded_event &e, uint32_t i)
         if (k)
             out += ',';
         if (!array) {
-            append_json_string(out, e.properties[next].name);
+            openetw::append_json_string(out, e.properties[next].name);
             out += ':';
         }
         next = json_node(out, e, next);
@@ -59,33 +58,6 @@ uint32_t text_node(std::string &out, const etw_decoded_event &e, uint32_t i)
 
 } // namespace
 
-void append_json_string(std::string &out, const char *text)
-{
-    out += '"';
-    const char *plain = text;
-    for (const char *c = text; *c; ++c) {
-        const unsigned char u = static_cast<unsigned char>(*c);
-        if (u >= 0x20 && u != '"' && u != '\\')
-            continue;
-        out.append(plain, std::size_t(c - plain));
-        plain = c + 1;
-        switch (u) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default: {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", u);
-            out += buf;
-        }
-        }
-    }
-    out += plain;
-    out += '"';
-}
-
 void append_fields_json(std::string &out, const etw_decoded_event &e)
 {
     out += '{';
@@ -94,7 +66,7 @@ void append_fields_json(std::string &out, const etw_decoded_event &e)
         if (!first)
             out += ',';
         first = false;
-        append_json_string(out, e.properties[i].name);
+        openetw::append_json_string(out, e.properties[i].name);
         out += ':';
         i = json_node(out, e, i);
     }
