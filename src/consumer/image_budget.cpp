@@ -17,7 +17,6 @@ void ImageBudget::hold(Stream *s, std::size_t bytes)
         total_ -= lru_.front().second;
         where_.erase(victim);
         lru_.pop_front();
-        ++evictions_;
         victim->release_image();
     }
 }

@@ -33,15 +33,11 @@ public:
     // s holds no image any more.
     void drop(Stream *s);
 
-    std::size_t held_bytes() const { return total_; }
-    std::size_t evictions() const { return evictions_; }
-
 private:
     using Entry = std::pair<Stream *, std::size_t>;
 
     std::size_t limit_;
     std::size_t total_ = 0;
-    std::size_t evictions_ = 0;
     std::list<Entry> lru_; // least recently used first
     std::unordered_map<Stream *, std::list<Entry>::iterator> where_;
 };

@@ -1,5 +1,6 @@
 #include "decode/value_format.hpp"
 
+#include "base/json.hpp"
 #include "decode/payload.hpp"
 
 #include <cmath>
@@ -387,34 +388,7 @@ void format_json(const Field &f, const ValueMap *map, const std::uint8_t *p, std
     }
     scratch.clear();
     format_value(f, map, p, n, pointer_size, scratch);
-    out.push_back('"');
-    json_escape(scratch.data(), scratch.size(), out);
-    out.push_back('"');
-}
-
-void json_escape(const char *text, std::size_t length, std::string &out)
-{
-    std::size_t plain = 0;
-    for (std::size_t i = 0; i < length; ++i) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        out.append(text + plain, i - plain);
-        plain = i + 1;
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default: {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        }
-        }
-    }
-    out.append(text + plain, length - plain);
+    append_json_string(out, scratch);
 }
 
 } // namespace openetw::decode

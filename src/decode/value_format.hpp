@@ -23,9 +23,6 @@ JsonKind json_kind(const Field &f, const ValueMap *map, const std::uint8_t *p, s
 void format_json(const Field &f, const ValueMap *map, const std::uint8_t *p, std::uint32_t n,
                  std::uint32_t pointer_size, std::string &out, std::string &scratch);
 
-// Appends text as the inside of a JSON string (quotes not included).
-void json_escape(const char *text, std::size_t length, std::string &out);
-
 // Text helpers shared by the sources.
 void append_utf16le(const std::uint8_t *p, std::uint32_t bytes, std::string &out); // lossy: bad units -> U+FFFD
 void append_8bit(const std::uint8_t *p, std::uint32_t bytes, std::string &out);    // UTF-8 if valid, else CP1252 as Latin-1

@@ -1,8 +1,7 @@
 // A session's buffer pool: control block, per-stream slots, buffer
 // descriptors and the buffers themselves, all in ONE region and addressed by
 // offsets and indices, never pointers; every shared member is an atomic
-// inside the region. A later issue places the same layout in a named
-// shared-memory region so sessions can span processes.
+// inside the region, so the same layout serves processes that share it.
 //
 // Region layout (offsets from the region base):
 //   0                 ControlBlock (configuration, counters, list heads)

@@ -62,10 +62,6 @@ public:
     Status switch_to(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
                      std::uint32_t buffers_lost);
 
-    // The file now written (NEWFILE: the expanded name), UTF-8 and absolute.
-    const std::string &current_path() const { return current_path_; }
-    // Data buffers + 1 in the current file.
-    std::uint32_t buffers_in_file() const { return buffers_in_file_; }
     // The PerfFreq in the header of the .etl file at path (UTF-8): the unit
     // of the clock-1 timestamps an APPEND adds to it. 0 when there is no
     // such file or it does not start with a header buffer (open() then says
@@ -81,7 +77,7 @@ private:
     Config config_;
     platform::File file_;
     bool active_ = false;
-    std::string current_path_;
+    std::string current_path_;          // the file being written (NEWFILE: the expanded name), UTF-8, absolute
     std::vector<std::uint8_t> header_; // buffer 0 as written
     std::uint32_t buffers_in_file_ = 0; // including buffer 0, complete buffers only
     std::uint64_t data_written_ = 0;    // data buffers written to this file (circular: may exceed slots)

@@ -188,8 +188,6 @@ public:
     }
     // Testing aid: writers now waiting for space (lossless sessions).
     std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
-    // Testing aid: thread slots claimed now (owned buffers).
-    std::uint32_t owned_slots() const noexcept { return owned_.claimed(); }
     // Testing aid (buffering mode): how many times a writer of this process
     // found no free buffer and recycled under the ring's mutex.
     std::uint32_t writer_recycles() const noexcept { return writer_recycles_.load(std::memory_order_relaxed); }

@@ -26,7 +26,7 @@ void Session::plan_ring(std::uint32_t streams, std::uint32_t buffers)
     const std::uint32_t low = std::max(3 * streams + 2, buffers / 32);
     const std::uint32_t high = std::max(low + streams + 2, buffers / 16);
     if (high > buffers / 4)
-        return; // that would cost more than a quarter of the ring: the old rule
+        return; // that would cost more than a quarter of the ring: the small-pool reserve above stands
     reserve_ = high;
     pool_.set_wake_at(low);
 }

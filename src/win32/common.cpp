@@ -213,6 +213,21 @@ void remember_session(etw_session *session)
     table.by_handle[etw_session_handle(session)] = session;
 }
 
+void for_each_running_session(const std::function<void(const etw_properties *)> &visit)
+{
+    uint32_t count = 0;
+    etw_session_list(&count, nullptr, 0);
+    std::vector<etw_properties *> list(count + 4, nullptr); // room for sessions started meanwhile
+    for (auto &p : list)
+        etw_properties_create(&p, "list");
+    uint32_t found = 0;
+    etw_session_list(&found, list.data(), static_cast<uint32_t>(list.size()));
+    for (uint32_t i = 0; i < found && i < list.size(); ++i)
+        visit(list[i]);
+    for (auto *p : list)
+        etw_properties_destroy(p);
+}
+
 ULONG find_session(TRACEHANDLE handle, const std::string *name, etw_session **out, bool *owned)
 {
     *out = nullptr;
@@ -229,19 +244,11 @@ ULONG find_session(TRACEHANDLE handle, const std::string *name, etw_session **ou
         }
         // A session another process (or libopenetw directly) started: find
         // its name among the running sessions.
-        uint32_t count = 0;
-        etw_session_list(&count, nullptr, 0);
-        std::vector<etw_properties *> list(count + 4, nullptr);
-        for (auto &p : list)
-            etw_properties_create(&p, "list");
-        uint32_t found = 0;
-        etw_session_list(&found, list.data(), static_cast<uint32_t>(list.size()));
         std::string match;
-        for (uint32_t i = 0; i < found && i < list.size(); ++i)
-            if (etw_properties_historical_context(list[i]) == handle)
-                match = etw_properties_session_name(list[i]);
-        for (auto *p : list)
-            etw_properties_destroy(p);
+        for_each_running_session([&](const etw_properties *p) {
+            if (etw_properties_historical_context(p) == handle)
+                match = etw_properties_session_name(p);
+        });
         if (match.empty())
             return ERROR_WMI_INSTANCE_NOT_FOUND;
         ULONG status = etw_session_open(out, match.c_str());

@@ -9,6 +9,7 @@
 #include <openetw/win32/evntrace.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #define OPENETW_WIN32_API extern "C" __attribute__((visibility("default")))
@@ -53,5 +54,8 @@ ULONG write_back(EVENT_TRACE_PROPERTIES *props, const etw_properties *src, bool 
 ULONG find_session(TRACEHANDLE handle, const std::string *name, etw_session **out, bool *owned);
 // Remembers a session this process started (closed at exit).
 void remember_session(etw_session *session);
+// Calls visit with the properties of each running session, as listed once
+// (by etw_session_list); they are freed when it returns.
+void for_each_running_session(const std::function<void(const etw_properties *)> &visit);
 
 } // namespace openetw_win32

@@ -55,18 +55,8 @@ ULONG read_log_file_name(const EVENT_TRACE_PROPERTIES *props, bool wide, std::st
 // True when another running session writes to path.
 bool log_file_in_use(const std::string &path)
 {
-    uint32_t count = 0;
-    etw_session_list(&count, nullptr, 0);
-    std::vector<etw_properties *> list(count + 4, nullptr);
-    for (auto &p : list)
-        etw_properties_create(&p, "list");
-    uint32_t found = 0;
-    etw_session_list(&found, list.data(), static_cast<uint32_t>(list.size()));
     bool in_use = false;
-    for (uint32_t i = 0; i < found && i < list.size(); ++i)
-        in_use = in_use || path == etw_properties_log_file_name(list[i]);
-    for (auto *p : list)
-        etw_properties_destroy(p);
+    for_each_running_session([&](const etw_properties *p) { in_use = in_use || path == etw_properties_log_file_name(p); });
     return in_use;
 }
 

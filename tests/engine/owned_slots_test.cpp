@@ -275,8 +275,8 @@ TEST(OwnedSlots, AnOwnedBufferOpenedByAWriterThatDiedBeforeItsSlotNamedItIsFreed
 
 // The host offers its remote barrier (platform::remote_barrier) in the
 // region, and owners of another process leave out their fence only when it
-// is offered and their process registered for it: the host's barrier is
-// then the fence they no longer run. OPENETW_GRACE_FENCE=1 (the
+// is offered and their process registered for it: the host's barrier then
+// stands for the fence they leave out. OPENETW_GRACE_FENCE=1 (the
 // engine-grace-fence run) asks for the fences on both sides.
 TEST(OwnedSlots, OwnersOfAnotherProcessFenceUnlessTheHostOffersItsRemoteBarrier)
 {

@@ -1,5 +1,5 @@
 // Bounded mutation fuzzing of etwctl's script parser (tools/etwctl/script.hpp):
-// seeds of real scripts and of the defects it had, mutated with bytes and
+// seeds of real scripts and of the defect inputs, mutated with bytes and
 // the tokens that decide parsing (quotes, blanks, CR, LF, NUL, #, --json,
 // script, long runs), parsed whole and line by line from a stream. Checks:
 // the stream reader and the whole-text parser agree; every line is taken
@@ -192,7 +192,7 @@ public:
             case 2: s.insert(at, 1, '\0'); break;
             case 3:
             case 4: s.insert(at, kTokens[pick(std::size(kTokens))]); break;
-            case 5: s.insert(at, pick(20000), pick(2) ? ' ' : 'x'); break; // long lines around the old 8,191 cut
+            case 5: s.insert(at, pick(20000), pick(2) ? ' ' : 'x'); break; // long lines, across the caps below (8,191 among them)
             case 6: s.erase(at, pick(64)); break;
             case 7: {
                 const std::string &o = seeds[pick(seeds.size())];

@@ -1,8 +1,7 @@
-// etwctl scripts: the defects of the hardening issue (a nested script
-// escaping the no-nesting check; a long line split and its tail run as a
-// command) and the rules that replace them: every form of nested script is
-// refused with status 2, a line is read whole or refused whole, a NUL byte
-// refuses the script, a script that cannot be read fails.
+// etwctl scripts: every form of nested script is refused with status 2 (none
+// escapes the no-nesting check), a line is read whole or refused whole (a
+// long line's tail never runs as a command), a NUL byte refuses the script,
+// a script that cannot be read fails.
 #include "etwctl.hpp"
 #include "ctl_run.hpp"
 #include "script.hpp"
@@ -71,8 +70,8 @@ struct TempDir {
 } // namespace
 
 // defects/etwctl/script_nest_bypass.txt: `--json script FILE` in a script
-// ran the script again (without end). Every way of writing the command, with
-// the global option anywhere, is refused at its line before it runs.
+// would run the script again without end. Every way of writing the command,
+// with the global option anywhere, is refused at its line before it runs.
 TEST(EtwctlScript, NestedScriptIsRefusedInEveryForm)
 {
     const TempDir dir("etwctl-nest");
@@ -119,8 +118,8 @@ TEST(EtwctlScript, ParserRefusesNestingAndNumbersLines)
     EXPECT_TRUE(lines[3].words.empty());
 }
 
-// defects/etwctl/script_longline_split.txt: a line over 8,191 bytes was read
-// in pieces and its tail ran as a command of its own (here: a start).
+// defects/etwctl/script_longline_split.txt: a line over 8,191 bytes is read
+// whole, so its tail (here: a start) never runs as a command of its own.
 TEST(EtwctlScript, LongLineIsReadWholeAndItsTailNeverRuns)
 {
     const std::string injected = name("ctl-injected");

@@ -1,4 +1,4 @@
-// Damage found by the adversarial run (issue 18), built from a real sample:
+// Damaged files built from a real sample:
 // a header that disagrees with its buffers is read by its buffers, an end
 // marker before the filled end and a repeated buffer are reported, and every
 // intact record is still delivered exactly once, in both orders.

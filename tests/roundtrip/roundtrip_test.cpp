@@ -1,4 +1,4 @@
-// Round trip (issue 4): files the engine writes in every mode read back with
+// Round trip: files the engine writes in every mode read back with
 // the public consumer field for field equal to what was written: payload
 // bytes, class GUID, Class type/level/version, thread and process ids,
 // timestamps, record kind and header type, and the logfile header facts.

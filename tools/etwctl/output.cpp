@@ -4,29 +4,15 @@
 #include "options.hpp"
 #include "usage.hpp"
 
+#include "base/json.hpp"
+
 namespace etwctl::detail {
 
 std::string json_string(const std::string &s)
 {
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': o += "\\\""; break;
-        case '\\': o += "\\\\"; break;
-        case '\n': o += "\\n"; break;
-        case '\r': o += "\\r"; break;
-        case '\t': o += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                char b[8];
-                std::snprintf(b, sizeof b, "\\u%04x", c);
-                o += b;
-            } else {
-                o += char(c);
-            }
-        }
-    }
-    return o + "\"";
+    std::string o;
+    openetw::append_json_string(o, s);
+    return o;
 }
 
 std::string Fields::json() const

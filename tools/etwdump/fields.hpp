@@ -12,7 +12,5 @@ namespace etwdump {
 void append_fields_json(std::string &out, const etw_decoded_event &event);
 // name=value, name=[a, b], name={x=1, y=2}
 void append_fields_text(std::string &out, const etw_decoded_event &event);
-// text as a quoted JSON string.
-void append_json_string(std::string &out, const char *text);
 
 } // namespace etwdump

@@ -2,6 +2,8 @@
 
 #include "fields.hpp"
 
+#include "base/json.hpp"
+
 #include <charconv>
 #include <cstring>
 
@@ -149,7 +151,7 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
             field("event_id", r.event_id);
         if (decoded) {
             key("event_name");
-            append_json_string(pending_, decoded->event_name);
+            openetw::append_json_string(pending_, decoded->event_name);
             key("fields");
             append_fields_json(pending_, *decoded);
         }
