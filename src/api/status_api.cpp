@@ -2,7 +2,7 @@
 #include <openetw/status.h>
 
 #include "api/guard.hpp"
-#include "platform/platform.hpp"
+#include "platform/thread_exit.hpp"
 
 #include <new>
 #include <string>

@@ -33,7 +33,9 @@
 // a live buffer or fails harmlessly.
 #pragma once
 
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
+#include "platform/region.hpp"
+#include "platform/sync.hpp"
 
 #include <openetw/status.h>
 
