@@ -2,7 +2,7 @@
 #include <openetw/status.h>
 
 #include "api/guard.hpp"
-#include "platform/platform.hpp"
+#include "platform/thread_exit.hpp"
 
 #include <new>
 #include <string>
@@ -61,7 +61,7 @@ const StatusInfo *find(etw_status code)
 
 // The message lives on the heap, freed at thread exit through a
 // platform::ThreadExitKey: a thread_local std::string's destructor would run
-// after mingw's emulated thread-locals are freed (platform.hpp).
+// after mingw's emulated thread-locals are freed (platform/thread_exit.hpp).
 struct LastError {
     std::string message;
 };

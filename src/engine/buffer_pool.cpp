@@ -1,6 +1,7 @@
 #include "engine/buffer_pool.hpp"
 
 #include "format/etl_layout.hpp"
+#include "platform/files.hpp"
 
 #include <algorithm>
 #include <cstring>

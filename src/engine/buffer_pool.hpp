@@ -32,7 +32,9 @@
 // a live buffer or fails harmlessly.
 #pragma once
 
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
+#include "platform/region.hpp"
+#include "platform/sync.hpp"
 
 #include <openetw/status.h>
 

@@ -1,7 +1,7 @@
 #include "engine/engine.hpp"
 
 #include "base/guid.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <openetw/constants.h>
 

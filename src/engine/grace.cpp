@@ -1,6 +1,7 @@
 #include "engine/grace.hpp"
 
 #include "engine/owned_buffers.hpp"
+#include "platform/thread_exit.hpp"
 
 #include <cstdlib>
 #include <new>

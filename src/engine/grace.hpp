@@ -20,7 +20,7 @@
 #pragma once
 
 #include "base/sanitizer.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <atomic>
 #include <cstddef>

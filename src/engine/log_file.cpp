@@ -4,6 +4,7 @@
 #include <openetw/constants.h>
 
 #include "base/utf.hpp"
+#include "platform/clock.hpp"
 
 #include <algorithm>
 #include <utility>

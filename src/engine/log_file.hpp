@@ -18,7 +18,7 @@
 
 #include "base/status.hpp"
 #include "format/etl_writer.hpp"
-#include "platform/platform.hpp"
+#include "platform/files.hpp"
 
 #include <cstdint>
 #include <string>

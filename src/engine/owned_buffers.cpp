@@ -1,15 +1,13 @@
 #include "engine/owned_buffers.hpp"
 
 #include "format/etl_layout.hpp"
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 #include <algorithm>
 #include <mutex>
 #include <vector>
-
-#if !defined(_WIN32)
-#include <pthread.h>
-#endif
 
 namespace openetw::engine {
 
@@ -66,13 +64,11 @@ bool outside_remote(const ThreadSlot &ts, unsigned spins) noexcept
 
 void OwnedBuffers::enable(BufferPool *pool, bool remote) noexcept
 {
-#if !defined(_WIN32)
     // A forked child's thread starts with its parent's cursors: forgotten,
     // and the child writes with the CAS protocol (its copy of the slots is
     // its own, and no logger of its own would take an owned buffer).
-    static const int registered = pthread_atfork(nullptr, nullptr, &OwnedBuffers::forget_thread);
+    static const bool registered = platform::run_in_forked_child(&OwnedBuffers::forget_thread);
     (void)registered;
-#endif
     pid_ = platform::process_id();
     pid_start_ = remote ? platform::process_start_time(pid_) : 0;
     id_ = g_ids.fetch_add(1, std::memory_order_relaxed) + 1; // never 0 (an unused cursor)

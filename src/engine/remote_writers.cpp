@@ -1,6 +1,8 @@
 #include "engine/remote_writers.hpp"
 
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 namespace openetw::engine {
 

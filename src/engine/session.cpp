@@ -5,7 +5,11 @@
 #include "engine/remote_writers.hpp"
 #include "format/buffer_repair.hpp"
 #include "format/etl_writer.hpp"
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/files.hpp"
+#include "platform/process.hpp"
+#include "platform/region.hpp"
+#include "platform/sync.hpp"
 
 #include <openetw/constants.h>
 

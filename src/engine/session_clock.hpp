@@ -3,7 +3,7 @@
 // recovers a dead host's buffers, so that all of them stamp alike.
 #pragma once
 
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
 
 #include <openetw/constants.h>
 

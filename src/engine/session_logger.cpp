@@ -5,7 +5,10 @@
 
 #include "engine/grace.hpp"
 #include "engine/remote_writers.hpp"
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/process.hpp"
+#include "platform/region.hpp"
+#include "platform/sync.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -8,7 +8,9 @@
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
 #include "format/etl_writer.hpp"
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 #include <openetw/constants.h>
 

@@ -1,7 +1,7 @@
 #include "host/channel_frames.hpp"
 
 #include "host/system_registry.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <algorithm>
 #include <cstring>

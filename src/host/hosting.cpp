@@ -8,7 +8,9 @@
 #include "host/remote_session.hpp"
 #include "host/session_channel.hpp"
 
-#include "platform/platform.hpp"
+#include "platform/files.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 #include <openetw/constants.h>
 #include <openetw/session.h>

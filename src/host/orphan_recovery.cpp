@@ -7,7 +7,7 @@
 #include "format/buffer_repair.hpp"
 #include "format/etl_layout.hpp"
 #include "format/etl_writer.hpp"
-#include "platform/platform.hpp"
+#include "platform/region.hpp"
 
 #include <openetw/constants.h>
 

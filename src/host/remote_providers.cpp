@@ -6,7 +6,9 @@
 
 #include "host/session_channel.hpp"
 
-#include "platform/platform.hpp"
+#include "platform/host.hpp"
+#include "platform/region.hpp"
+#include "platform/sync.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -6,7 +6,7 @@
 #include "host/session_channel.hpp"
 
 #include "base/utf.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <openetw/constants.h>
 

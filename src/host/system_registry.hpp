@@ -9,7 +9,8 @@
 
 #include "base/status.hpp"
 #include "host/engine_names.hpp"
-#include "platform/platform.hpp"
+#include "platform/host.hpp"
+#include "platform/region.hpp"
 
 #include <openetw/records.h>
 

@@ -1,7 +1,8 @@
 // The CPU cycle counter's rate (clock type 3, and clock type 1 where the
 // counter is the system's time base): the same on every OS, measured
 // against the standard library's monotonic clock.
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/sync.hpp"
 
 #include <atomic>
 #include <chrono>

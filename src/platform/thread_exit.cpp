@@ -1,6 +1,6 @@
 // platform::ThreadExitKey on POSIX thread keys: glibc on Linux and
 // winpthreads (the -posix mingw toolchains) on Windows.
-#include "platform/platform.hpp"
+#include "platform/thread_exit.hpp"
 
 #include <pthread.h>
 

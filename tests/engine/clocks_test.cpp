@@ -5,7 +5,7 @@
 // way every timestamp converts to the wall time it was written at.
 #include "engine_test_util.hpp"
 
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
 
 #include <chrono>
 #include <cstdlib>

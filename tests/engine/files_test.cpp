@@ -2,7 +2,8 @@
 // file is decoded with the test decoder.
 #include "engine_test_util.hpp"
 
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
+#include "platform/process.hpp"
 
 #include <csignal>
 #ifndef _WIN32

@@ -5,7 +5,8 @@
 #include "engine/owned_buffers.hpp"
 #include "shared_pool_util.hpp"
 #include "format/etl_layout.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 #include <gtest/gtest.h>
 

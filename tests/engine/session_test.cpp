@@ -3,7 +3,7 @@
 #include "engine_test_util.hpp"
 
 #include "engine_session.hpp"
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <algorithm>
 #include <chrono>

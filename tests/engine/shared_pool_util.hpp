@@ -4,7 +4,8 @@
 #pragma once
 
 #include "engine/buffer_pool.hpp"
-#include "platform/platform.hpp"
+#include "platform/files.hpp"
+#include "platform/region.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The write path's inline ids (platform.hpp): the processor number read
+// The write path's inline ids (platform/process.hpp): the processor number read
 // from glibc's rseq area, and the cached thread and process ids, agree
 // with what the kernel says, also after a migration and after a fork.
-#include "platform/platform.hpp"
+#include "platform/process.hpp"
 
 #include <gtest/gtest.h>
 

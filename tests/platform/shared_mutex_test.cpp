@@ -1,6 +1,6 @@
 // Robust process-shared locks (platform::SharedMutex) on POSIX: a holder
 // that dies hands the lock on as OwnerDied, and the lock goes on working.
-#include "platform/platform.hpp"
+#include "platform/sync.hpp"
 
 #include <gtest/gtest.h>
 

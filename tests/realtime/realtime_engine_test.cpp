@@ -7,7 +7,9 @@
 #include "../engine/engine_session.hpp"
 #include "engine/session.hpp"
 #include "format/etl_layout.hpp"
-#include "platform/platform.hpp"
+#include "platform/files.hpp"
+#include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -4,8 +4,10 @@
 Data flows one way: the engine never includes the host, format and decode
 know bytes only, platform and base include nothing above them. A quoted
 include of a layer a file's folder may not use fails here, with the file,
-the line and the rule. `--self-test` plants a violation in a copy of the
-engine's header and fails unless the check catches it (the check can fail).
+the line and the rule. Every OS call goes through src/platform, so an OS
+header (<unistd.h>, <sys/...>, <windows.h>...) included anywhere else fails
+too. `--self-test` plants a violation of each rule in a copy of the
+engine's header and fails unless the check catches both (the check can fail).
 usage: check_layers.py SOURCE_ROOT [--self-test]
 """
 import os
@@ -24,6 +26,11 @@ FORBIDDEN = {
     'api': {'win32'},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+)/[^"]+"', re.M)
+# The headers of the OS's own interface (POSIX, Linux, Win32), as opposed to
+# the C and C++ standard libraries; only src/platform may include them.
+OS_HEADER = re.compile(
+    r'^\s*#\s*include\s*<((?:unistd|windows|fcntl|pthread|dlfcn|dirent|poll|sched|semaphore|winsock2|ws2tcpip)\.h'
+    r'|(?:sys|linux)/[^>]+)>', re.M)
 
 
 def violations(files):
@@ -36,6 +43,11 @@ def violations(files):
             if m.group(1) in banned:
                 line = text.count('\n', 0, m.start()) + 1
                 out.append(f'src/{path}:{line}: src/{layer} must not include src/{m.group(1)} ("{m.group(0).strip()}")')
+        if layer == 'platform':
+            continue
+        for m in OS_HEADER.finditer(text):
+            line = text.count('\n', 0, m.start()) + 1
+            out.append(f'src/{path}:{line}: only src/platform includes OS headers ("{m.group(0).strip()}")')
     return out
 
 
@@ -55,12 +67,14 @@ def main():
     files = read_tree(src)
     if '--self-test' in sys.argv:
         planted = dict(files)
-        planted['engine/engine.hpp'] = '#include "host/hosting.hpp"\n' + files['engine/engine.hpp']
+        planted['engine/engine.hpp'] = '#include "host/hosting.hpp"\n#include <sys/mman.h>\n' + files['engine/engine.hpp']
         found = violations(planted)
-        if not any(v.startswith('src/engine/engine.hpp:1:') for v in found):
-            print('FAIL: a planted include of src/host in src/engine/engine.hpp was not caught')
-            return 1
-        print('ok: the planted violation is caught: ' + found[0])
+        for line, what in (('1', 'an include of src/host'), ('2', 'an include of <sys/mman.h>')):
+            caught = [v for v in found if v.startswith(f'src/engine/engine.hpp:{line}:')]
+            if not caught:
+                print(f'FAIL: {what} planted in src/engine/engine.hpp was not caught')
+                return 1
+            print('ok: the planted violation is caught: ' + caught[0])
         return 0
     found = violations(files)
     if found:

@@ -1,6 +1,6 @@
 // The time zone written into every logfile header: bias, names and this
 // year's transition dates, for zones with and without daylight saving time.
-#include "platform/platform.hpp"
+#include "platform/clock.hpp"
 
 #include <gtest/gtest.h>
 

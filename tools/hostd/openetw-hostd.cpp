@@ -4,7 +4,8 @@
 // session of its namespace until they are stopped.
 #include "host_server.hpp"
 #include "host/system_registry.hpp"
-#include "platform/platform.hpp"
+#include "platform/host.hpp"
+#include "platform/process.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,17 +1,17 @@
-// POSIX part of platform.hpp for the session host: the namespace's folder,
-// host lock and registry file, and starting the host as a daemon.
+// POSIX part of host.hpp: the namespace's folder, host lock and registry
+// file, and starting the host as a daemon.
 //
 // Trust: the registry is written only by the host (its user's file, 0644);
 // everyone else maps it read-only, so another user can neither truncate it
 // (SIGBUS) nor lock it (nothing here ever locks a file others can open).
-#include "platform/platform.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 namespace openetw::platform {
+
+bool shared_registry_supported() noexcept { return true; }
 
 namespace {
 
@@ -246,25 +248,6 @@ std::string code_directory()
     if (realpath(info.dli_fname, resolved) == nullptr)
         return {};
     return folder_of(resolved);
-}
-
-std::vector<std::string> list_folder(const std::string &folder)
-{
-    std::vector<std::string> names;
-    DIR *d = ::opendir(folder.c_str());
-    if (!d)
-        return names;
-    while (const dirent *e = ::readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-            names.emplace_back(e->d_name);
-    ::closedir(d);
-    return names;
-}
-
-bool is_executable(const std::string &path) noexcept
-{
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 } // namespace openetw::platform

@@ -1,0 +1,48 @@
+// Windows part of process.hpp. There is no fork, and no other process's
+// session is reached (docs/SYSTEM_SESSIONS.md, "Windows"): user ids and
+// start times are 0.
+#include "platform/windows/win32.hpp"
+
+#include "platform/process.hpp"
+
+namespace openetw::platform {
+
+namespace {
+
+thread_local std::uint32_t t_tid = 0;
+
+} // namespace
+
+std::uint32_t processor_count() noexcept
+{
+    static const std::uint32_t n = [] {
+        DWORD v = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+        if (v == 0) {
+            SYSTEM_INFO si;
+            GetSystemInfo(&si);
+            v = si.dwNumberOfProcessors;
+        }
+        return v < 1 ? 1u : std::uint32_t(v);
+    }();
+    return n;
+}
+
+std::uint32_t current_processor_slow() noexcept { return std::uint32_t(GetCurrentProcessorNumber()); }
+
+std::uint32_t process_id() noexcept { return std::uint32_t(GetCurrentProcessId()); }
+
+std::uint32_t thread_id() noexcept
+{
+    if (t_tid == 0)
+        t_tid = std::uint32_t(GetCurrentThreadId());
+    return t_tid;
+}
+
+std::uint32_t user_id() noexcept { return 0; }
+std::uint32_t effective_user_id() noexcept { return 0; }
+
+std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
+
+bool run_in_forked_child(void (*)()) noexcept { return false; }
+
+} // namespace openetw::platform
