@@ -11,7 +11,8 @@ while [ "$1" != "--" ]; do targets+=("$1"); shift; done
 shift
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
        -I"$root/include" -I"$root/src" -I"$root/tools/etwctl" -DOPENETW_BUILDING -DOPENETW_STATIC)
-obj="$out/libfuzzer-objects"; mkdir -p "$obj"
+obj="$out/libfuzzer-objects"
+rm -rf "$obj" && mkdir -p "$obj" # objects of sources no longer listed must not be linked
 export cxx obj; export flags_str="${flags[*]}"
 # Every source again each time (ninja reruns this when a source changes; a
 # header change must recompile too). Two at a time: the machines are shared.
