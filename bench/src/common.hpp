@@ -142,7 +142,11 @@ inline std::string params_json(const Args &a)
 inline int emit_ok(const char *impl, const Args &a, const Json &result)
 {
     Json j;
-    j.raw("ok", "true").str("impl", impl).str("kind", a.str("kind")).raw("params", params_json(a)).raw("result", result.text());
+    j.raw("ok", "true")
+        .str("impl", impl)
+        .str("kind", a.str("kind"))
+        .raw("params", params_json(a))
+        .raw("result", result.text());
     std::printf("%s\n", j.text().c_str());
     std::fflush(stdout);
     return 0;
@@ -153,8 +157,12 @@ inline int emit_ok(const char *impl, const Args &a, const Json &result)
 inline int emit_fail(const char *impl, const Args &a, const std::string &status, const std::string &message)
 {
     Json j;
-    j.raw("ok", "false").str("impl", impl).str("kind", a.str("kind")).raw("params", params_json(a)).str("status", status).str(
-        "message", message);
+    j.raw("ok", "false")
+        .str("impl", impl)
+        .str("kind", a.str("kind"))
+        .raw("params", params_json(a))
+        .str("status", status)
+        .str("message", message);
     std::printf("%s\n", j.text().c_str());
     std::fflush(stdout);
     return status == "not_built" ? 0 : 1;

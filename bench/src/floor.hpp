@@ -143,7 +143,8 @@ public:
     };
 
     // streams: writer threads; total_bytes split evenly; buffer size bs.
-    bool open(const std::string &path, unsigned streams, std::uint32_t bs, std::uint64_t total_bytes, bool lossless = false)
+    bool open(const std::string &path, unsigned streams, std::uint32_t bs, std::uint64_t total_bytes,
+              bool lossless = false)
     {
         lossless_ = lossless;
         fd_ = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
@@ -251,7 +252,7 @@ private:
                 for (std::uint64_t c = s.consumed.load(std::memory_order_relaxed); c < prod; ++c) {
                     std::uint8_t *b = s.mem + std::size_t(c % s.nbuf) * bs_;
                     const std::uint32_t filled = s.filled[c % s.nbuf];
-                    std::memcpy(b, &bs_, 4);     // BufferSize
+                    std::memcpy(b, &bs_, 4);        // BufferSize
                     std::memcpy(b + 4, &filled, 4); // SavedOffset
                     std::memset(b + filled, 0xFF, bs_ - filled);
                     if (::write(fd_, b, bs_) == ssize_t(bs_))
@@ -287,7 +288,7 @@ private:
     std::thread flusher_;
     std::atomic<bool> stop_{false};
     std::atomic<std::uint32_t> wake_{0};
-    std::atomic<std::uint32_t> space_{0};         // bumped per buffer written (lossless writers wait on it)
+    std::atomic<std::uint32_t> space_{0}; // bumped per buffer written (lossless writers wait on it)
     std::atomic<std::uint32_t> space_waiters_{0};
     std::uint64_t bytes_ = 0;
     std::int64_t flusher_cpu_ = 0;

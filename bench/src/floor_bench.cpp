@@ -16,8 +16,8 @@ void make_event(EventImage &img, std::uint32_t payload)
     std::memset(&img, 0, sizeof img);
     const std::uint16_t size = std::uint16_t(48 + payload);
     std::memcpy(img.header, &size, 2);
-    img.header[4] = 10; // Class.Type
-    img.header[5] = 4;  // Class.Level
+    img.header[4] = 10;                      // Class.Type
+    img.header[5] = 4;                       // Class.Level
     const std::uint32_t flags = 0x00020000u; // WNODE_FLAG_TRACED_GUID
     std::memcpy(img.header + 0x2C, &flags, 4);
     for (int i = 0; i < 16; ++i)
@@ -32,24 +32,28 @@ Json write_cost_clock(const Args &a)
     const std::uint32_t payload = std::uint32_t(a.num("payload", 64));
     const std::size_t ring = std::size_t(a.num("ring-kb", 1024)) * 1024;
     const bool disabled = a.str("mode") == "disabled";
-    return write_cost(threads, a.num("warmup", 100000), a.num("events", 1000000), std::uint32_t(a.num("batch", 100)),
-                      [&](unsigned) {
-                          auto img = std::make_shared<EventImage>();
-                          make_event(*img, payload);
-                          ring_init(ring);
-                          return [img, disabled] {
-                              return disabled ? floor_disabled(img->header) : floor_write<C>(img->header);
-                          };
-                      });
+    return write_cost(
+        threads, a.num("warmup", 100000), a.num("events", 1000000), std::uint32_t(a.num("batch", 100)), [&](unsigned) {
+            auto img = std::make_shared<EventImage>();
+            make_event(*img, payload);
+            ring_init(ring);
+            return [img, disabled] { return disabled ? floor_disabled(img->header) : floor_write<C>(img->header); };
+        });
 }
 
 int kind_write(const Args &a)
 {
     Json j;
     switch (a.num("clock", 1)) {
-    case 2: j = write_cost_clock<2>(a); break;
-    case 3: j = write_cost_clock<3>(a); break;
-    default: j = write_cost_clock<1>(a); break;
+    case 2:
+        j = write_cost_clock<2>(a);
+        break;
+    case 3:
+        j = write_cost_clock<3>(a);
+        break;
+    default:
+        j = write_cost_clock<1>(a);
+        break;
     }
     // The ring overwrites: nothing is ever dropped.
     j.integer("events_lost", 0).num("lost_fraction", 0);
@@ -115,9 +119,12 @@ int pipeline_run(const Args &a, bool paced)
 int kind_pipeline(const Args &a, bool paced)
 {
     switch (a.num("clock", 1)) {
-    case 2: return pipeline_run<2>(a, paced);
-    case 3: return pipeline_run<3>(a, paced);
-    default: return pipeline_run<1>(a, paced);
+    case 2:
+        return pipeline_run<2>(a, paced);
+    case 3:
+        return pipeline_run<3>(a, paced);
+    default:
+        return pipeline_run<1>(a, paced);
     }
 }
 
@@ -263,23 +270,23 @@ int kind_primitives(const Args &a)
     j.num("clock_realtime_ns", per_op_ns(n, [&](std::uint64_t) { sink = sink + clock_read<2>(); }));
     j.num("rdtsc_ns", per_op_ns(n, [&](std::uint64_t) { sink = sink + clock_read<3>(); }));
     j.num("clock_monotonic_coarse_ns", per_op_ns(n, [&](std::uint64_t) {
-        timespec ts;
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-        sink = sink + ts.tv_nsec;
-    }));
+              timespec ts;
+              clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+              sink = sink + ts.tv_nsec;
+          }));
     j.num("sched_getcpu_ns", per_op_ns(n, [&](std::uint64_t) { sink = sink + sched_getcpu(); }));
     j.num("atomic_fetch_add_ns", per_op_ns(n, [&](std::uint64_t) { g_word.fetch_add(1, std::memory_order_acq_rel); }));
     j.num("atomic_cas_ns", per_op_ns(n, [&](std::uint64_t) {
-        std::uint64_t v = g_word.load(std::memory_order_acquire);
-        g_word.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel);
-    }));
+              std::uint64_t v = g_word.load(std::memory_order_acquire);
+              g_word.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel);
+          }));
     j.num("memcpy_112_ns", per_op_ns(n, [&](std::uint64_t i) {
-        std::memcpy(g_dst + (i & 31) * 112 % 3584, g_src, 112);
-        asm volatile("" ::: "memory");
-    }));
+              std::memcpy(g_dst + (i & 31) * 112 % 3584, g_src, 112);
+              asm volatile("" ::: "memory");
+          }));
     j.num("futex_wake_no_waiter_ns", per_op_ns(n / 20, [&](std::uint64_t) {
-        futex_wake(reinterpret_cast<std::atomic<std::uint32_t> *>(&g_word));
-    }));
+              futex_wake(reinterpret_cast<std::atomic<std::uint32_t> *>(&g_word));
+          }));
     return emit_ok(kImpl, a, j);
 }
 

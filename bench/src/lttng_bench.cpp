@@ -187,7 +187,10 @@ struct Setup {
     }
 };
 
-int setup_failure(const Args &a, const Setup &s) { return emit_fail(kImpl, a, s.not_built ? "not_built" : "error", s.why); }
+int setup_failure(const Args &a, const Setup &s)
+{
+    return emit_fail(kImpl, a, s.not_built ? "not_built" : "error", s.why);
+}
 
 // One tracepoint call with the payload size the arguments ask for.
 template <int Payload>
@@ -224,10 +227,17 @@ int kind_write(const Args &a)
         return setup_failure(a, s);
     Json j;
     switch (a.num("payload", 64)) {
-    case 0: j = write_cost_payload<0>(a); break;
-    case 512: j = write_cost_payload<512>(a); break;
-    case 64: j = write_cost_payload<64>(a); break;
-    default: return emit_fail(kImpl, a, "error", "payload must be 0, 64 or 512");
+    case 0:
+        j = write_cost_payload<0>(a);
+        break;
+    case 512:
+        j = write_cost_payload<512>(a);
+        break;
+    case 64:
+        j = write_cost_payload<64>(a);
+        break;
+    default:
+        return emit_fail(kImpl, a, "error", "payload must be 0, 64 or 512");
     }
     std::uint64_t discarded = 0, lost_packets = 0;
     if (!s.teardown(&discarded, &lost_packets))
@@ -297,9 +307,12 @@ int stream_payload(const Args &a, bool paced)
 int kind_stream(const Args &a, bool paced)
 {
     switch (a.num("payload", 64)) {
-    case 0: return stream_payload<0>(a, paced);
-    case 512: return stream_payload<512>(a, paced);
-    default: return stream_payload<64>(a, paced);
+    case 0:
+        return stream_payload<0>(a, paced);
+    case 512:
+        return stream_payload<512>(a, paced);
+    default:
+        return stream_payload<64>(a, paced);
     }
 }
 
@@ -319,8 +332,10 @@ int kind_gen(const Args &a)
     if (!s.teardown(&discarded, nullptr))
         return emit_fail(kImpl, a, "error", s.why);
     Json j;
-    j.integer("events", n).integer("events_lost", discarded).integer("file_bytes", tree_bytes(s.trace_dir)).str(
-        "trace_dir", s.trace_dir);
+    j.integer("events", n)
+        .integer("events_lost", discarded)
+        .integer("file_bytes", tree_bytes(s.trace_dir))
+        .str("trace_dir", s.trace_dir);
     return emit_ok(kImpl, a, j);
 }
 
@@ -487,8 +502,9 @@ int main(int argc, char **argv)
     }
     if (kind == "info") {
         Json j;
-        j.str("version", "lttng-ust " + std::to_string(LTTNG_UST_MAJOR_VERSION) + "." + std::to_string(LTTNG_UST_MINOR_VERSION) +
-                             "." + std::to_string(LTTNG_UST_PATCHLEVEL_VERSION));
+        j.str("version", "lttng-ust " + std::to_string(LTTNG_UST_MAJOR_VERSION) + "." +
+                             std::to_string(LTTNG_UST_MINOR_VERSION) + "." +
+                             std::to_string(LTTNG_UST_PATCHLEVEL_VERSION));
         return emit_ok(kImpl, a, j);
     }
     return emit_fail(kImpl, a, "error", "unknown --kind=" + kind);

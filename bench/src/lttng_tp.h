@@ -12,17 +12,13 @@
 #include <stdint.h>
 #include <lttng/tracepoint.h>
 
-LTTNG_UST_TRACEPOINT_EVENT(oebench, ev0,
-    LTTNG_UST_TP_ARGS(const uint8_t *, p),
-    LTTNG_UST_TP_FIELDS())
+LTTNG_UST_TRACEPOINT_EVENT(oebench, ev0, LTTNG_UST_TP_ARGS(const uint8_t *, p), LTTNG_UST_TP_FIELDS())
 
-LTTNG_UST_TRACEPOINT_EVENT(oebench, ev64,
-    LTTNG_UST_TP_ARGS(const uint8_t *, p),
-    LTTNG_UST_TP_FIELDS(lttng_ust_field_array(uint8_t, payload, p, 64)))
+LTTNG_UST_TRACEPOINT_EVENT(oebench, ev64, LTTNG_UST_TP_ARGS(const uint8_t *, p),
+                           LTTNG_UST_TP_FIELDS(lttng_ust_field_array(uint8_t, payload, p, 64)))
 
-LTTNG_UST_TRACEPOINT_EVENT(oebench, ev512,
-    LTTNG_UST_TP_ARGS(const uint8_t *, p),
-    LTTNG_UST_TP_FIELDS(lttng_ust_field_array(uint8_t, payload, p, 512)))
+LTTNG_UST_TRACEPOINT_EVENT(oebench, ev512, LTTNG_UST_TP_ARGS(const uint8_t *, p),
+                           LTTNG_UST_TP_FIELDS(lttng_ust_field_array(uint8_t, payload, p, 512)))
 
 #endif /* OEBENCH_LTTNG_TP_H */
 

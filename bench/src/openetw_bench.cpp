@@ -64,8 +64,10 @@ int dispatch(const Args &a)
         return kind_cgloop(a);
     if (kind == "info") {
         Json j;
-        j.str("version", etw_version_string()).str("cpu", machine_cpu()).integer("cpus", cpu_count()).integer(
-            "rt_consumer", RtConsumer::available() ? 1 : 0);
+        j.str("version", etw_version_string())
+            .str("cpu", machine_cpu())
+            .integer("cpus", cpu_count())
+            .integer("rt_consumer", RtConsumer::available() ? 1 : 0);
         return emit_ok(kImpl, a, j);
     }
     return emit_fail(kImpl, a, "error", "unknown --kind=" + kind);

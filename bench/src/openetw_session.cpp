@@ -71,7 +71,8 @@ int kind_memory(const Args &a)
     if (!s.start(a, "file", 16))
         return setup_failure(a, s);
     const std::uint32_t cpus = cpu_count();
-    const std::uint64_t buffer_bytes = std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpus;
+    const std::uint64_t buffer_bytes =
+        std::uint64_t(a.num("buffer-kb", 64)) * 1024 * a.num("buffers-per-cpu", 16) * cpus;
     // Use every buffer: write bursts several times the pool from every CPU.
     Team team;
     team.run(cpus, [&](unsigned) {
@@ -81,8 +82,8 @@ int kind_memory(const Args &a)
             etw_provider_trace_event(s.provider, &e.h);
     });
     etw_session_query(s.session, s.props);
-    const std::uint64_t allocated = std::uint64_t(etw_properties_number_of_buffers(s.props)) *
-                                    etw_properties_buffer_size(s.props) * 1024;
+    const std::uint64_t allocated =
+        std::uint64_t(etw_properties_number_of_buffers(s.props)) * etw_properties_buffer_size(s.props) * 1024;
     const std::int64_t after = pss_bytes();
     const Mapping *region = nullptr;
     const auto now = mappings();

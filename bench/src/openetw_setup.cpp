@@ -76,8 +76,8 @@ bool Setup::start(const Args &a, const std::string &mode_, std::uint32_t buffers
             not_built = true;
         return fail(st, "etw_session_start(" + mode + ")");
     }
-    if (etw_status st = etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER,
-                                                    ETW_LEVEL_VERBOSE, 0, 0);
+    if (etw_status st =
+            etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0);
         st != ETW_OK)
         return fail(st, "etw_session_enable_provider");
     // Writes to a provider no session enables cost a load and a branch:

@@ -28,7 +28,8 @@ int kind_stream(const Args &a, bool paced)
         make_event(e, payload);
         const std::int64_t c0 = thread_cpu_ns();
         if (paced) {
-            paced_loop(pt[i], rate / threads, seconds, [&] { return etw_provider_trace_event(s.provider, &e.h) == ETW_OK; });
+            paced_loop(pt[i], rate / threads, seconds,
+                       [&] { return etw_provider_trace_event(s.provider, &e.h) == ETW_OK; });
             failed[i] = pt[i].failed;
         } else {
             std::uint64_t f = 0;

@@ -30,7 +30,7 @@ inline Percentiles percentiles(std::vector<double> &v)
         return p;
     std::sort(v.begin(), v.end());
     auto at = [&](double q) {
-        std::size_t i = std::size_t(std::ceil(q * double(v.size()))) ;
+        std::size_t i = std::size_t(std::ceil(q * double(v.size())));
         if (i > 0)
             --i;
         return v[std::min(i, v.size() - 1)];
@@ -139,8 +139,11 @@ inline Json startstop_figures(std::vector<double> &start_us, std::vector<double>
 {
     const Percentiles s = percentiles(start_us), p = percentiles(stop_us);
     Json j;
-    j.num("start_us", s.p50).num("stop_us", p.p50).num("start_us_max", s.max).num("stop_us_max", p.max).integer(
-        "iterations", iterations);
+    j.num("start_us", s.p50)
+        .num("stop_us", p.p50)
+        .num("start_us_max", s.max)
+        .num("stop_us_max", p.max)
+        .integer("iterations", iterations);
     return j;
 }
 
@@ -207,7 +210,8 @@ inline void write_loop(WriteStats &ws, std::uint64_t warmup, std::uint64_t event
 // Runs write_loop on `threads` threads (each with its own writer made by
 // make(i)) and returns the merged result as JSON.
 template <class MakeWriter>
-inline Json write_cost(unsigned threads, std::uint64_t warmup, std::uint64_t events, std::uint32_t batch, MakeWriter make)
+inline Json write_cost(unsigned threads, std::uint64_t warmup, std::uint64_t events, std::uint32_t batch,
+                       MakeWriter make)
 {
     std::vector<WriteStats> per(threads);
     Team team;

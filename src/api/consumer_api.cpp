@@ -110,14 +110,14 @@ ETW_API etw_status etw_consumer_file_count(uint32_t *out, const etw_consumer *co
     });
 }
 
-ETW_API etw_status etw_consumer_logfile_header(etw_logfile_info *out, const etw_consumer *consumer,
-                                               uint32_t file_index)
+ETW_API etw_status etw_consumer_logfile_header(etw_logfile_info *out, const etw_consumer *consumer, uint32_t file_index)
 {
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(consumer);
         if (out->struct_size < offsetof(etw_logfile_info, path) + sizeof(const char *))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_logfile_info)");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "out->struct_size is too small; set it to sizeof(etw_logfile_info)");
         if (file_index >= impl(consumer)->file_count())
             return Fail(ETW_ERROR_INVALID_PARAMETER, "file_index " + std::to_string(file_index) +
                                                          " is not below the file count " +
@@ -135,7 +135,8 @@ ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_con
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(consumer);
         if (out->struct_size < offsetof(etw_consumer_stats, reserved0) + sizeof(uint32_t))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_consumer_stats)");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "out->struct_size is too small; set it to sizeof(etw_consumer_stats)");
         etw_consumer_stats stats = impl(consumer)->stats();
         stats.struct_size = sizeof stats;
         stats.file_count = impl(consumer)->file_count();

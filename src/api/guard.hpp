@@ -31,10 +31,10 @@ etw_status guarded(Body &&body) noexcept
 }
 
 // For the common argument check: returns the failing status when ptr is NULL.
-#define ETW_REQUIRE_ARG(ptr)                                                              \
-    do {                                                                                  \
-        if ((ptr) == nullptr)                                                             \
-            return ::openetw::Fail(ETW_ERROR_INVALID_PARAMETER, #ptr " is NULL");         \
+#define ETW_REQUIRE_ARG(ptr)                                                                                           \
+    do {                                                                                                               \
+        if ((ptr) == nullptr)                                                                                          \
+            return ::openetw::Fail(ETW_ERROR_INVALID_PARAMETER, #ptr " is NULL");                                      \
     } while (0)
 
 } // namespace openetw::api

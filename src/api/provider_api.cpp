@@ -16,8 +16,8 @@ struct etw_provider {
 
 using openetw::Status;
 using openetw::api::guarded;
-using openetw::engine::Engine;
 using openetw::engine::EnableInfo;
+using openetw::engine::Engine;
 
 namespace {
 
@@ -53,7 +53,8 @@ ETW_API etw_status etw_provider_register(etw_provider **out, const etw_guid *gui
         etw_provider *raw = p.get();
         // The handle is published before the callback can run.
         *out = p.release();
-        Status st = openetw::host::process_engine().register_provider(*guid, callback ? forward : nullptr, raw, &raw->impl);
+        Status st =
+            openetw::host::process_engine().register_provider(*guid, callback ? forward : nullptr, raw, &raw->impl);
         if (!st) {
             *out = nullptr;
             delete raw;

@@ -33,14 +33,16 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
         SessionOptions o;
         if (options) {
             if (options->struct_size < sizeof(etw_session_options))
-                return Fail(ETW_ERROR_INVALID_PARAMETER, "options->struct_size is " + std::to_string(options->struct_size) +
-                                                             "; set it to sizeof(etw_session_options) = " +
-                                                             std::to_string(sizeof(etw_session_options)));
+                return Fail(
+                    ETW_ERROR_INVALID_PARAMETER,
+                    "options->struct_size is " + std::to_string(options->struct_size) +
+                        "; set it to sizeof(etw_session_options) = " + std::to_string(sizeof(etw_session_options)));
             if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
             if ((options->flags & ETW_SESSION_REPLACE_ORPHAN) && (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN))
-                return Fail(ETW_ERROR_INVALID_PARAMETER,
-                            "options->flags: ETW_SESSION_REPLACE_ORPHAN and ETW_SESSION_TAKE_OVER_ORPHAN exclude each other");
+                return Fail(
+                    ETW_ERROR_INVALID_PARAMETER,
+                    "options->flags: ETW_SESSION_REPLACE_ORPHAN and ETW_SESSION_TAKE_OVER_ORPHAN exclude each other");
             o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
             o.replace_orphan = (options->flags & ETW_SESSION_REPLACE_ORPHAN) != 0;
             o.take_over = (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN) != 0;
@@ -61,7 +63,8 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(session);
         if (out->struct_size < sizeof(etw_session_options))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_options)");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "out->struct_size is too small; set it to sizeof(etw_session_options)");
         SessionOptions o;
         if (Status st = session->ref->options(&o); !st)
             return st;
@@ -116,7 +119,8 @@ ETW_API etw_status etw_session_get_host_info(etw_session_host_info *out, etw_ses
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(session);
         if (out->struct_size < sizeof(etw_session_host_info))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size is too small; set it to sizeof(etw_session_host_info)");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "out->struct_size is too small; set it to sizeof(etw_session_host_info)");
         out->struct_size = sizeof(etw_session_host_info);
         openetw::host::HostInfo info;
         if (Status st = session->ref->host_info(&info); !st)
@@ -194,7 +198,8 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(provider_guid);
         if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
         return session->ref->enable(*provider_guid, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
                                     match_any_keyword, match_all_keyword);
     });

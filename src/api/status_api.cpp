@@ -21,7 +21,8 @@ constexpr StatusInfo kStatuses[] = {
     {ETW_ERROR_PATH_NOT_FOUND, "ETW_ERROR_PATH_NOT_FOUND", "The system cannot find the path specified."},
     {ETW_ERROR_ACCESS_DENIED, "ETW_ERROR_ACCESS_DENIED", "Access is denied."},
     {ETW_ERROR_INVALID_HANDLE, "ETW_ERROR_INVALID_HANDLE", "The handle is invalid."},
-    {ETW_ERROR_NOT_ENOUGH_MEMORY, "ETW_ERROR_NOT_ENOUGH_MEMORY", "Not enough storage is available to process this command."},
+    {ETW_ERROR_NOT_ENOUGH_MEMORY, "ETW_ERROR_NOT_ENOUGH_MEMORY",
+     "Not enough storage is available to process this command."},
     {ETW_ERROR_INVALID_DATA, "ETW_ERROR_INVALID_DATA", "The data is invalid."},
     {ETW_ERROR_OUTOFMEMORY, "ETW_ERROR_OUTOFMEMORY", "Not enough memory is available to complete this operation."},
     {ETW_ERROR_BAD_LENGTH, "ETW_ERROR_BAD_LENGTH", "The program issued a command but the command length is incorrect."},
@@ -31,23 +32,29 @@ constexpr StatusInfo kStatuses[] = {
     {ETW_ERROR_NOT_SUPPORTED, "ETW_ERROR_NOT_SUPPORTED", "The request is not supported."},
     {ETW_ERROR_INVALID_PARAMETER, "ETW_ERROR_INVALID_PARAMETER", "The parameter is incorrect."},
     {ETW_ERROR_DISK_FULL, "ETW_ERROR_DISK_FULL", "There is not enough space on the disk."},
-    {ETW_ERROR_INSUFFICIENT_BUFFER, "ETW_ERROR_INSUFFICIENT_BUFFER", "The data area passed to a system call is too small."},
-    {ETW_ERROR_INVALID_NAME, "ETW_ERROR_INVALID_NAME", "The filename, directory name, or volume label syntax is incorrect."},
+    {ETW_ERROR_INSUFFICIENT_BUFFER, "ETW_ERROR_INSUFFICIENT_BUFFER",
+     "The data area passed to a system call is too small."},
+    {ETW_ERROR_INVALID_NAME, "ETW_ERROR_INVALID_NAME",
+     "The filename, directory name, or volume label syntax is incorrect."},
     {ETW_ERROR_BAD_PATHNAME, "ETW_ERROR_BAD_PATHNAME", "The specified path is invalid."},
     {ETW_ERROR_BUSY, "ETW_ERROR_BUSY", "The requested resource is in use."},
     {ETW_ERROR_ALREADY_EXISTS, "ETW_ERROR_ALREADY_EXISTS", "Cannot create a file when that file already exists."},
     {ETW_ERROR_INVALID_FLAG_NUMBER, "ETW_ERROR_INVALID_FLAG_NUMBER", "The flag passed is not correct."},
     {ETW_ERROR_MORE_DATA, "ETW_ERROR_MORE_DATA", "More data is available."},
     {ETW_ERROR_NO_MORE_ITEMS, "ETW_ERROR_NO_MORE_ITEMS", "No more data is available."},
-    {ETW_ERROR_NO_UNICODE_TRANSLATION, "ETW_ERROR_NO_UNICODE_TRANSLATION", "No mapping for the Unicode character exists in the target multi-byte code page."},
+    {ETW_ERROR_NO_UNICODE_TRANSLATION, "ETW_ERROR_NO_UNICODE_TRANSLATION",
+     "No mapping for the Unicode character exists in the target multi-byte code page."},
     {ETW_ERROR_NOT_FOUND, "ETW_ERROR_NOT_FOUND", "Element not found."},
     {ETW_ERROR_CANCELLED, "ETW_ERROR_CANCELLED", "The operation was canceled by the user."},
     {ETW_ERROR_INTERNAL_ERROR, "ETW_ERROR_INTERNAL_ERROR", "An internal error occurred."},
-    {ETW_ERROR_NO_SYSTEM_RESOURCES, "ETW_ERROR_NO_SYSTEM_RESOURCES", "Insufficient system resources exist to complete the requested service."},
+    {ETW_ERROR_NO_SYSTEM_RESOURCES, "ETW_ERROR_NO_SYSTEM_RESOURCES",
+     "Insufficient system resources exist to complete the requested service."},
     {ETW_ERROR_TIMEOUT, "ETW_ERROR_TIMEOUT", "This operation returned because the timeout period expired."},
     {ETW_ERROR_LOG_FILE_FULL, "ETW_ERROR_LOG_FILE_FULL", "The event log file is full."},
-    {ETW_ERROR_WMI_GUID_NOT_FOUND, "ETW_ERROR_WMI_GUID_NOT_FOUND", "The GUID passed was not recognized as valid by a WMI data provider."},
-    {ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "ETW_ERROR_WMI_INSTANCE_NOT_FOUND", "The instance name passed was not recognized as valid by a WMI data provider."},
+    {ETW_ERROR_WMI_GUID_NOT_FOUND, "ETW_ERROR_WMI_GUID_NOT_FOUND",
+     "The GUID passed was not recognized as valid by a WMI data provider."},
+    {ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "ETW_ERROR_WMI_INSTANCE_NOT_FOUND",
+     "The instance name passed was not recognized as valid by a WMI data provider."},
     {ETW_ERROR_CTX_CLOSE_PENDING, "ETW_ERROR_CTX_CLOSE_PENDING", "A close operation is pending on the session."},
 };
 
@@ -80,7 +87,8 @@ LastError *last_error() noexcept
 {
     if (t_last != nullptr) [[likely]]
         return t_last;
-    static openetw::platform::ThreadExitKey *const key = new openetw::platform::ThreadExitKey(free_last); // never destroyed
+    static openetw::platform::ThreadExitKey *const key =
+        new openetw::platform::ThreadExitKey(free_last); // never destroyed
     t_last = new (std::nothrow) LastError;
     key->set(t_last);
     return t_last;

@@ -55,11 +55,24 @@ std::optional<std::u16string> utf8_to_utf16(std::string_view utf8)
         char32_t cp;
         std::size_t len;
         char32_t min;
-        if (b < 0x80) { cp = b; len = 1; min = 0; }
-        else if ((b & 0xE0) == 0xC0) { cp = b & 0x1F; len = 2; min = 0x80; }
-        else if ((b & 0xF0) == 0xE0) { cp = b & 0x0F; len = 3; min = 0x800; }
-        else if ((b & 0xF8) == 0xF0) { cp = b & 0x07; len = 4; min = 0x10000; }
-        else return std::nullopt;
+        if (b < 0x80) {
+            cp = b;
+            len = 1;
+            min = 0;
+        } else if ((b & 0xE0) == 0xC0) {
+            cp = b & 0x1F;
+            len = 2;
+            min = 0x80;
+        } else if ((b & 0xF0) == 0xE0) {
+            cp = b & 0x0F;
+            len = 3;
+            min = 0x800;
+        } else if ((b & 0xF8) == 0xF0) {
+            cp = b & 0x07;
+            len = 4;
+            min = 0x10000;
+        } else
+            return std::nullopt;
         if (i + len > utf8.size())
             return std::nullopt;
         for (std::size_t k = 1; k < len; ++k) {

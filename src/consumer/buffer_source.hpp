@@ -18,8 +18,8 @@ namespace openetw::consumer {
 // The facts of one source, from its logfile header.
 struct SourceInfo {
     std::string path;
-    std::uint32_t index = 0;     // file index in the consumer
-    std::uint64_t size = 0;      // bytes in the file
+    std::uint32_t index = 0; // file index in the consumer
+    std::uint64_t size = 0;  // bytes in the file
     format::LogfileHeader header;
     format::TimeBase time;
     format::ImageContext image_context;
@@ -30,10 +30,10 @@ struct SourceInfo {
 struct BufferLocation {
     std::uint64_t file_offset = 0;
     std::uint64_t sequence = 0;
-    std::uint32_t index = 0;        // position in the file
-    std::uint32_t length = 0;       // bytes stored for it (cut short at the end of the file)
+    std::uint32_t index = 0;  // position in the file
+    std::uint32_t length = 0; // bytes stored for it (cut short at the end of the file)
     std::uint32_t processor = 0;
-    etw_status problem = ETW_OK;    // found while locating; the detail is in StoredBuffer::problem
+    etw_status problem = ETW_OK; // found while locating; the detail is in StoredBuffer::problem
 };
 
 struct StoredBuffer {

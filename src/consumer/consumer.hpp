@@ -79,7 +79,6 @@ private:
     bool stop_requested();
     void note_problem(etw_status code, const std::string &message);
 
-
     etw_consumer_options options_{};
     std::vector<std::unique_ptr<BufferSource>> sources_;
     LiveHooks hooks_;
@@ -95,7 +94,7 @@ private:
 
     // State of the running process().
     etw_consumer_stats stats_{};
-    Status stop_;                 // why processing stopped early
+    Status stop_; // why processing stopped early
     Status first_problem_;
     std::uint64_t problem_count_ = 0;
     etw_record record_view_{};

@@ -14,8 +14,8 @@ using format::Problem;
 using format::text_printf;
 namespace etl = openetw::etl;
 
-Status FileSource::open(std::unique_ptr<platform::RandomAccessInput> input, const std::string &path, std::uint32_t index,
-                        std::unique_ptr<FileSource> &out)
+Status FileSource::open(std::unique_ptr<platform::RandomAccessInput> input, const std::string &path,
+                        std::uint32_t index, std::unique_ptr<FileSource> &out)
 {
     std::unique_ptr<FileSource> src(new FileSource(std::move(input)));
     SourceInfo &info = src->info_;
@@ -208,9 +208,9 @@ Status FileSource::locate(BufferLocation &loc, Problem &problem, bool &have)
     have = true;
     const std::uint64_t remaining = info_.size - next_offset_;
     if (remaining < etl::kBufferHeaderSize) {
-        problem.set(ETW_ERROR_HANDLE_EOF, 0,
-                    text_printf("the file ends 0x%llX bytes into a buffer header",
-                                static_cast<unsigned long long>(remaining)));
+        problem.set(
+            ETW_ERROR_HANDLE_EOF, 0,
+            text_printf("the file ends 0x%llX bytes into a buffer header", static_cast<unsigned long long>(remaining)));
         loc.length = static_cast<std::uint32_t>(remaining);
         loc.problem = problem.code;
         at_end_ = true;
@@ -221,7 +221,8 @@ Status FileSource::locate(BufferLocation &loc, Problem &problem, bool &have)
     if (Status st = input_->read_at(next_offset_, head, sizeof head, got); !st)
         return st;
     if (got < sizeof head) {
-        problem.set(ETW_ERROR_HANDLE_EOF, static_cast<std::uint32_t>(got), "the file ended while reading a buffer header");
+        problem.set(ETW_ERROR_HANDLE_EOF, static_cast<std::uint32_t>(got),
+                    "the file ended while reading a buffer header");
         loc.length = static_cast<std::uint32_t>(got);
         loc.problem = problem.code;
         at_end_ = true;

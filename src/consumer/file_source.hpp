@@ -49,7 +49,7 @@ private:
     bool at_end_ = false;
     format::Problem end_problem_;
     std::map<std::uint32_t, format::Problem> located_problems_; // by buffer index, for read()
-    std::uint32_t beyond_promised_ = 0; // buffers read past BuffersWritten
+    std::uint32_t beyond_promised_ = 0;                         // buffers read past BuffersWritten
     // The first buffer seen with each (processor, SequenceNumber).
     std::map<std::pair<std::uint32_t, std::uint64_t>, BufferLocation> first_seen_;
 };

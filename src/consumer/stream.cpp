@@ -6,16 +6,13 @@
 namespace openetw::consumer {
 
 Stream::Stream(BufferSource &source)
-    : source_(&source), time_(source.info().time), sequential_(true),
-      last_key_(source.info().header.fields.StartTime)
-{
-}
+    : source_(&source), time_(source.info().time), sequential_(true), last_key_(source.info().header.fields.StartTime)
+{}
 
 Stream::Stream(BufferSource &source, std::vector<BufferLocation> locations)
     : source_(&source), time_(source.info().time), sequential_(false), locations_(std::move(locations)),
       last_key_(source.info().header.fields.StartTime)
-{
-}
+{}
 
 Stream::~Stream()
 {
@@ -106,8 +103,8 @@ void Stream::begin_buffer()
     if (!b.header_valid || (b.stored.problem && b.stored.problem.code != ETW_ERROR_HANDLE_EOF))
         return;
     format::Problem p;
-    const bool ok = format::make_buffer_image(b.stored.bytes, b.header, source_->info().image_context, b.scratch,
-                                              b.image, p);
+    const bool ok =
+        format::make_buffer_image(b.stored.bytes, b.header, source_->info().image_context, b.scratch, b.image, p);
     if (p)
         note(p);
     if (!ok)

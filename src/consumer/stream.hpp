@@ -27,8 +27,8 @@ struct BufferState {
     bool readable = false;
     std::uint32_t record_count = 0;
     std::uint32_t corrupt_records = 0;
-    format::Problem problem;           // the first one in this buffer
-    std::string message;               // problem as a sentence naming the file offset
+    format::Problem problem; // the first one in this buffer
+    std::string message;     // problem as a sentence naming the file offset
 };
 
 class Stream {
@@ -39,8 +39,8 @@ public:
         Exhausted,  // no more buffers
     };
 
-    explicit Stream(BufferSource &source);                                    // stored order
-    Stream(BufferSource &source, std::vector<BufferLocation> locations);     // the given order
+    explicit Stream(BufferSource &source);                               // stored order
+    Stream(BufferSource &source, std::vector<BufferLocation> locations); // the given order
     ~Stream();
     Stream(const Stream &) = delete;
     Stream &operator=(const Stream &) = delete;

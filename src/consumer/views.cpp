@@ -98,8 +98,8 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
         return;
     }
     for (const fmt::ExtendedItem &item : stream.items())
-        extended.push_back(etw_extended_item{item.ext_type, item.linkage, item.item_size, item.data_size,
-                                             bytes + item.data_offset});
+        extended.push_back(
+            etw_extended_item{item.ext_type, item.linkage, item.item_size, item.data_size, bytes + item.data_offset});
     out.extended_count = static_cast<std::uint32_t>(extended.size());
     out.extended = extended.empty() ? nullptr : extended.data();
 }

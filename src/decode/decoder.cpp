@@ -10,17 +10,21 @@
 
 namespace openetw::decode {
 
-
 namespace {
 
 std::uint32_t source_code(Source s)
 {
     switch (s) {
-    case Source::TraceLogging: return ETW_DECODE_SOURCE_TRACELOGGING;
-    case Source::Kernel: return ETW_DECODE_SOURCE_KERNEL;
-    case Source::Manifest: return ETW_DECODE_SOURCE_MANIFEST;
-    case Source::Wpp: return ETW_DECODE_SOURCE_WPP;
-    default: return 0;
+    case Source::TraceLogging:
+        return ETW_DECODE_SOURCE_TRACELOGGING;
+    case Source::Kernel:
+        return ETW_DECODE_SOURCE_KERNEL;
+    case Source::Manifest:
+        return ETW_DECODE_SOURCE_MANIFEST;
+    case Source::Wpp:
+        return ETW_DECODE_SOURCE_WPP;
+    default:
+        return 0;
     }
 }
 
@@ -60,7 +64,6 @@ namespace {
 // Most bytes of a provider binary read (Windows' largest system DLLs are a few hundred MiB).
 constexpr std::uint64_t kMaxBinaryBytes = 1ull << 30;
 
-
 } // namespace
 
 Status Decoder::load_binary(std::span<const std::uint8_t> image, const std::string &name)
@@ -90,7 +93,8 @@ Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
         if (problem_.code == ETW_ERROR_NOT_FOUND)
             return Status(ETW_ERROR_NOT_FOUND, {});
         const char *name = event_.schema ? event_.schema->event_name.c_str() : "";
-        return Fail(problem_.code, format::text_printf("event '%s' does not decode: %s", name, problem_.detail.c_str()));
+        return Fail(problem_.code,
+                    format::text_printf("event '%s' does not decode: %s", name, problem_.detail.c_str()));
     }
     const EventSchema &s = *event_.schema;
     const std::uint8_t *payload = event_.payload.data();
@@ -115,7 +119,7 @@ Status Decoder::decode(const etw_record &record, const etw_decoded_event *&out)
             const JsonKind kind = json_kind(f, map, p.data, n.size);
             p.flags = kind == JsonKind::Number ? ETW_PROPERTY_JSON_NUMBER
                       : kind == JsonKind::Bool ? ETW_PROPERTY_JSON_BOOL
-                                                    : 0u;
+                                               : 0u;
         } else {
             p.kind = n.kind == NodeKind::Array ? ETW_PROPERTY_KIND_ARRAY : ETW_PROPERTY_KIND_STRUCT;
         }

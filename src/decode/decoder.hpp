@@ -45,9 +45,9 @@ private:
     format::Problem problem_;
     void add_wpp_message(const etw_record &record);
 
-    std::string text_;                      // the values, NUL-separated
+    std::string text_; // the values, NUL-separated
     std::string scratch_;
-    std::vector<std::uint32_t> text_at_;    // offset of each property's value in text_
+    std::vector<std::uint32_t> text_at_; // offset of each property's value in text_
     std::vector<etw_event_property> props_;
     etw_decoded_event view_{};
 };

@@ -14,7 +14,6 @@
 
 namespace openetw::decode {
 
-
 namespace {
 
 using Messages = TmfMessages;
@@ -118,8 +117,9 @@ void Decoder::add_wpp_message(const etw_record &record)
     add("FormattedString", nullptr);
     add("GuidName", &m->schema.provider_name);
     add("GuidTypeName", &m->schema.event_name);
-    static constexpr std::pair<const char *, const char *> kTrailer[] = {
-        {"FUNC", "FunctionName"}, {"FLAGS", "FlagsName"}, {"LEVEL", "LevelName"}};
+    static constexpr std::pair<const char *, const char *> kTrailer[] = {{"FUNC", "FunctionName"},
+                                                                         {"FLAGS", "FlagsName"},
+                                                                         {"LEVEL", "LevelName"}};
     for (const auto &[key, name] : kTrailer)
         if (const auto it = m->keys.find(key); it != m->keys.end())
             add(name, &it->second);

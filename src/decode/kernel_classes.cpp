@@ -8,8 +8,9 @@ namespace openetw::decode {
 namespace {
 
 // EVENT_TRACE_GROUP_* (the high byte of a HookId).
-constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03, kGroupFile = 0x04,
-                       kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09, kGroupImage = 0x14;
+constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03,
+                       kGroupFile = 0x04, kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09,
+                       kGroupImage = 0x14;
 
 struct F {
     const char *name;
@@ -70,55 +71,106 @@ KernelClasses::KernelClasses()
             }
         }
     };
-    const std::initializer_list<std::pair<std::uint8_t, const char *>> start_end = {
-        {1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}};
+    const std::initializer_list<std::pair<std::uint8_t, const char *>> start_end = {{1, "Start"},
+                                                                                    {2, "End"},
+                                                                                    {3, "DCStart"},
+                                                                                    {4, "DCEnd"}};
 
     // EventTrace_Header (2): the TRACE_LOGFILE_HEADER of a file's first record, then the two names.
     add(kGroupHeader, "EventTrace", {2}, {{0, "Header"}},
-        {{"BufferSize", U32}, {"Version", U32, kOutHexInt32}, {"ProviderVersion", U32}, {"NumberOfProcessors", U32},
-         {"EndTime", I64}, {"TimerResolution", U32}, {"MaxFileSize", U32}, {"LogFileMode", U32, kOutHexInt32},
-         {"BuffersWritten", U32}, {"StartBuffers", U32}, {"PointerSize", U32}, {"EventsLost", U32},
-         {"CPUSpeed", U32}, {"LoggerName", PTR}, {"LogFileName", PTR},
-         {"TimeZoneInformation", kInBinary, kOutNull, 176}, {"BootTime", I64}, {"PerfFreq", I64},
-         {"StartTime", I64}, {"ReservedFlags", U32}, {"BuffersLost", U32}, {"SessionNameString", WSTR},
+        {{"BufferSize", U32},        {"Version", U32, kOutHexInt32},
+         {"ProviderVersion", U32},   {"NumberOfProcessors", U32},
+         {"EndTime", I64},           {"TimerResolution", U32},
+         {"MaxFileSize", U32},       {"LogFileMode", U32, kOutHexInt32},
+         {"BuffersWritten", U32},    {"StartBuffers", U32},
+         {"PointerSize", U32},       {"EventsLost", U32},
+         {"CPUSpeed", U32},          {"LoggerName", PTR},
+         {"LogFileName", PTR},       {"TimeZoneInformation", kInBinary, kOutNull, 176},
+         {"BootTime", I64},          {"PerfFreq", I64},
+         {"StartTime", I64},         {"ReservedFlags", U32},
+         {"BuffersLost", U32},       {"SessionNameString", WSTR},
          {"LogFileNameString", WSTR}});
 
     // Process_V2_TypeGroup1 (version 2) / Process_TypeGroup1 (3); version 4 adds Flags and the package names.
     add(kGroupProcess, "Process", {2, 3}, {{1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}, {39, "Defunct"}},
-        {{"UniqueProcessKey", PTR}, {"ProcessId", U32}, {"ParentId", U32}, {"SessionId", U32},
-         {"ExitStatus", I32}, {"DirectoryTableBase", PTR}, {"UserSID", WSID}, {"ImageFileName", ASTR},
+        {{"UniqueProcessKey", PTR},
+         {"ProcessId", U32},
+         {"ParentId", U32},
+         {"SessionId", U32},
+         {"ExitStatus", I32},
+         {"DirectoryTableBase", PTR},
+         {"UserSID", WSID},
+         {"ImageFileName", ASTR},
          {"CommandLine", WSTR}});
     add(kGroupProcess, "Process", {4}, {{1, "Start"}, {2, "End"}, {3, "DCStart"}, {4, "DCEnd"}, {39, "Defunct"}},
-        {{"UniqueProcessKey", PTR}, {"ProcessId", U32}, {"ParentId", U32}, {"SessionId", U32},
-         {"ExitStatus", I32}, {"DirectoryTableBase", PTR}, {"Flags", U32}, {"UserSID", WSID},
-         {"ImageFileName", ASTR}, {"CommandLine", WSTR}, {"PackageFullName", WSTR}, {"ApplicationId", WSTR}});
+        {{"UniqueProcessKey", PTR},
+         {"ProcessId", U32},
+         {"ParentId", U32},
+         {"SessionId", U32},
+         {"ExitStatus", I32},
+         {"DirectoryTableBase", PTR},
+         {"Flags", U32},
+         {"UserSID", WSID},
+         {"ImageFileName", ASTR},
+         {"CommandLine", WSTR},
+         {"PackageFullName", WSTR},
+         {"ApplicationId", WSTR}});
 
     // Thread_V2_TypeGroup1 (2) and Thread_TypeGroup1 (3).
     add(kGroupThread, "Thread", {2}, start_end,
-        {{"ProcessId", U32, kOutHexInt32}, {"TThreadId", U32, kOutHexInt32}, {"StackBase", PTR},
-         {"StackLimit", PTR}, {"UserStackBase", PTR}, {"UserStackLimit", PTR}, {"StartAddr", PTR},
-         {"Win32StartAddr", PTR}, {"TebBase", PTR}, {"SubProcessTag", U32, kOutHexInt32}});
+        {{"ProcessId", U32, kOutHexInt32},
+         {"TThreadId", U32, kOutHexInt32},
+         {"StackBase", PTR},
+         {"StackLimit", PTR},
+         {"UserStackBase", PTR},
+         {"UserStackLimit", PTR},
+         {"StartAddr", PTR},
+         {"Win32StartAddr", PTR},
+         {"TebBase", PTR},
+         {"SubProcessTag", U32, kOutHexInt32}});
     add(kGroupThread, "Thread", {3}, start_end,
-        {{"ProcessId", U32, kOutHexInt32}, {"TThreadId", U32, kOutHexInt32}, {"StackBase", PTR},
-         {"StackLimit", PTR}, {"UserStackBase", PTR}, {"UserStackLimit", PTR}, {"Affinity", PTR},
-         {"Win32StartAddr", PTR}, {"TebBase", PTR}, {"SubProcessTag", U32, kOutHexInt32}, {"BasePriority", U8},
-         {"PagePriority", U8}, {"IoPriority", U8}, {"ThreadFlags", U8}});
+        {{"ProcessId", U32, kOutHexInt32},
+         {"TThreadId", U32, kOutHexInt32},
+         {"StackBase", PTR},
+         {"StackLimit", PTR},
+         {"UserStackBase", PTR},
+         {"UserStackLimit", PTR},
+         {"Affinity", PTR},
+         {"Win32StartAddr", PTR},
+         {"TebBase", PTR},
+         {"SubProcessTag", U32, kOutHexInt32},
+         {"BasePriority", U8},
+         {"PagePriority", U8},
+         {"IoPriority", U8},
+         {"ThreadFlags", U8}});
 
     // Image_Load (2, 3): Load is type 10, also logged under the process group.
-    const std::initializer_list<F> image = {
-        {"ImageBase", PTR},     {"ImageSize", PTR},     {"ProcessId", U32},  {"ImageCheckSum", U32},
-        {"TimeDateStamp", U32}, {"Reserved0", U32},     {"DefaultBase", PTR}, {"Reserved1", U32},
-        {"Reserved2", U32},     {"Reserved3", U32},     {"Reserved4", U32},  {"FileName", WSTR}};
+    const std::initializer_list<F> image = {{"ImageBase", PTR},     {"ImageSize", PTR},     {"ProcessId", U32},
+                                            {"ImageCheckSum", U32}, {"TimeDateStamp", U32}, {"Reserved0", U32},
+                                            {"DefaultBase", PTR},   {"Reserved1", U32},     {"Reserved2", U32},
+                                            {"Reserved3", U32},     {"Reserved4", U32},     {"FileName", WSTR}};
     add(kGroupImage, "Image", {2, 3}, {{10, "Load"}, {2, "UnLoad"}, {3, "DCStart"}, {4, "DCEnd"}}, image);
     add(kGroupProcess, "Image", {2, 3}, {{10, "Load"}}, image);
 
     // DiskIo_TypeGroup1: version 3 adds IssuingThreadId.
     add(kGroupDiskIo, "DiskIo", {2}, {{10, "Read"}, {11, "Write"}},
-        {{"DiskNumber", U32}, {"IrpFlags", U32, kOutHexInt32}, {"TransferSize", U32}, {"Reserved", U32},
-         {"ByteOffset", I64}, {"FileObject", PTR}, {"Irp", PTR}, {"HighResResponseTime", U64}});
+        {{"DiskNumber", U32},
+         {"IrpFlags", U32, kOutHexInt32},
+         {"TransferSize", U32},
+         {"Reserved", U32},
+         {"ByteOffset", I64},
+         {"FileObject", PTR},
+         {"Irp", PTR},
+         {"HighResResponseTime", U64}});
     add(kGroupDiskIo, "DiskIo", {3}, {{10, "Read"}, {11, "Write"}},
-        {{"DiskNumber", U32}, {"IrpFlags", U32, kOutHexInt32}, {"TransferSize", U32}, {"Reserved", U32},
-         {"ByteOffset", I64}, {"FileObject", PTR}, {"Irp", PTR}, {"HighResResponseTime", U64},
+        {{"DiskNumber", U32},
+         {"IrpFlags", U32, kOutHexInt32},
+         {"TransferSize", U32},
+         {"Reserved", U32},
+         {"ByteOffset", I64},
+         {"FileObject", PTR},
+         {"Irp", PTR},
+         {"HighResResponseTime", U64},
          {"IssuingThreadId", U32}});
 
     // FileIo_Name (2, 3).
@@ -128,24 +180,56 @@ KernelClasses::KernelClasses()
     // TcpIp_TypeGroup1 and TcpIp_SendIPV4 (2).
     add(kGroupTcpIp, "TcpIp", {2},
         {{11, "RecvIPV4"}, {13, "DisconnectIPV4"}, {14, "RetransmitIPV4"}, {16, "ReconnectIPV4"}, {18, "TCPCopyIPV4"}},
-        {{"PID", U32}, {"size", U32}, {"daddr", U32, kOutIpv4}, {"saddr", U32, kOutIpv4}, {"dport", U16, kOutPort},
-         {"sport", U16, kOutPort}, {"seqnum", U32}, {"connid", PTR}});
+        {{"PID", U32},
+         {"size", U32},
+         {"daddr", U32, kOutIpv4},
+         {"saddr", U32, kOutIpv4},
+         {"dport", U16, kOutPort},
+         {"sport", U16, kOutPort},
+         {"seqnum", U32},
+         {"connid", PTR}});
     add(kGroupTcpIp, "TcpIp", {2}, {{10, "SendIPV4"}},
-        {{"PID", U32}, {"size", U32}, {"daddr", U32, kOutIpv4}, {"saddr", U32, kOutIpv4}, {"dport", U16, kOutPort},
-         {"sport", U16, kOutPort}, {"startime", U32}, {"endtime", U32}, {"seqnum", U32}, {"connid", PTR}});
+        {{"PID", U32},
+         {"size", U32},
+         {"daddr", U32, kOutIpv4},
+         {"saddr", U32, kOutIpv4},
+         {"dport", U16, kOutPort},
+         {"sport", U16, kOutPort},
+         {"startime", U32},
+         {"endtime", U32},
+         {"seqnum", U32},
+         {"connid", PTR}});
 
     // Registry_TypeGroup1 (2). Status is 4 bytes in the records although the MOF text qualifies it Pointer.
     add(kGroupRegistry, "Registry", {2},
-        {{10, "Create"}, {11, "Open"}, {12, "Delete"}, {13, "Query"}, {14, "SetValue"}, {15, "DeleteValue"},
-         {16, "QueryValue"}, {17, "EnumerateKey"}, {18, "EnumerateValueKey"}, {19, "QueryMultipleValue"},
-         {20, "SetInformation"}, {21, "Flush"}, {22, "KCBCreate"}, {23, "KCBDelete"}, {24, "KCBRundownBegin"},
-         {25, "KCBRundownEnd"}, {26, "Virtualize"}, {27, "Close"}},
+        {{10, "Create"},
+         {11, "Open"},
+         {12, "Delete"},
+         {13, "Query"},
+         {14, "SetValue"},
+         {15, "DeleteValue"},
+         {16, "QueryValue"},
+         {17, "EnumerateKey"},
+         {18, "EnumerateValueKey"},
+         {19, "QueryMultipleValue"},
+         {20, "SetInformation"},
+         {21, "Flush"},
+         {22, "KCBCreate"},
+         {23, "KCBDelete"},
+         {24, "KCBRundownBegin"},
+         {25, "KCBRundownEnd"},
+         {26, "Virtualize"},
+         {27, "Close"}},
         {{"InitialTime", I64}, {"Status", U32, kOutNtStatus}, {"Index", U32}, {"KeyHandle", PTR}, {"KeyName", WSTR}});
 
     // PageFault_TypeGroup1 (2).
     add(kGroupMemory, "PageFault", {2},
-        {{10, "TransitionFault"}, {11, "DemandZeroFault"}, {12, "CopyOnWrite"}, {13, "GuardPageFault"},
-         {14, "HardPageFault"}, {15, "AccessViolation"}},
+        {{10, "TransitionFault"},
+         {11, "DemandZeroFault"},
+         {12, "CopyOnWrite"},
+         {13, "GuardPageFault"},
+         {14, "HardPageFault"},
+         {15, "AccessViolation"}},
         {{"VirtualAddress", PTR}, {"ProgramCounter", PTR}});
 }
 

@@ -38,10 +38,7 @@ constexpr std::size_t kMaxTemplateFields = 4096;
 // Deepest struct nesting (as TraceLogging's).
 constexpr int kMaxStructDepth = 32;
 
-bool is_count_type(std::uint16_t t)
-{
-    return (t >= kInInt8 && t <= kInUInt64) || t == kInHexInt32 || t == kInHexInt64;
-}
+bool is_count_type(std::uint16_t t) { return (t >= kInInt8 && t <= kInUInt64) || t == kInHexInt32 || t == kInHexInt64; }
 
 struct Opcode {
     std::uint8_t value = 0;
@@ -175,10 +172,14 @@ private:
         std::uint64_t v = 0;
         for (char c : t) {
             unsigned d;
-            if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-            else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-            else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-            else return false;
+            if (c >= '0' && c <= '9')
+                d = static_cast<unsigned>(c - '0');
+            else if (base == 16 && c >= 'a' && c <= 'f')
+                d = static_cast<unsigned>(c - 'a' + 10);
+            else if (base == 16 && c >= 'A' && c <= 'F')
+                d = static_cast<unsigned>(c - 'A' + 10);
+            else
+                return false;
             if (v > (UINT64_MAX - d) / base)
                 return false;
             v = v * base + d;
@@ -215,11 +216,16 @@ private:
         provider_name_ = *name;
         for (const XmlElement &section : p.children) {
             bool ok = true;
-            if (section.name == "levels") ok = levels(section);
-            else if (section.name == "tasks") ok = tasks(section);
-            else if (section.name == "opcodes") ok = opcodes(section, opcodes_);
-            else if (section.name == "keywords") ok = keywords(section);
-            else if (section.name == "maps") ok = maps(section);
+            if (section.name == "levels")
+                ok = levels(section);
+            else if (section.name == "tasks")
+                ok = tasks(section);
+            else if (section.name == "opcodes")
+                ok = opcodes(section, opcodes_);
+            else if (section.name == "keywords")
+                ok = keywords(section);
+            else if (section.name == "maps")
+                ok = maps(section);
             if (!ok)
                 return false;
         }
@@ -572,7 +578,8 @@ void ManifestSchemas::add(std::unordered_map<std::string, Entry> loaded)
         events_[key] = std::move(entry);
     classic_.clear();
     for (const auto &[key, entry] : events_) {
-        const std::string classic = key.substr(0, sizeof(etw_guid)) + static_cast<char>(entry.opcode) + '\0' + key.back();
+        const std::string classic =
+            key.substr(0, sizeof(etw_guid)) + static_cast<char>(entry.opcode) + '\0' + key.back();
         auto [it, added] = classic_.emplace(classic, entry.schema.get());
         if (!added)
             it->second = nullptr; // several events share the opcode and version: none is chosen

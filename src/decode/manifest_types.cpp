@@ -8,12 +8,14 @@ namespace openetw::decode {
 
 namespace {
 
-template <class T> struct Named {
+template <class T>
+struct Named {
     std::string_view name;
     T value;
 };
 
-template <class T, std::size_t N> bool lookup(const Named<T> (&table)[N], std::string_view name, T &out)
+template <class T, std::size_t N>
+bool lookup(const Named<T> (&table)[N], std::string_view name, T &out)
 {
     for (const Named<T> &n : table)
         if (n.name == name) {
@@ -101,15 +103,15 @@ struct Standard {
 };
 
 const Standard kLevels[] = {
-    {"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"},       {"win:Error", 2, "Error"},
+    {"win:LogAlways", 0, "Log Always"}, {"win:Critical", 1, "Critical"},         {"win:Error", 2, "Error"},
     {"win:Warning", 3, "Warning"},      {"win:Informational", 4, "Information"}, {"win:Verbose", 5, "Verbose"},
 };
 
 const Standard kOpcodes[] = {
-    {"win:Info", 0, "Info"},           {"win:Start", 1, "Start"},       {"win:Stop", 2, "Stop"},
-    {"win:DC_Start", 3, "DCStart"},    {"win:DC_Stop", 4, "DCStop"},    {"win:Extension", 5, "Extension"},
-    {"win:Reply", 6, "Reply"},         {"win:Resume", 7, "Resume"},     {"win:Suspend", 8, "Suspend"},
-    {"win:Send", 9, "Send"},           {"win:Receive", 240, "Receive"},
+    {"win:Info", 0, "Info"},        {"win:Start", 1, "Start"},       {"win:Stop", 2, "Stop"},
+    {"win:DC_Start", 3, "DCStart"}, {"win:DC_Stop", 4, "DCStop"},    {"win:Extension", 5, "Extension"},
+    {"win:Reply", 6, "Reply"},      {"win:Resume", 7, "Resume"},     {"win:Suspend", 8, "Suspend"},
+    {"win:Send", 9, "Send"},        {"win:Receive", 240, "Receive"},
 };
 
 const Standard kTasks[] = {{"win:None", 0, "None"}};
@@ -125,7 +127,8 @@ const Standard kKeywords[] = {
     {"win:EventlogClassic", 0x80000000000000ull, "Classic"},
 };
 
-template <std::size_t N> const Standard *standard(const Standard (&table)[N], std::string_view name)
+template <std::size_t N>
+const Standard *standard(const Standard (&table)[N], std::string_view name)
 {
     for (const Standard &s : table)
         if (s.name == name)

@@ -49,17 +49,20 @@ bool read_message_table(std::span<const std::uint8_t> r, MessageTable &out, Prob
             return fail(problem, block, text_printf("block %u has ids 0x%x..0x%x, in the wrong order", b, low, high));
         total += std::uint64_t{high} - low + 1;
         if (total > kMaxMessages)
-            return fail(problem, block, text_printf("the table holds more than %llu messages",
-                                                    static_cast<unsigned long long>(kMaxMessages)));
+            return fail(
+                problem, block,
+                text_printf("the table holds more than %llu messages", static_cast<unsigned long long>(kMaxMessages)));
         for (std::uint64_t id = low; id <= high; ++id) {
             // MESSAGE_RESOURCE_ENTRY: USHORT Length (of the entry), USHORT Flags (1: UTF-16), text.
             if (at + 4 > r.size())
-                return fail(problem, at, text_printf("message 0x%llx is outside the resource", static_cast<unsigned long long>(id)));
+                return fail(problem, at,
+                            text_printf("message 0x%llx is outside the resource", static_cast<unsigned long long>(id)));
             const std::uint16_t length = static_cast<std::uint16_t>(r[at] | r[at + 1] << 8);
             const std::uint16_t flags = static_cast<std::uint16_t>(r[at + 2] | r[at + 3] << 8);
             if (length < 4 || at + length > r.size())
-                return fail(problem, at, text_printf("message 0x%llx has length %u, outside the resource",
-                                                     static_cast<unsigned long long>(id), length));
+                return fail(problem, at,
+                            text_printf("message 0x%llx has length %u, outside the resource",
+                                        static_cast<unsigned long long>(id), length));
             std::string text;
             const std::uint8_t *p = r.data() + at + 4;
             std::uint32_t bytes = length - 4u;

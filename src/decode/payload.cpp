@@ -15,13 +15,34 @@ std::uint64_t read_uint(const std::uint8_t *p, std::uint32_t size)
 std::uint32_t fixed_size(std::uint16_t in_type, std::uint32_t pointer_size)
 {
     switch (in_type) {
-    case kInInt8: case kInUInt8: case kInAnsiChar: return 1;
-    case kInInt16: case kInUInt16: case kInUnicodeChar: return 2;
-    case kInInt32: case kInUInt32: case kInFloat: case kInBoolean: case kInHexInt32: return 4;
-    case kInInt64: case kInUInt64: case kInDouble: case kInHexInt64: case kInFileTime: return 8;
-    case kInGuid: case kInSystemTime: return 16;
-    case kInPointer: case kInSizeT: return pointer_size;
-    default: return 0;
+    case kInInt8:
+    case kInUInt8:
+    case kInAnsiChar:
+        return 1;
+    case kInInt16:
+    case kInUInt16:
+    case kInUnicodeChar:
+        return 2;
+    case kInInt32:
+    case kInUInt32:
+    case kInFloat:
+    case kInBoolean:
+    case kInHexInt32:
+        return 4;
+    case kInInt64:
+    case kInUInt64:
+    case kInDouble:
+    case kInHexInt64:
+    case kInFileTime:
+        return 8;
+    case kInGuid:
+    case kInSystemTime:
+        return 16;
+    case kInPointer:
+    case kInSizeT:
+        return pointer_size;
+    default:
+        return 0;
     }
 }
 
@@ -41,11 +62,9 @@ bool is_integer(std::uint16_t t)
 
 class Walker {
 public:
-    Walker(const EventSchema &s, std::span<const std::uint8_t> p, std::uint32_t ptr, std::vector<Node> &n,
-           Problem &pr)
+    Walker(const EventSchema &s, std::span<const std::uint8_t> p, std::uint32_t ptr, std::vector<Node> &n, Problem &pr)
         : schema_(s), data_(p), ptr_(ptr), nodes_(n), problem_(pr), refs_(s.fields.size(), 0)
-    {
-    }
+    {}
 
     bool fields(std::uint32_t begin, std::uint32_t end, std::uint32_t parent)
     {
@@ -71,8 +90,8 @@ private:
 
     bool short_payload(const Field &f, std::uint64_t need)
     {
-        return fail(text_printf("field '%s' needs %llu bytes at payload offset %u; the payload has %zu",
-                                f.name.c_str(), static_cast<unsigned long long>(need), pos_, data_.size()));
+        return fail(text_printf("field '%s' needs %llu bytes at payload offset %u; the payload has %zu", f.name.c_str(),
+                                static_cast<unsigned long long>(need), pos_, data_.size()));
     }
 
     std::uint32_t add(std::uint32_t field, std::uint32_t parent, NodeKind kind, std::uint32_t offset,
@@ -91,8 +110,8 @@ private:
     bool reference(const Field &f, std::uint16_t index, const char *what, std::uint64_t &out)
     {
         if (index >= schema_.fields.size())
-            return fail(text_printf("field '%s' takes its %s from field %u, which does not exist", f.name.c_str(),
-                                    what, index));
+            return fail(text_printf("field '%s' takes its %s from field %u, which does not exist", f.name.c_str(), what,
+                                    index));
         out = refs_[index];
         return true;
     }
@@ -103,8 +122,12 @@ private:
         std::uint64_t count = 1;
         bool array = true;
         switch (f.count_kind) {
-        case CountKind::One: array = false; break;
-        case CountKind::Fixed: count = f.count; break;
+        case CountKind::One:
+            array = false;
+            break;
+        case CountKind::Fixed:
+            count = f.count;
+            break;
         case CountKind::Field:
             if (!reference(f, f.count, "count", count))
                 return false;
@@ -203,7 +226,9 @@ private:
             return true;
         };
         switch (f.in_type) {
-        case kInNull: size = 0; return true;
+        case kInNull:
+            size = 0;
+            return true;
         case kInUnicodeString:
         case kInAnsiString: {
             const std::uint32_t unit = f.in_type == kInUnicodeString ? 2 : 1;
@@ -268,8 +293,8 @@ private:
         default: {
             const std::uint32_t fixed = fixed_size(f.in_type, ptr_);
             if (fixed == 0)
-                return fail(text_printf("field '%s' has in-type %u, which cannot be decoded", f.name.c_str(),
-                                        f.in_type));
+                return fail(
+                    text_printf("field '%s' has in-type %u, which cannot be decoded", f.name.c_str(), f.in_type));
             return take(fixed);
         }
         }

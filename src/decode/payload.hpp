@@ -25,7 +25,7 @@ inline constexpr std::uint32_t kNoParent = UINT32_MAX;
 // array's field. Value nodes cover the value's content bytes (without a
 // count prefix or string terminator).
 struct Node {
-    std::uint32_t field = 0;  // index in EventSchema::fields
+    std::uint32_t field = 0; // index in EventSchema::fields
     std::uint32_t parent = kNoParent;
     std::uint32_t child_count = 0;
     NodeKind kind = NodeKind::Value;
@@ -42,9 +42,8 @@ inline constexpr std::size_t kMaxNodes = 1u << 16;
 // length is out of bounds, or the schema is inconsistent. Bytes after the
 // last field are allowed (providers append data newer schemas describe);
 // *consumed tells how many were used.
-bool decode_payload(const EventSchema &schema, std::span<const std::uint8_t> payload,
-                    std::uint32_t pointer_size, std::vector<Node> &nodes, Problem &problem,
-                    std::uint32_t *consumed = nullptr);
+bool decode_payload(const EventSchema &schema, std::span<const std::uint8_t> payload, std::uint32_t pointer_size,
+                    std::vector<Node> &nodes, Problem &problem, std::uint32_t *consumed = nullptr);
 
 // The size of a value of a fixed-size in-type, 0 for variable-size ones.
 std::uint32_t fixed_size(std::uint16_t in_type, std::uint32_t pointer_size);

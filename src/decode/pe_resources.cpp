@@ -62,13 +62,15 @@ public:
                 return false;
             for (const Entry &n : names) {
                 if (!n.subdirectory)
-                    return fail(std::uint64_t{rsrc_at_} + n.offset, "resource name entry points at data, not at a directory of languages");
+                    return fail(std::uint64_t{rsrc_at_} + n.offset,
+                                "resource name entry points at data, not at a directory of languages");
                 std::vector<Entry> languages;
                 if (!directory(n.offset, languages))
                     return false;
                 for (const Entry &l : languages) {
                     if (l.subdirectory)
-                        return fail(std::uint64_t{rsrc_at_} + l.offset, "the resource tree is deeper than type / name / language");
+                        return fail(std::uint64_t{rsrc_at_} + l.offset,
+                                    "the resource tree is deeper than type / name / language");
                     PeResource r;
                     r.id = n.named ? 0 : n.id;
                     r.name = n.named ? n.name : std::string();
@@ -104,7 +106,8 @@ private:
             return fail(0, "the file does not start with a DOS header (\"MZ\", 64 bytes)");
         const std::uint32_t pe = u32(file_, 0x3C);
         if (!fits(file_, pe, 24) || u32(file_, pe) != 0x00004550)
-            return fail(0x3C, text_printf("e_lfanew 0x%x does not point at a \"PE\\0\\0\" signature and file header", pe));
+            return fail(0x3C,
+                        text_printf("e_lfanew 0x%x does not point at a \"PE\\0\\0\" signature and file header", pe));
         const std::uint16_t sections = u16(file_, pe + 6);
         const std::uint16_t optional_size = u16(file_, pe + 20);
         const std::uint64_t opt = std::uint64_t{pe} + 24;
@@ -112,11 +115,16 @@ private:
             return fail(pe + 20, text_printf("the optional header (%u bytes) does not fit in the file", optional_size));
         const std::uint16_t magic = u16(file_, static_cast<std::size_t>(opt));
         std::uint32_t dirs_at = 0;
-        if (magic == 0x10B) dirs_at = 96;      // PE32
-        else if (magic == 0x20B) dirs_at = 112; // PE32+
-        else return fail(opt, text_printf("optional header magic 0x%x is neither PE32 (0x10b) nor PE32+ (0x20b)", magic));
+        if (magic == 0x10B)
+            dirs_at = 96; // PE32
+        else if (magic == 0x20B)
+            dirs_at = 112; // PE32+
+        else
+            return fail(opt,
+                        text_printf("optional header magic 0x%x is neither PE32 (0x10b) nor PE32+ (0x20b)", magic));
         if (optional_size < dirs_at)
-            return fail(pe + 20, text_printf("the optional header (%u bytes) ends before its data directories", optional_size));
+            return fail(pe + 20,
+                        text_printf("the optional header (%u bytes) ends before its data directories", optional_size));
         const std::uint32_t dir_count = u32(file_, static_cast<std::size_t>(opt + dirs_at - 4));
         // IMAGE_DIRECTORY_ENTRY_RESOURCE is entry 2.
         if (dir_count > 2 && dirs_at + 3 * 8 <= optional_size)
@@ -151,16 +159,20 @@ private:
     bool directory(std::uint32_t offset, std::vector<Entry> &out)
     {
         if (!seen_.insert(offset).second)
-            return fail(std::uint64_t{rsrc_at_} + offset, text_printf("resource directory at 0x%x is reached twice (a loop)", offset));
+            return fail(std::uint64_t{rsrc_at_} + offset,
+                        text_printf("resource directory at 0x%x is reached twice (a loop)", offset));
         if (!fits(rsrc_, offset, 16))
-            return fail(rsrc_at_, text_printf("resource directory offset 0x%x is outside the resource section", offset));
+            return fail(rsrc_at_,
+                        text_printf("resource directory offset 0x%x is outside the resource section", offset));
         const std::uint32_t count = std::uint32_t{u16(rsrc_, offset + 12)} + u16(rsrc_, offset + 14);
         if (!fits(rsrc_, std::uint64_t{offset} + 16, std::uint64_t{count} * 8))
-            return fail(std::uint64_t{rsrc_at_} + offset, text_printf("resource directory at 0x%x has %u entries, more than the section holds",
-                        offset, count));
+            return fail(
+                std::uint64_t{rsrc_at_} + offset,
+                text_printf("resource directory at 0x%x has %u entries, more than the section holds", offset, count));
         entries_ += count;
         if (entries_ > kMaxEntries)
-            return fail(std::uint64_t{rsrc_at_} + offset, text_printf("the resource tree has more than %zu entries", kMaxEntries));
+            return fail(std::uint64_t{rsrc_at_} + offset,
+                        text_printf("the resource tree has more than %zu entries", kMaxEntries));
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::size_t e = offset + 16 + 8 * i;
             const std::uint32_t name = u32(rsrc_, e), target = u32(rsrc_, e + 4);
@@ -171,7 +183,8 @@ private:
                 entry.named = true;
                 const std::uint32_t at = name & 0x7FFFFFFFu;
                 if (!fits(rsrc_, at, 2) || !fits(rsrc_, std::uint64_t{at} + 2, std::uint64_t{u16(rsrc_, at)} * 2))
-                    return fail(std::uint64_t{rsrc_at_} + e, text_printf("resource name at 0x%x is outside the resource section", at));
+                    return fail(std::uint64_t{rsrc_at_} + e,
+                                text_printf("resource name at 0x%x is outside the resource section", at));
                 decode::append_utf16le(rsrc_.data() + at + 2, u16(rsrc_, at) * 2u, entry.name);
             } else {
                 entry.id = name;
@@ -184,11 +197,13 @@ private:
     bool data(std::uint32_t offset, std::span<const std::uint8_t> &out)
     {
         if (!fits(rsrc_, offset, 16))
-            return fail(rsrc_at_, text_printf("resource data entry offset 0x%x is outside the resource section", offset));
+            return fail(rsrc_at_,
+                        text_printf("resource data entry offset 0x%x is outside the resource section", offset));
         const std::uint32_t rva = u32(rsrc_, offset), size = u32(rsrc_, offset + 4);
         std::uint64_t at = 0, available = 0;
         if (!map(rva, 0, at, available) || available < size)
-            return fail(std::uint64_t{rsrc_at_} + offset, text_printf("resource data (RVA 0x%x, %u bytes) is not in the file", rva, size));
+            return fail(std::uint64_t{rsrc_at_} + offset,
+                        text_printf("resource data (RVA 0x%x, %u bytes) is not in the file", rva, size));
         out = file_.subspan(static_cast<std::size_t>(at), size);
         return true;
     }

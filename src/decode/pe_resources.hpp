@@ -22,9 +22,9 @@ using format::text_printf;
 inline constexpr std::uint32_t kResourceMessageTable = 11;
 
 struct PeResource {
-    std::uint32_t id = 0;        // the name level's id (0 when named)
-    std::string name;            // the name level's name (UTF-8), when named
-    std::uint32_t language = 0;  // the language level's id
+    std::uint32_t id = 0;               // the name level's id (0 when named)
+    std::string name;                   // the name level's name (UTF-8), when named
+    std::uint32_t language = 0;         // the language level's id
     std::span<const std::uint8_t> data; // inside the file's bytes
 };
 

@@ -25,13 +25,13 @@ enum InType : std::uint16_t {
     kInUInt64 = 10,
     kInFloat = 11,
     kInDouble = 12,
-    kInBoolean = 13,      // 4 bytes
-    kInBinary = 14,       // `length` bytes (TraceLogging: a UINT16 byte count first)
+    kInBoolean = 13, // 4 bytes
+    kInBinary = 14,  // `length` bytes (TraceLogging: a UINT16 byte count first)
     kInGuid = 15,
-    kInPointer = 16,      // the event's pointer size
+    kInPointer = 16, // the event's pointer size
     kInFileTime = 17,
     kInSystemTime = 18,
-    kInSid = 19,          // 8 + 4 * SubAuthorityCount bytes
+    kInSid = 19, // 8 + 4 * SubAuthorityCount bytes
     kInHexInt32 = 20,
     kInHexInt64 = 21,
     kInManifestCountedString = 22,     // UINT16 byte count, UTF-16LE
@@ -40,15 +40,15 @@ enum InType : std::uint16_t {
     kInManifestCountedBinary = 25,     // UINT16 byte count, bytes
     kInCountedString = 300,
     kInCountedAnsiString = 301,
-    kInReversedCountedString = 302,     // big-endian UINT16 byte count
+    kInReversedCountedString = 302, // big-endian UINT16 byte count
     kInReversedCountedAnsiString = 303,
-    kInNonNulTerminatedString = 304,    // the rest of the payload
+    kInNonNulTerminatedString = 304, // the rest of the payload
     kInNonNulTerminatedAnsiString = 305,
     kInUnicodeChar = 306,
     kInAnsiChar = 307,
     kInSizeT = 308,
-    kInHexDump = 309,                   // UINT32 byte count, bytes
-    kInWbemSid = 310,                   // TOKEN_USER (2 pointers) then a SID
+    kInHexDump = 309, // UINT32 byte count, bytes
+    kInWbemSid = 310, // TOKEN_USER (2 pointers) then a SID
 };
 
 // TDH_OUTTYPE_* (tdh.h).

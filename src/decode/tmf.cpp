@@ -66,10 +66,7 @@ void parse_trailer(std::string_view t, std::map<std::string, std::string> &keys)
 
 class Parser {
 public:
-    Parser(TmfMessages &out, Problem &problem)
-        : out_(out), problem_(problem)
-    {
-    }
+    Parser(TmfMessages &out, Problem &problem) : out_(out), problem_(problem) {}
 
     bool line(std::string_view text)
     {
@@ -116,8 +113,8 @@ private:
         const std::size_t space = text.find_first_of(" \t");
         const auto guid = guid_from_string(text.substr(0, space));
         if (!guid)
-            return fail("expected a message GUID line ('<guid> <module>'), found '" +
-                        std::string(text.substr(0, 60)) + "'");
+            return fail("expected a message GUID line ('<guid> <module>'), found '" + std::string(text.substr(0, 60)) +
+                        "'");
         std::string_view rest = space == std::string_view::npos ? std::string_view{} : text.substr(space);
         if (const std::size_t c = rest.find("//"); c != std::string_view::npos)
             rest = rest.substr(0, c);
@@ -246,7 +243,8 @@ private:
             const bool declared = std::any_of(args_.begin(), args_.end(), [n](const Arg &a) { return a.number == n; });
             if (n >= 10 && !declared) {
                 line_ = here;
-                return fail_at(current_line_, text_printf("the format uses %%%u, which the argument list does not declare", n));
+                return fail_at(current_line_,
+                               text_printf("the format uses %%%u, which the argument list does not declare", n));
             }
             i = j - 1;
         }
@@ -306,12 +304,12 @@ public:
 
 } // namespace
 
-bool parse_tmf(std::span<const std::uint8_t> bytes, TmfMessages &out,
-               Problem &problem)
+bool parse_tmf(std::span<const std::uint8_t> bytes, TmfMessages &out, Problem &problem)
 {
     problem.clear();
     if (bytes.size() > kMaxTmfBytes) {
-        problem.set(ETW_ERROR_INVALID_DATA, 0, text_printf("%zu bytes; at most %zu are read", bytes.size(), kMaxTmfBytes));
+        problem.set(ETW_ERROR_INVALID_DATA, 0,
+                    text_printf("%zu bytes; at most %zu are read", bytes.size(), kMaxTmfBytes));
         return false;
     }
     // TracePDB writes the ANSI code page; UTF-8 and UTF-16LE (BOM) are taken too.
@@ -327,9 +325,10 @@ bool parse_tmf(std::span<const std::uint8_t> bytes, TmfMessages &out,
         append_8bit(bytes.data() + skip, static_cast<std::uint32_t>(bytes.size() - skip), text);
     }
     if (text.find('\0') != std::string::npos) {
-        problem.set(ETW_ERROR_INVALID_DATA, 0, text_printf("line %zu: a NUL character",
-                                                           1 + static_cast<std::size_t>(std::count(
-                                                                   text.begin(), text.begin() + text.find('\0'), '\n'))));
+        problem.set(
+            ETW_ERROR_INVALID_DATA, 0,
+            text_printf("line %zu: a NUL character",
+                        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + text.find('\0'), '\n'))));
         return false;
     }
     Parser parser(out, problem);

@@ -32,9 +32,9 @@
 namespace openetw::decode {
 
 struct TmfMessage {
-    EventSchema schema;                  // event_name: the #typev name; provider_name: the module
-    std::string format;                  // the format string as written (with %0)
-    std::vector<std::uint16_t> numbers;  // the %N of each field of schema, in field order
+    EventSchema schema;                      // event_name: the #typev name; provider_name: the module
+    std::string format;                      // the format string as written (with %0)
+    std::vector<std::uint16_t> numbers;      // the %N of each field of schema, in field order
     std::map<std::string, std::string> keys; // trailer KEY=value (keys upper-cased)
 };
 
@@ -54,7 +54,8 @@ struct TmfKeyHash {
         std::uint64_t a, b;
         std::memcpy(&a, k.bytes.data(), 8);
         std::memcpy(&b, k.bytes.data() + 8, 8);
-        return std::size_t(a * 0x9E3779B97F4A7C15ull ^ b ^ (std::uint64_t(k.bytes[16]) << 48) ^ (std::uint64_t(k.bytes[17]) << 56));
+        return std::size_t(a * 0x9E3779B97F4A7C15ull ^ b ^ (std::uint64_t(k.bytes[16]) << 48) ^
+                           (std::uint64_t(k.bytes[17]) << 56));
     }
 };
 TmfKey tmf_key(const etw_guid &guid, std::uint16_t number);

@@ -14,25 +14,45 @@ constexpr int kMaxDepth = 32;
 std::uint16_t out_type(std::uint8_t tlg, std::uint8_t in)
 {
     switch (tlg) {
-    case 0: case 1: return kOutNull; // default / NOPRINT
-    case 2: return kOutString;
-    case 3: return kOutBoolean;
-    case 4: return fixed_size(in, 8) ? kOutHexInt64 : kOutHexBinary;
-    case 5: return kOutPid;
-    case 6: return kOutTid;
-    case 7: return kOutPort;
-    case 8: return kOutIpv4;
-    case 9: return kOutIpv6;
-    case 10: return kOutSocketAddress;
-    case 11: return kOutXml;
-    case 12: return kOutJson;
-    case 13: return kOutWin32Error;
-    case 14: return kOutNtStatus;
-    case 15: return kOutHResult;
-    case 16: return kOutDateTime;
-    case 17: return kOutLong;          // SIGNED
-    case 18: return kOutUnsignedLong;  // UNSIGNED
-    default: return tlg;               // 33..38 share TDH's values
+    case 0:
+    case 1:
+        return kOutNull; // default / NOPRINT
+    case 2:
+        return kOutString;
+    case 3:
+        return kOutBoolean;
+    case 4:
+        return fixed_size(in, 8) ? kOutHexInt64 : kOutHexBinary;
+    case 5:
+        return kOutPid;
+    case 6:
+        return kOutTid;
+    case 7:
+        return kOutPort;
+    case 8:
+        return kOutIpv4;
+    case 9:
+        return kOutIpv6;
+    case 10:
+        return kOutSocketAddress;
+    case 11:
+        return kOutXml;
+    case 12:
+        return kOutJson;
+    case 13:
+        return kOutWin32Error;
+    case 14:
+        return kOutNtStatus;
+    case 15:
+        return kOutHResult;
+    case 16:
+        return kOutDateTime;
+    case 17:
+        return kOutLong; // SIGNED
+    case 18:
+        return kOutUnsignedLong; // UNSIGNED
+    default:
+        return tlg; // 33..38 share TDH's values
     }
 }
 

@@ -74,10 +74,17 @@ bool valid_utf8(const std::uint8_t *p, std::uint32_t n)
             continue;
         }
         std::uint32_t extra, cp;
-        if (c >= 0xC2 && c <= 0xDF) { extra = 1; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { extra = 2; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { extra = 3; cp = c & 0x07; }
-        else return false;
+        if (c >= 0xC2 && c <= 0xDF) {
+            extra = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            extra = 2;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            extra = 3;
+            cp = c & 0x07;
+        } else
+            return false;
         if (n - i <= extra)
             return false;
         for (std::uint32_t k = 1; k <= extra; ++k) {
@@ -85,7 +92,8 @@ bool valid_utf8(const std::uint8_t *p, std::uint32_t n)
                 return false;
             cp = cp << 6 | (p[i + k] & 0x3F);
         }
-        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
             return false;
         i += extra + 1;
     }
@@ -136,8 +144,7 @@ void append_map(const ValueMap &map, std::uint64_t v, std::string &out)
     }
 }
 
-void append_civil(std::int64_t days, std::string &out, char *buf, std::size_t size, unsigned h, unsigned m,
-                  unsigned s)
+void append_civil(std::int64_t days, std::string &out, char *buf, std::size_t size, unsigned h, unsigned m, unsigned s)
 {
     // Days since 1970-01-01 to a Gregorian date (Howard Hinnant's algorithm).
     days += 719468;
@@ -297,12 +304,20 @@ void format_value(const Field &f, const ValueMap *map, const std::uint8_t *p, st
         return;
     }
     switch (in) {
-    case kInUnicodeString: case kInManifestCountedString: case kInCountedString: case kInReversedCountedString:
-    case kInNonNulTerminatedString: case kInUnicodeChar:
+    case kInUnicodeString:
+    case kInManifestCountedString:
+    case kInCountedString:
+    case kInReversedCountedString:
+    case kInNonNulTerminatedString:
+    case kInUnicodeChar:
         append_utf16le(p, n, out);
         return;
-    case kInAnsiString: case kInManifestCountedAnsiString: case kInCountedAnsiString:
-    case kInReversedCountedAnsiString: case kInNonNulTerminatedAnsiString: case kInAnsiChar:
+    case kInAnsiString:
+    case kInManifestCountedAnsiString:
+    case kInCountedAnsiString:
+    case kInReversedCountedAnsiString:
+    case kInNonNulTerminatedAnsiString:
+    case kInAnsiChar:
         append_8bit(p, n, out);
         return;
     case kInFloat:

@@ -25,8 +25,9 @@ void format_json(const Field &f, const ValueMap *map, const std::uint8_t *p, std
 
 // Text helpers shared by the sources.
 void append_utf16le(const std::uint8_t *p, std::uint32_t bytes, std::string &out); // lossy: bad units -> U+FFFD
-void append_8bit(const std::uint8_t *p, std::uint32_t bytes, std::string &out);    // UTF-8 if valid, else CP1252 as Latin-1
-void append_guid_braced(const std::uint8_t *p, std::string &out);                  // {XXXXXXXX-XXXX-...}
-void append_filetime(std::uint64_t filetime, std::string &out);                    // 2024-01-02T03:04:05.1234567Z
+void append_8bit(const std::uint8_t *p, std::uint32_t bytes,
+                 std::string &out);                               // UTF-8 if valid, else CP1252 as Latin-1
+void append_guid_braced(const std::uint8_t *p, std::string &out); // {XXXXXXXX-XXXX-...}
+void append_filetime(std::uint64_t filetime, std::string &out);   // 2024-01-02T03:04:05.1234567Z
 
 } // namespace openetw::decode

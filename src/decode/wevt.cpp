@@ -22,10 +22,7 @@ constexpr std::uint32_t kPropertyParamCount = 0x4;
 constexpr std::uint32_t kPropertyParamFixedLength = 0x10;
 constexpr std::uint32_t kPropertyParamFixedCount = 0x20;
 
-bool is_count_type(std::uint16_t t)
-{
-    return (t >= kInInt8 && t <= kInUInt64) || t == kInHexInt32 || t == kInHexInt64;
-}
+bool is_count_type(std::uint16_t t) { return (t >= kInInt8 && t <= kInUInt64) || t == kInHexInt32 || t == kInHexInt64; }
 
 struct Named {
     std::uint32_t value = 0;
@@ -36,8 +33,7 @@ class Reader {
 public:
     Reader(std::span<const std::uint8_t> b, const MessageTable &messages, Problem &problem)
         : b_(b), messages_(messages), problem_(problem)
-    {
-    }
+    {}
 
     bool run(SchemaEntries &out)
     {
@@ -45,8 +41,8 @@ public:
             return fail(0, "the resource does not start with a \"CRIM\" header");
         const std::uint32_t size = u32(4);
         if (size < 16 || size > b_.size())
-            return fail(4, text_printf("the header's size %u is not between 16 and the resource's %zu bytes", size,
-                                       b_.size()));
+            return fail(
+                4, text_printf("the header's size %u is not between 16 and the resource's %zu bytes", size, b_.size()));
         b_ = b_.first(size);
         const std::uint32_t providers = u32(12);
         if (providers > (size - 16) / 20)
@@ -140,13 +136,20 @@ private:
             if (!has(e, 12))
                 return fail(at + 20 + 8 * i, text_printf("element %u's offset 0x%x is outside the resource", i, e));
             bool ok = true;
-            if (sig(e, "LEVL")) ok = named_list(e, "LEVL", 12, levels_);
-            else if (sig(e, "OPCO")) ok = named_list(e, "OPCO", 12, opcodes_);
-            else if (sig(e, "TASK")) ok = named_list(e, "TASK", 28, tasks_);
-            else if (sig(e, "KEYW")) ok = keywords(e);
-            else if (sig(e, "MAPS")) ok = maps(e);
-            else if (sig(e, "PRVA")) ok = attributes(e);
-            else if (sig(e, "EVNT")) events.push_back(e);
+            if (sig(e, "LEVL"))
+                ok = named_list(e, "LEVL", 12, levels_);
+            else if (sig(e, "OPCO"))
+                ok = named_list(e, "OPCO", 12, opcodes_);
+            else if (sig(e, "TASK"))
+                ok = named_list(e, "TASK", 28, tasks_);
+            else if (sig(e, "KEYW"))
+                ok = keywords(e);
+            else if (sig(e, "MAPS"))
+                ok = maps(e);
+            else if (sig(e, "PRVA"))
+                ok = attributes(e);
+            else if (sig(e, "EVNT"))
+                events.push_back(e);
             // CHAN and elements unknown here carry nothing a schema needs.
             if (!ok)
                 return false;
@@ -181,11 +184,20 @@ private:
             n.value = u32(e);
             const std::uint32_t message = u32(e + 4);
             if (what[0] == 'L')
-                n.display = shown(message, name, [](const std::string &s, std::string &d) { std::uint8_t v; return standard_level(s, v, d); });
+                n.display = shown(message, name, [](const std::string &s, std::string &d) {
+                    std::uint8_t v;
+                    return standard_level(s, v, d);
+                });
             else if (what[0] == 'O')
-                n.display = shown(message, name, [](const std::string &s, std::string &d) { std::uint8_t v; return standard_opcode(s, v, d); });
+                n.display = shown(message, name, [](const std::string &s, std::string &d) {
+                    std::uint8_t v;
+                    return standard_opcode(s, v, d);
+                });
             else
-                n.display = shown(message, name, [](const std::string &s, std::string &d) { std::uint16_t v; return standard_task(s, v, d); });
+                n.display = shown(message, name, [](const std::string &s, std::string &d) {
+                    std::uint16_t v;
+                    return standard_task(s, v, d);
+                });
             into[e] = std::move(n);
         }
         return true;
@@ -219,7 +231,8 @@ private:
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t m = u32(at + 12 + 4 * i);
             if (!has(m, 20) || !(sig(m, "VMAP") || sig(m, "BMAP")))
-                return fail(at + 12 + 4 * i, text_printf("map %u's offset 0x%x does not point at a VMAP or BMAP", i, m));
+                return fail(at + 12 + 4 * i,
+                            text_printf("map %u's offset 0x%x does not point at a VMAP or BMAP", i, m));
             const std::uint32_t n = u32(m + 16);
             if (!has(std::uint64_t{m} + 20, std::uint64_t{n} * 8))
                 return fail(m + 16, text_printf("the map has %u entries, more than the resource holds", n));
@@ -322,8 +335,9 @@ private:
             if (!(it.flags & kPropertyStruct))
                 continue;
             if (it.first + std::uint32_t{it.members} > n || (it.members && it.first <= i))
-                return fail(items_at + 20 * i, text_printf("struct '%s' has members %u..%u, not later items of the template",
-                                                           it.name.c_str(), it.first, it.first + it.members));
+                return fail(items_at + 20 * i,
+                            text_printf("struct '%s' has members %u..%u, not later items of the template",
+                                        it.name.c_str(), it.first, it.first + it.members));
             for (std::uint32_t k = it.first; k < std::uint32_t{it.first} + it.members; ++k) {
                 if (items[k].member)
                     return fail(items_at + 20 * k, "item '" + items[k].name + "' is a member of two structs");
@@ -477,7 +491,8 @@ private:
             return true;
         const auto it = list.find(at);
         if (it == list.end())
-            return fail(field, where + text_printf(" names a %s at 0x%x, which the provider does not define", what, at));
+            return fail(field,
+                        where + text_printf(" names a %s at 0x%x, which the provider does not define", what, at));
         out = it->second.display;
         return true;
     }
@@ -488,8 +503,8 @@ private:
     std::string provider_name_;
     std::map<std::uint32_t, Named> levels_, opcodes_, tasks_; // by the offset of their definition
     std::vector<std::pair<std::uint64_t, std::string>> keywords_;
-    std::map<std::uint32_t, ValueMap> maps_;                  // by the offset of the VMAP/BMAP
-    std::map<std::uint32_t, EventSchema> templates_;          // by the offset of the TEMP
+    std::map<std::uint32_t, ValueMap> maps_;         // by the offset of the VMAP/BMAP
+    std::map<std::uint32_t, EventSchema> templates_; // by the offset of the TEMP
 };
 
 } // namespace

@@ -68,7 +68,8 @@ void format_number(std::uint64_t raw, std::uint32_t size, bool is_double, double
     const char c = spec.conversion;
     if (c == 'p') {
         // Windows' %p: the pointer's hex digits, upper case, zero-filled.
-        std::snprintf(buf, sizeof buf, "%0*llX", static_cast<int>(pointer_size * 2), static_cast<unsigned long long>(raw));
+        std::snprintf(buf, sizeof buf, "%0*llX", static_cast<int>(pointer_size * 2),
+                      static_cast<unsigned long long>(raw));
         out += buf;
         return;
     }
@@ -105,8 +106,18 @@ void format_number(std::uint64_t raw, std::uint32_t size, bool is_double, double
 bool integer_type(std::uint16_t t)
 {
     switch (t) {
-    case kInInt8: case kInUInt8: case kInInt16: case kInUInt16: case kInInt32: case kInUInt32:
-    case kInInt64: case kInUInt64: case kInHexInt32: case kInHexInt64: case kInPointer: case kInFileTime:
+    case kInInt8:
+    case kInUInt8:
+    case kInInt16:
+    case kInUInt16:
+    case kInInt32:
+    case kInUInt32:
+    case kInInt64:
+    case kInUInt64:
+    case kInHexInt32:
+    case kInHexInt64:
+    case kInPointer:
+    case kInFileTime:
         return true;
     default:
         return false;
@@ -137,8 +148,12 @@ void prefix_variable(const TmfMessage &m, std::uint32_t n, const WppContext &c, 
 {
     std::uint32_t value = 0;
     switch (n) {
-    case 1: pad(m.schema.provider_name, spec, out); return;
-    case 2: pad(m.schema.event_name, spec, out); return;
+    case 1:
+        pad(m.schema.provider_name, spec, out);
+        return;
+    case 2:
+        pad(m.schema.event_name, spec, out);
+        return;
     case 4: {
         std::string t;
         if (c.timestamp)
@@ -146,13 +161,26 @@ void prefix_variable(const TmfMessage &m, std::uint32_t n, const WppContext &c, 
         pad(t, spec, out);
         return;
     }
-    case 3: value = c.thread_id; break;
-    case 5: value = c.kernel_time; break;
-    case 6: value = c.user_time; break;
-    case 7: value = c.sequence; break;
-    case 8: value = c.process_id; break;
-    case 9: value = c.processor; break;
-    default: return; // %0: the prefix itself
+    case 3:
+        value = c.thread_id;
+        break;
+    case 5:
+        value = c.kernel_time;
+        break;
+    case 6:
+        value = c.user_time;
+        break;
+    case 7:
+        value = c.sequence;
+        break;
+    case 8:
+        value = c.process_id;
+        break;
+    case 9:
+        value = c.processor;
+        break;
+    default:
+        return; // %0: the prefix itself
     }
     if (numeric_conversion(spec.conversion)) {
         format_number(value, 4, false, 0, spec, pointer_size, out);

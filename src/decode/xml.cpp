@@ -260,11 +260,16 @@ private:
             if (semi == std::string_view::npos || semi - pos_ > 12)
                 return fail("an unterminated entity reference");
             const std::string_view ref = s_.substr(pos_ + 1, semi - pos_ - 1);
-            if (ref == "lt") out.push_back('<');
-            else if (ref == "gt") out.push_back('>');
-            else if (ref == "amp") out.push_back('&');
-            else if (ref == "quot") out.push_back('"');
-            else if (ref == "apos") out.push_back('\'');
+            if (ref == "lt")
+                out.push_back('<');
+            else if (ref == "gt")
+                out.push_back('>');
+            else if (ref == "amp")
+                out.push_back('&');
+            else if (ref == "quot")
+                out.push_back('"');
+            else if (ref == "apos")
+                out.push_back('\'');
             else if (ref.size() > 1 && ref[0] == '#') {
                 const bool hex = ref[1] == 'x';
                 const std::string_view digits = ref.substr(hex ? 2 : 1);
@@ -272,7 +277,7 @@ private:
                 if (digits.empty())
                     return fail("an empty character reference");
                 for (char d : digits) {
-                    int v = d >= '0' && d <= '9' ? d - '0'
+                    int v = d >= '0' && d <= '9'          ? d - '0'
                             : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
                             : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10
                                                           : -1;
@@ -324,8 +329,8 @@ bool parse_xml(std::span<const std::uint8_t> document, XmlElement &root, Problem
         std::u16string units;
         units.reserve(document.size() / 2 - 1);
         for (std::size_t i = 2; i < document.size(); i += 2)
-            units.push_back(static_cast<char16_t>(le ? document[i] | document[i + 1] << 8
-                                                     : document[i] << 8 | document[i + 1]));
+            units.push_back(
+                static_cast<char16_t>(le ? document[i] | document[i + 1] << 8 : document[i] << 8 | document[i + 1]));
         auto utf8 = utf16_to_utf8(units);
         if (!utf8) {
             problem.set(ETW_ERROR_NO_UNICODE_TRANSLATION, 0, "the UTF-16 document has an unpaired surrogate");

@@ -53,7 +53,8 @@ void BufferPool::derive(std::uint64_t streams_offset, std::uint64_t descs_offset
 }
 
 etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t min_buffers,
-                              std::uint32_t max_buffers, std::uint32_t capacity, const std::string &shared_path) noexcept
+                              std::uint32_t max_buffers, std::uint32_t capacity,
+                              const std::string &shared_path) noexcept
 {
     const std::size_t size = region_size(buffer_size, streams, capacity);
     const etw_status mapped = shared_path.empty() ? platform::region_map_private(&region_, size)
@@ -90,7 +91,8 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
     cb->free_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     cb->flush_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     // The session starts with the minimum, all free.
-    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers); st != ETW_OK) {
+    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers);
+        st != ETW_OK) {
         platform::region_unmap(&region_); // nothing half made stays (the caller may try again)
         if (!shared_path.empty())
             platform::remove_file(shared_path);
@@ -110,7 +112,8 @@ etw_status BufferPool::attach(platform::Region region) noexcept
     if (region.size < sizeof(ControlBlock))
         return ETW_ERROR_INVALID_DATA;
     const ControlBlock &cb = control();
-    if (std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(cb.magic)).load(std::memory_order_acquire) != kMagic ||
+    if (std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(cb.magic)).load(std::memory_order_acquire) !=
+            kMagic ||
         cb.layout_version != kRegionLayout)
         return ETW_ERROR_INVALID_DATA;
     // Copied once, then checked against each other and the region's size:
@@ -339,7 +342,8 @@ std::uint32_t BufferPool::take_flushed(std::uint32_t *out, std::uint32_t max) no
                                                 std::memory_order_acquire)) {
     }
     std::uint32_t n = 0;
-    for (std::uint32_t idx = index_of(head); idx < capacity_ && n < max; idx = desc(idx).next.load(std::memory_order_relaxed))
+    for (std::uint32_t idx = index_of(head); idx < capacity_ && n < max;
+         idx = desc(idx).next.load(std::memory_order_relaxed))
         out[n++] = idx;
     // The list is newest first: reverse to hand-off order.
     for (std::uint32_t i = 0; i < n / 2; ++i) {
@@ -439,7 +443,8 @@ std::uint32_t BufferPool::reclaim_unopened(const std::vector<Unopened> &lost,
             continue;
         // Unchanged since, and free again (an opened owned one was never written).
         std::uint64_t v = u.state;
-        if (!desc(u.index).state.compare_exchange_strong(v, kSealed | etl::kBufferHeaderSize, std::memory_order_acq_rel))
+        if (!desc(u.index).state.compare_exchange_strong(v, kSealed | etl::kBufferHeaderSize,
+                                                         std::memory_order_acq_rel))
             continue;
         push_free(u.index);
         ++reclaimed;
@@ -468,7 +473,8 @@ std::uint32_t BufferPool::force_stuck(const std::vector<Stuck> &stuck) noexcept
         // reused since, may hold live writers and is left alone).
         std::uint64_t v = s.state;
         const std::uint64_t taken = (v & ~(std::uint64_t(0xFFFF) << kWritersShift)) | kForced;
-        if (desc(s.index).state.compare_exchange_strong(v, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (desc(s.index).state.compare_exchange_strong(v, taken, std::memory_order_acq_rel,
+                                                        std::memory_order_acquire)) {
             hand_off(s.index);
             ++forced;
         }

@@ -74,12 +74,12 @@ struct alignas(64) WriterSlot {
 // `current` out by CAS.
 inline constexpr std::uint32_t kThreadSlots = 64;
 struct alignas(64) ThreadSlot {
-    std::atomic<std::uint32_t> pid;      // the owner's process (0: free)
-    std::atomic<std::uint32_t> exited;   // 1: the owner thread exited (set by it; other processes' owners)
-    std::atomic<std::uint64_t> gen;      // the owner thread's life in its process (0: claim in progress)
-    std::atomic<std::uint64_t> start;    // the owner process's start time (platform::process_start_time)
-    std::atomic<std::uint32_t> current;  // the owned buffer (kNoBuffer: none)
-    std::atomic<std::uint32_t> request;  // the logger's seal requests (a sequence)
+    std::atomic<std::uint32_t> pid;     // the owner's process (0: free)
+    std::atomic<std::uint32_t> exited;  // 1: the owner thread exited (set by it; other processes' owners)
+    std::atomic<std::uint64_t> gen;     // the owner thread's life in its process (0: claim in progress)
+    std::atomic<std::uint64_t> start;   // the owner process's start time (platform::process_start_time)
+    std::atomic<std::uint32_t> current; // the owned buffer (kNoBuffer: none)
+    std::atomic<std::uint32_t> request; // the logger's seal requests (a sequence)
     // Owners of other processes: odd while inside a write (a store, then
     // the closing and request loads, ordered by the host's remote barrier or
     // the owner's own fence; the logger's side is the mirror image, so one
@@ -112,9 +112,9 @@ struct ControlBlock {
     std::uint32_t magic;
     std::uint32_t layout_version;
     std::uint64_t region_size;
-    std::uint32_t buffer_size;   // bytes
+    std::uint32_t buffer_size; // bytes
     std::uint32_t streams;
-    std::uint32_t capacity;      // buffers the region can hold
+    std::uint32_t capacity; // buffers the region can hold
     std::uint32_t min_buffers;
     std::uint64_t streams_offset;
     std::uint64_t descs_offset;
@@ -126,9 +126,9 @@ struct ControlBlock {
     std::uint64_t cycle_hz;
 
     alignas(64) std::atomic<std::uint32_t> max_buffers;
-    std::atomic<std::uint32_t> allocated;   // NumberOfBuffers
-    std::atomic<std::uint32_t> free_count;  // FreeBuffers
-    std::atomic<std::uint64_t> free_head;   // index | tag << 32
+    std::atomic<std::uint32_t> allocated;  // NumberOfBuffers
+    std::atomic<std::uint32_t> free_count; // FreeBuffers
+    std::atomic<std::uint64_t> free_head;  // index | tag << 32
 
     alignas(64) std::atomic<std::uint64_t> flush_head; // index | tag << 32
     std::atomic<std::uint32_t> wake_word;              // futex word of the logger
@@ -152,9 +152,9 @@ struct ControlBlock {
     std::atomic<std::uint32_t> space_waiters;
 
     // Writers in other processes (engine/remote_writers.hpp).
-    alignas(64) std::atomic<std::uint32_t> closing;        // a stop began: remote writers refuse
-    std::atomic<std::uint32_t> remote_writers;             // writer slots ever claimed
-    std::atomic<std::uint32_t> records_skipped;            // unfinished records of dead writers
+    alignas(64) std::atomic<std::uint32_t> closing; // a stop began: remote writers refuse
+    std::atomic<std::uint32_t> remote_writers;      // writer slots ever claimed
+    std::atomic<std::uint32_t> records_skipped;     // unfinished records of dead writers
     // 1: the host issues platform::remote_barrier() before it reads owners'
     // inside words, so owners of other processes that registered for it
     // leave out their fence (engine/owned_buffers.hpp).

@@ -10,7 +10,11 @@ namespace openetw::engine {
 
 class BufferRing {
 public:
-    void reset(std::uint32_t capacity) { slots_.assign(capacity == 0 ? 1 : capacity, 0); head_ = count_ = 0; }
+    void reset(std::uint32_t capacity)
+    {
+        slots_.assign(capacity == 0 ? 1 : capacity, 0);
+        head_ = count_ = 0;
+    }
     std::uint32_t size() const noexcept { return count_; }
     bool empty() const noexcept { return count_ == 0; }
     // i-th oldest (i < size()).

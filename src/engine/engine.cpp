@@ -29,7 +29,7 @@ etw_guid random_guid()
     etw_guid g;
     std::memcpy(&g, &a, 8);
     std::memcpy(reinterpret_cast<std::uint8_t *>(&g) + 8, &b, 8);
-    g.Data3 = std::uint16_t((g.Data3 & 0x0FFF) | 0x4000); // version 4
+    g.Data3 = std::uint16_t((g.Data3 & 0x0FFF) | 0x4000);  // version 4
     g.Data4[0] = std::uint8_t((g.Data4[0] & 0x3F) | 0x80); // RFC 4122 variant
     return g;
 }
@@ -70,9 +70,8 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
     for (Provider *p : e.providers) {
         auto *snap = new ProviderSnapshot();
         for (const Enablement &en : every)
-            snap->entries.push_back(
-                {en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
-                 en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
+            snap->entries.push_back({en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
+                                     en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
         if (snap->entries.size() == 1)
             snap->single = &snap->entries.front();
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
@@ -142,24 +141,27 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
         if (Status v = props.validate(); !v)
             return v;
         if (sessions_.size() >= max_sessions_)
-            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the maximum number of sessions (" + std::to_string(max_sessions_) +
-                                                            ") is running");
+            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                        "the maximum number of sessions (" + std::to_string(max_sessions_) + ") is running");
         for (const auto &s : sessions_)
             if (session_names_equal(s->name(), props.session_name()))
-                return Fail(ETW_ERROR_ALREADY_EXISTS, "a session named \"" + props.session_name_utf8() + "\" is already running");
+                return Fail(ETW_ERROR_ALREADY_EXISTS,
+                            "a session named \"" + props.session_name_utf8() + "\" is already running");
         etw_event_trace_properties &r = props.record();
         const etw_guid original = r.Wnode.Guid;
         if (r.LogFileMode & ETW_PRIVATE_LOGGER_MODE) {
             if (guid_is_null(r.Wnode.Guid))
-                return Fail(ETW_ERROR_INVALID_PARAMETER,
-                            "Wnode.Guid must be the provider's control GUID for a private session (ETW_PRIVATE_LOGGER_MODE)");
+                return Fail(
+                    ETW_ERROR_INVALID_PARAMETER,
+                    "Wnode.Guid must be the provider's control GUID for a private session (ETW_PRIVATE_LOGGER_MODE)");
         } else if (guid_is_null(r.Wnode.Guid)) {
             r.Wnode.Guid = random_guid();
         }
         for (const auto &s : sessions_)
             if (guid_equal(s->guid(), r.Wnode.Guid)) {
                 r.Wnode.Guid = original;
-                return Fail(ETW_ERROR_ALREADY_EXISTS, "a running session already has the GUID " + guid_to_string(s->guid()));
+                return Fail(ETW_ERROR_ALREADY_EXISTS,
+                            "a running session already has the GUID " + guid_to_string(s->guid()));
             }
         std::uint16_t id = 1;
         for (; id < 0xFFFF; ++id) {
@@ -320,7 +322,8 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
         if (session->state.load() != Session::Running)
             return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
         if (session->is_private() && !guid_equal(provider, session->guid()))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "a private session logs only the provider whose GUID it was started with");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "a private session logs only the provider whose GUID it was started with");
         GuidEntry &e = entry(provider);
         auto it = std::find_if(e.enablements.begin(), e.enablements.end(),
                                [&](const Enablement &en) { return en.session == session; });
@@ -334,8 +337,8 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
                         for (const Enablement &en : other.enablements)
                             n += en.session == session ? 1 : 0;
                     if (n >= limit)
-                        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "a system-wide session enables at most " +
-                                                                       std::to_string(limit) + " providers");
+                        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                                    "a system-wide session enables at most " + std::to_string(limit) + " providers");
                 }
                 entry(provider).enablements.push_back({session, level, match_any, match_all});
             }

@@ -144,7 +144,7 @@ private:
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;
-        std::vector<Enablement> remote; // sessions of other processes (writer sessions)
+        std::vector<Enablement> remote;  // sessions of other processes (writer sessions)
         std::uint64_t remote_handle = 0; // the last one's handle, for the callback
     };
     struct Pending {

@@ -21,7 +21,7 @@ struct GraceThreadExit {
     {
         auto *const r = static_cast<Grace::Reader *>(reader);
         OwnedBuffers::forget_thread();
-        Grace::t_reader_ = &Grace::unattached_; // a later write (another exit hook) attaches anew
+        Grace::t_reader_ = &Grace::unattached_;           // a later write (another exit hook) attaches anew
         r->owner_gen.store(0, std::memory_order_release); // its owned buffers are the logger's now
         r->in_use.store(false, std::memory_order_release);
     }

@@ -29,7 +29,6 @@
 
 namespace openetw::engine {
 
-
 // A full memory fence. GCC's ThreadSanitizer rejects atomic_thread_fence;
 // there a sequentially consistent read-modify-write of a word only the
 // caller's side writes stands in (a full barrier on the hardware too).
@@ -48,8 +47,8 @@ public:
         // Odd while the owner is inside a section; +1 at each outermost
         // enter and leave, so a value names one section.
         std::atomic<std::uint64_t> word{0};
-        bool fence = true;                  // the owner fences after entering (no process barrier)
-        std::atomic<bool> in_use{false};    // owned by a live thread
+        bool fence = true;                   // the owner fences after entering (no process barrier)
+        std::atomic<bool> in_use{false};     // owned by a live thread
         std::atomic<Reader *> next{nullptr}; // the registry: pushed once, never removed
         // Names the thread that owns the record: a process-unique number
         // given at each attach, 0 once the thread has exited (released), so
@@ -113,7 +112,7 @@ public:
 
 private:
     Grace() noexcept;
-    Reader *attach() noexcept; // the calling thread's first section
+    Reader *attach() noexcept;          // the calling thread's first section
     static Token enter_slow() noexcept; // the first section, or a fencing reader
     static Grace &make_global() noexcept;
     static inline std::atomic<Grace *> instance_{nullptr};

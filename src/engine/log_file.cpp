@@ -33,7 +33,8 @@ Head read_head(platform::File &f, std::uint8_t (&head)[kHeadSize])
 {
     if (f.read_at(0, head, kHeadSize) != ETW_OK)
         return Head::Short;
-    if (rd16(head + etl::buf::BufferType) != etl::kTypeHeader || head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
+    if (rd16(head + etl::buf::BufferType) != etl::kTypeHeader ||
+        head[etl::kBufferHeaderSize + 3] != etl::kMarkerFixedHeader)
         return Head::NotHeader;
     return Head::Ok;
 }
@@ -61,8 +62,8 @@ Status LogFile::open(const Config &config)
     if (config_.mode & ETW_FILE_MODE_CIRCULAR) {
         const std::uint64_t total = config_.max_bytes / config_.buffer_size;
         if (total < 2)
-            return Fail(ETW_ERROR_INVALID_PARAMETER,
-                        "MaximumFileSize must hold at least two buffers (the header buffer and one data buffer) in circular mode");
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize must hold at least two buffers (the header "
+                                                     "buffer and one data buffer) in circular mode");
         slots_ = std::uint32_t(std::min<std::uint64_t>(total - 1, 0xFFFFFFF0u));
     }
     if ((config_.mode & (ETW_FILE_MODE_SEQUENTIAL | ETW_FILE_MODE_NEWFILE)) && config_.max_bytes != 0 &&
@@ -81,7 +82,8 @@ Status LogFile::open_file(std::uint32_t file_number)
         path = expand_newfile_name(path, file_number);
     current_path_ = platform::absolute_path(path);
     const bool append = (config_.mode & ETW_FILE_MODE_APPEND) != 0 && platform::file_exists(current_path_);
-    etw_status st = file_.open(current_path_, append ? platform::OpenMode::OpenOrCreate : platform::OpenMode::CreateTruncate);
+    etw_status st =
+        file_.open(current_path_, append ? platform::OpenMode::OpenOrCreate : platform::OpenMode::CreateTruncate);
     if (st == ETW_ERROR_PATH_NOT_FOUND)
         return Fail(st, "the folder of the log file \"" + current_path_ + "\" does not exist");
     if (st != ETW_OK)
@@ -105,7 +107,8 @@ Status LogFile::open_file(std::uint32_t file_number)
     buffers_in_file_ = 1;
     if (config_.mode & ETW_FILE_MODE_PREALLOCATE && config_.max_bytes != 0) {
         if (etw_status p = file_.preallocate(config_.max_bytes); p != ETW_OK)
-            return Fail(p, "cannot preallocate " + std::to_string(config_.max_bytes) + " bytes for \"" + current_path_ + "\"");
+            return Fail(p, "cannot preallocate " + std::to_string(config_.max_bytes) + " bytes for \"" + current_path_ +
+                               "\"");
     }
     if (etw_status w = file_.write_at(0, header_.data(), header_.size()); w != ETW_OK) {
         // A file without its header is no .etl file: leave none behind.
@@ -133,16 +136,18 @@ Status LogFile::load_for_append()
     const std::string &p = current_path_;
     std::uint8_t head[kHeadSize];
     switch (read_head(file_, head)) {
-    case Head::Short: return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is not an .etl file (too short)");
+    case Head::Short:
+        return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is not an .etl file (too short)");
     case Head::NotHeader:
         return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" does not start with an .etl header buffer");
-    case Head::Ok: break;
+    case Head::Ok:
+        break;
     }
     const std::uint32_t bs = rd32(head + etl::buf::BufferSize);
     if (bs != config_.buffer_size)
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's BufferSize is " + std::to_string(bs / 1024) +
-                                                      " KB but the session's is " + std::to_string(config_.buffer_size / 1024) +
-                                                      " KB; they must be equal");
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "append: the file's BufferSize is " + std::to_string(bs / 1024) + " KB but the session's is " +
+                        std::to_string(config_.buffer_size / 1024) + " KB; they must be equal");
     header_.assign(bs, 0);
     if (file_.read_at(0, header_.data(), bs) != ETW_OK)
         return Fail(ETW_ERROR_INVALID_DATA, "append: \"" + p + "\" is truncated inside its header buffer");
@@ -150,23 +155,25 @@ Status LogFile::load_for_append()
     const std::uint32_t cpus = rd32(header_.data() + kTlh + 0x0C);
     const std::uint32_t clock = rd32(header_.data() + tlh_reserved_flags(psize));
     if (cpus != config_.header.number_of_processors)
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file was written with NumberOfProcessors " + std::to_string(cpus) +
-                                                      " but this session has " +
-                                                      std::to_string(config_.header.number_of_processors));
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file was written with NumberOfProcessors " +
+                                                     std::to_string(cpus) + " but this session has " +
+                                                     std::to_string(config_.header.number_of_processors));
     if (clock != config_.header.clock_type)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's clock type (Wnode.ClientContext) is " +
-                                                      std::to_string(clock) + " but the session's is " +
-                                                      std::to_string(config_.header.clock_type));
+                                                     std::to_string(clock) + " but the session's is " +
+                                                     std::to_string(config_.header.clock_type));
     if (psize != config_.header.pointer_size)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "append: the file's PointerSize differs from this session's");
     // Clock 1 stamps 100 ns units (PerfFreq 10 MHz) or cycle-counter ticks:
     // the session chose by this file (Session::create), unless it cannot.
     const std::int64_t freq = std::int64_t(rd64(header_.data() + tlh_perf_freq(psize)));
-    if (clock == ETW_CLOCK_QPC && (freq == platform::kQpcFrequency) != (config_.header.perf_freq == platform::kQpcFrequency))
+    if (clock == ETW_CLOCK_QPC &&
+        (freq == platform::kQpcFrequency) != (config_.header.perf_freq == platform::kQpcFrequency))
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     "append: the file's QPC timestamps are " +
-                        (freq == platform::kQpcFrequency ? std::string("100 ns units")
-                                                         : "cycle-counter ticks (PerfFreq " + std::to_string(freq) + ")") +
+                        (freq == platform::kQpcFrequency
+                             ? std::string("100 ns units")
+                             : "cycle-counter ticks (PerfFreq " + std::to_string(freq) + ")") +
                         " but this session's cannot be (the cycle counter is not the system clock here, or "
                         "OPENETW_QPC_CLOCK=monotonic)");
     const std::uint32_t written = rd32(header_.data() + kTlhBuffersWritten);
@@ -297,7 +304,8 @@ Status recover_log_file(const std::string &path, std::int64_t end_time, std::uin
         return Fail(ETW_ERROR_INVALID_DATA, "the header buffer of " + quoted + " is incomplete");
     const std::uint32_t psize = rd32(header.data() + kTlh + 0x2C);
     if (psize != 4 && psize != 8)
-        return Fail(ETW_ERROR_INVALID_DATA, "the header buffer of " + quoted + " has PointerSize " + std::to_string(psize));
+        return Fail(ETW_ERROR_INVALID_DATA,
+                    "the header buffer of " + quoted + " has PointerSize " + std::to_string(psize));
     std::uint64_t size = 0;
     if (file.size(&size) != ETW_OK)
         return Fail(ETW_ERROR_INVALID_DATA, "cannot read the size of " + quoted);
@@ -323,8 +331,8 @@ Status recover_log_file(const std::string &path, std::int64_t end_time, std::uin
         if (x.size() != bs)
             continue;
         const std::uint64_t seq = rd64(x.data() + etl::buf::SequenceNumber);
-        const bool in_file = seq != 0 && std::any_of(buffers.begin(), buffers.end(),
-                                                      [&](const auto &b) { return b.first == seq; });
+        const bool in_file =
+            seq != 0 && std::any_of(buffers.begin(), buffers.end(), [&](const auto &b) { return b.first == seq; });
         if (!in_file)
             appended.push_back(&x);
     }

@@ -29,8 +29,8 @@ namespace openetw::engine {
 class LogFile {
 public:
     struct Config {
-        std::string path;          // UTF-8; with %d for NEWFILE
-        std::uint32_t mode = 0;    // LogFileMode
+        std::string path;            // UTF-8; with %d for NEWFILE
+        std::uint32_t mode = 0;      // LogFileMode
         std::uint64_t max_bytes = 0; // 0: no limit
         std::uint32_t buffer_size = 0;
         std::uint16_t logger_id = 0;
@@ -78,13 +78,13 @@ private:
     platform::File file_;
     bool active_ = false;
     std::string current_path_;          // the file being written (NEWFILE: the expanded name), UTF-8, absolute
-    std::vector<std::uint8_t> header_; // buffer 0 as written
+    std::vector<std::uint8_t> header_;  // buffer 0 as written
     std::uint32_t buffers_in_file_ = 0; // including buffer 0, complete buffers only
     std::uint64_t data_written_ = 0;    // data buffers written to this file (circular: may exceed slots)
     std::uint64_t next_sequence_ = 1;
     std::uint32_t file_number_ = 1;
-    std::uint32_t slots_ = 0;           // circular data slots
-    std::uint32_t appended_base_ = 0;   // buffers already in an appended file
+    std::uint32_t slots_ = 0;         // circular data slots
+    std::uint32_t appended_base_ = 0; // buffers already in an appended file
 };
 
 // Finishes the file of a session whose host process died (an orphan being

@@ -388,7 +388,7 @@ void OwnedBuffers::seal_all(bool final) noexcept
     reap_exited();
     struct Asked {
         std::uint32_t slot;
-        std::uint32_t index; // taken only if still this one: a replacement is the owner's answer
+        std::uint32_t index;  // taken only if still this one: a replacement is the owner's answer
         Grace::Reader *owner; // null: an owner of another process
     };
     Asked asked[kThreadSlots];

@@ -42,30 +42,27 @@ namespace openetw::engine {
 // write reads come first: pointers and words ready to use, so the common
 // write computes no address and loads no id.
 struct OwnedCursor {
-    std::uint8_t *pos = nullptr; // the next free byte of the owned buffer (null: no buffer)
-    std::uint8_t *end = nullptr; // the end of the owned buffer (null: no buffer)
+    std::uint8_t *pos = nullptr;                      // the next free byte of the owned buffer (null: no buffer)
+    std::uint8_t *end = nullptr;                      // the end of the owned buffer (null: no buffer)
     std::atomic<std::uint64_t> *state_word = nullptr; // the buffer's descriptor state
-    std::uint64_t state = 0;     // what the last commit stored there: {offset, events, kOwned}
-    ThreadSlot *ts = nullptr;    // the slot (in the region)
-    std::uint64_t ids = 0;       // ThreadId | ProcessId << 32: the header's bytes 8..15
-    std::uint64_t session = 0;   // OwnedBuffers id (0: unused entry)
-    std::uint32_t cpu = 0xFFFFFFFFu; // the processor the thread was last seen on here
-    std::uint32_t seen = 0;      // the last request acted upon
-    std::uint64_t inside = 0;    // the slot's inside word when outside (even; other processes' owners)
-    std::uint64_t gen = 0;       // the thread's owner_gen when it claimed
-    std::uint32_t slot = 0;      // kNoSlot: none was free (the CAS protocol, for good)
+    std::uint64_t state = 0;                          // what the last commit stored there: {offset, events, kOwned}
+    ThreadSlot *ts = nullptr;                         // the slot (in the region)
+    std::uint64_t ids = 0;                            // ThreadId | ProcessId << 32: the header's bytes 8..15
+    std::uint64_t session = 0;                        // OwnedBuffers id (0: unused entry)
+    std::uint32_t cpu = 0xFFFFFFFFu;                  // the processor the thread was last seen on here
+    std::uint32_t seen = 0;                           // the last request acted upon
+    std::uint64_t inside = 0; // the slot's inside word when outside (even; other processes' owners)
+    std::uint64_t gen = 0;    // the thread's owner_gen when it claimed
+    std::uint32_t slot = 0;   // kNoSlot: none was free (the CAS protocol, for good)
     std::uint32_t index = kNoBuffer;
-    std::uint32_t stream = 0;    // the buffer's processor stream
+    std::uint32_t stream = 0; // the buffer's processor stream
     // Set when a write of this thread found no buffer anywhere and was
     // dropped: the pool's space word read before it looked (see starved()).
     bool starved = false;
     std::uint32_t starved_space = 0;
 
     // Room for size more bytes (integers: pos and end are null without a buffer).
-    bool room(std::uint32_t size) const noexcept
-    {
-        return std::uintptr_t(pos) + size <= std::uintptr_t(end);
-    }
+    bool room(std::uint32_t size) const noexcept { return std::uintptr_t(pos) + size <= std::uintptr_t(end); }
 };
 
 class OwnedBuffers {
@@ -229,19 +226,19 @@ private:
 
     BufferPool *pool_ = nullptr;
     std::uint64_t id_ = 0;
-    std::uint32_t pid_ = 0;      // the process that enabled it
+    std::uint32_t pid_ = 0;       // the process that enabled it
     std::uint64_t pid_start_ = 0; // its start time
     bool remote_ = false;
     bool fence_ = true; // remote owners fence (no platform::remote_barrier from the host)
     std::uint32_t buffer_size_ = 0;
-    std::uint32_t min_free_ = 0; // fewer free buffers: owners leave them to the CAS protocol
+    std::uint32_t min_free_ = 0;  // fewer free buffers: owners leave them to the CAS protocol
     ThreadSlot *slots_ = nullptr; // in the region
     // The grace records of this process's owners, by slot (the host's
     // logger tells their sections and exits by them).
     std::unique_ptr<std::atomic<Grace::Reader *>[]> local_;
 
     static inline thread_local OwnedCursor t_cursors_[kCursors] OPENETW_FAST_TLS;
-    static inline thread_local unsigned t_next_ OPENETW_FAST_TLS = 0; // the entry replaced when all are taken
+    static inline thread_local unsigned t_next_ OPENETW_FAST_TLS = 0;           // the entry replaced when all are taken
     static inline thread_local OwnedCursor *t_last_ OPENETW_FAST_TLS = nullptr; // the last one used
     friend struct GraceThreadExit; // forgets the cursors when the thread's grace record goes
     // The thread's exit: its slots in other processes' sessions are marked

@@ -30,12 +30,15 @@ std::string hex32(std::uint32_t v)
 
 std::string mode_names(std::uint32_t mode)
 {
-    struct Named { std::uint32_t bit; const char *name; };
+    struct Named {
+        std::uint32_t bit;
+        const char *name;
+    };
     static constexpr Named kNames[] = {
-        {ETW_FILE_MODE_SEQUENTIAL, "SEQUENTIAL"}, {ETW_FILE_MODE_CIRCULAR, "CIRCULAR"},
-        {ETW_FILE_MODE_APPEND, "APPEND"},         {ETW_FILE_MODE_NEWFILE, "NEWFILE"},
+        {ETW_FILE_MODE_SEQUENTIAL, "SEQUENTIAL"},   {ETW_FILE_MODE_CIRCULAR, "CIRCULAR"},
+        {ETW_FILE_MODE_APPEND, "APPEND"},           {ETW_FILE_MODE_NEWFILE, "NEWFILE"},
         {ETW_FILE_MODE_PREALLOCATE, "PREALLOCATE"}, {ETW_REAL_TIME_MODE, "REAL_TIME"},
-        {ETW_BUFFERING_MODE, "BUFFERING"},       {ETW_PRIVATE_LOGGER_MODE, "PRIVATE_LOGGER"},
+        {ETW_BUFFERING_MODE, "BUFFERING"},          {ETW_PRIVATE_LOGGER_MODE, "PRIVATE_LOGGER"},
         {ETW_PRIVATE_IN_PROC, "PRIVATE_IN_PROC"},
     };
     std::string out;
@@ -71,8 +74,10 @@ bool equals_ignore_case(std::u16string_view a, std::u16string_view b)
         return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         char16_t x = a[i], y = b[i];
-        if (x >= u'a' && x <= u'z') x = char16_t(x - 32);
-        if (y >= u'a' && y <= u'z') y = char16_t(y - 32);
+        if (x >= u'a' && x <= u'z')
+            x = char16_t(x - 32);
+        if (y >= u'a' && y <= u'z')
+            y = char16_t(y - 32);
         if (x != y)
             return false;
     }
@@ -195,9 +200,9 @@ Status Properties::validate() const
     const std::uint32_t mode = r.LogFileMode;
     for (const auto &c : kConflicts) {
         if ((mode & c.mode) && (mode & c.forbidden))
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode (" + hex32(mode) + ") combines " + mode_names(c.mode) +
-                                                         " with " + mode_names(mode & c.forbidden) +
-                                                         ", which the logging modes forbid");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "LogFileMode (" + hex32(mode) + ") combines " + mode_names(c.mode) + " with " +
+                            mode_names(mode & c.forbidden) + ", which the logging modes forbid");
     }
     if ((mode & ETW_PRIVATE_IN_PROC) && !(mode & ETW_PRIVATE_LOGGER_MODE))
         return Fail(ETW_ERROR_INVALID_PARAMETER,
@@ -207,11 +212,12 @@ Status Properties::validate() const
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     "MaximumFileSize is 0, but LogFileMode has " + mode_names(sized) + ", which needs a maximum size");
     if ((mode & kFileModes) && log_file_name_.empty())
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    "LogFileMode (" + hex32(mode) + ") has " + mode_names(mode & kFileModes) + " but there is no log file name");
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode (" + hex32(mode) + ") has " +
+                                                     mode_names(mode & kFileModes) + " but there is no log file name");
     if (log_file_name_.empty() && !(mode & (ETW_REAL_TIME_MODE | ETW_BUFFERING_MODE)))
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    "the session has no destination: no log file name and neither REAL_TIME nor BUFFERING in LogFileMode");
+        return Fail(
+            ETW_ERROR_INVALID_PARAMETER,
+            "the session has no destination: no log file name and neither REAL_TIME nor BUFFERING in LogFileMode");
     if ((mode & ETW_FILE_MODE_NEWFILE) && log_file_name_.find(u"%d") == std::u16string::npos)
         return Fail(ETW_ERROR_BAD_PATHNAME, "LogFileMode has NEWFILE but the log file name \"" + log_file_name_utf8_ +
                                                 "\" has no %d for the sequence number");
@@ -232,7 +238,8 @@ std::uint32_t Properties::apply_maximum_buffers_default(std::uint32_t processors
     const std::uint64_t minimum = std::max<std::uint64_t>(r.MinimumBuffers, 2ull * streams);
     const std::uint64_t by_memory = kDefaultPoolBytes / (std::uint64_t(r.BufferSize) * 1024u);
     // The engine caps it (ETW_MAX_BUFFERS, the per-session memory cap) as it caps any value.
-    r.MaximumBuffers = std::uint32_t(std::min<std::uint64_t>(std::max(minimum + kDefaultExtraBuffers, by_memory), ETW_MAX_BUFFERS));
+    r.MaximumBuffers =
+        std::uint32_t(std::min<std::uint64_t>(std::max(minimum + kDefaultExtraBuffers, by_memory), ETW_MAX_BUFFERS));
     return given;
 }
 
@@ -278,10 +285,10 @@ Properties::Layout Properties::layout() const
     const Layout &l = imported_;
     const std::uint32_t session_limit = l.log_file_name_offset ? l.log_file_name_offset : l.block_size;
     const bool session_fits = l.logger_name_offset + 2 * (session_name_.size() + 1) <= session_limit;
-    const bool file_fits = log_file_name_.empty()
-                               ? true
-                               : (l.log_file_name_offset != 0 &&
-                                  l.log_file_name_offset + 2 * (log_file_name_.size() + 1) <= l.block_size);
+    const bool file_fits =
+        log_file_name_.empty()
+            ? true
+            : (l.log_file_name_offset != 0 && l.log_file_name_offset + 2 * (log_file_name_.size() + 1) <= l.block_size);
     return (session_fits && file_fits) ? l : canonical_layout();
 }
 
@@ -321,10 +328,12 @@ Status check_offset(std::uint32_t offset, std::uint32_t bound, const char *field
         return Fail(ETW_ERROR_INVALID_PARAMETER, f + " (" + std::to_string(offset) +
                                                      ") points into the EVENT_TRACE_PROPERTIES structure (120 bytes)");
     if (offset >= bound)
-        return Fail(ETW_ERROR_BAD_LENGTH, f + " (" + std::to_string(offset) + ") is past the end of the block (Wnode.BufferSize " +
+        return Fail(ETW_ERROR_BAD_LENGTH, f + " (" + std::to_string(offset) +
+                                              ") is past the end of the block (Wnode.BufferSize " +
                                               std::to_string(bound) + ")");
     if (offset % 2 != 0)
-        return Fail(ETW_ERROR_INVALID_PARAMETER, f + " (" + std::to_string(offset) + ") is not aligned to a UTF-16 character");
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    f + " (" + std::to_string(offset) + ") is not aligned to a UTF-16 character");
     return Status::ok();
 }
 
@@ -351,8 +360,8 @@ Status Properties::import_block(const std::uint8_t *block, std::size_t size, Pro
     if (block == nullptr)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "block is NULL");
     if (size < kRecordSize)
-        return Fail(ETW_ERROR_BAD_LENGTH, "the block is " + std::to_string(size) +
-                                              " bytes, smaller than EVENT_TRACE_PROPERTIES (120 bytes)");
+        return Fail(ETW_ERROR_BAD_LENGTH,
+                    "the block is " + std::to_string(size) + " bytes, smaller than EVENT_TRACE_PROPERTIES (120 bytes)");
     etw_event_trace_properties r;
     std::memcpy(&r, block, kRecordSize);
     const std::uint32_t bound = r.Wnode.BufferSize;
@@ -360,8 +369,8 @@ Status Properties::import_block(const std::uint8_t *block, std::size_t size, Pro
         return Fail(ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize (" + std::to_string(bound) +
                                               ") is smaller than EVENT_TRACE_PROPERTIES (120 bytes)");
     if (bound > size)
-        return Fail(ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize (" + std::to_string(bound) + ") is larger than the block (" +
-                                              std::to_string(size) + " bytes)");
+        return Fail(ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize (" + std::to_string(bound) +
+                                              ") is larger than the block (" + std::to_string(size) + " bytes)");
     if ((r.Wnode.Flags & ETW_WNODE_FLAG_TRACED_GUID) == 0)
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     "Wnode.Flags (" + hex32(r.Wnode.Flags) + ") lacks WNODE_FLAG_TRACED_GUID (0x00020000)");
@@ -373,9 +382,10 @@ Status Properties::import_block(const std::uint8_t *block, std::size_t size, Pro
         if (Status s = check_offset(r.LogFileNameOffset, bound, "LogFileNameOffset"); !s)
             return s;
         if (r.LogFileNameOffset <= r.LoggerNameOffset)
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileNameOffset (" + std::to_string(r.LogFileNameOffset) +
-                                                         ") places the log file name before the session name (LoggerNameOffset " +
-                                                         std::to_string(r.LoggerNameOffset) + ")");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "LogFileNameOffset (" + std::to_string(r.LogFileNameOffset) +
+                            ") places the log file name before the session name (LoggerNameOffset " +
+                            std::to_string(r.LoggerNameOffset) + ")");
     }
     std::u16string session, file;
     if (Status s = read_name(block, r.LoggerNameOffset, bound, "the session name", session); !s)
@@ -383,8 +393,9 @@ Status Properties::import_block(const std::uint8_t *block, std::size_t size, Pro
     const std::uint32_t session_end = r.LoggerNameOffset + 2 * static_cast<std::uint32_t>(session.size() + 1);
     if (r.LogFileNameOffset != 0) {
         if (session_end > r.LogFileNameOffset)
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "the session name (offsets " + std::to_string(r.LoggerNameOffset) + ".." +
-                                                         std::to_string(session_end) + ") overlaps the log file name at LogFileNameOffset " +
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "the session name (offsets " + std::to_string(r.LoggerNameOffset) +
+                                                         ".." + std::to_string(session_end) +
+                                                         ") overlaps the log file name at LogFileNameOffset " +
                                                          std::to_string(r.LogFileNameOffset));
         if (Status s = read_name(block, r.LogFileNameOffset, bound, "the log file name", file); !s)
             return s;

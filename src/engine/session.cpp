@@ -63,8 +63,8 @@ Status Session::attach_writer(platform::Region region, const WriterParams &param
         return Fail(ETW_ERROR_INVALID_DATA, "the host's region is not a session region of this version");
     const int slot = claim_writer_slot(s->pool_.control());
     if (slot < 0)
-        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session already has " + std::to_string(kWriterSlots) +
-                                                       " writer processes");
+        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                    "the session already has " + std::to_string(kWriterSlots) + " writer processes");
     s->writer_index_ = slot;
     s->writer_slot_ = &s->pool_.control().writers[slot];
     // The buffers the host backed at its start, mapped here too: this
@@ -82,7 +82,8 @@ Status Session::attach_writer(platform::Region region, const WriterParams &param
     s->guid_ = params.guid;
     s->logger_id_ = params.logger_id;
     s->mode_ = params.mode;
-    s->clock_type_ = params.clock_type <= ETW_CLOCK_CPU_CYCLE && params.clock_type != 0 ? params.clock_type : ETW_CLOCK_QPC;
+    s->clock_type_ =
+        params.clock_type <= ETW_CLOCK_CPU_CYCLE && params.clock_type != 0 ? params.clock_type : ETW_CLOCK_QPC;
     if (s->clock_type_ == ETW_CLOCK_CPU_CYCLE && !platform::has_cycle_counter())
         s->clock_type_ = ETW_CLOCK_SYSTEM_TIME; // as the host would have chosen
     // Stamped as the host's own writers stamp (a FILETIME session never by
@@ -91,7 +92,8 @@ Status Session::attach_writer(platform::Region region, const WriterParams &param
         s->use_cycle_counter(s->pool_.control().cycle_hz);
     s->buffer_kb_ = s->pool_.buffer_size() / 1024;
     s->options_.lossless = params.lossless != 0;
-    s->options_.lossless_timeout_ms = std::min<std::uint32_t>(std::max<std::uint32_t>(params.lossless_timeout_ms, 1), 60'000);
+    s->options_.lossless_timeout_ms =
+        std::min<std::uint32_t>(std::max<std::uint32_t>(params.lossless_timeout_ms, 1), 60'000);
     *out = std::move(s);
     return Status::ok();
 }
@@ -124,9 +126,11 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     if (props.log_file_name().empty() && !(mode & (ETW_REAL_TIME_MODE | ETW_BUFFERING_MODE)))
         return Fail(ETW_ERROR_INVALID_PARAMETER, "the session has no log file name (file mode needs one)");
     if ((mode & ETW_BUFFERING_MODE) && (mode & ETW_REAL_TIME_MODE))
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode: ETW_BUFFERING_MODE cannot be combined with ETW_REAL_TIME_MODE");
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "LogFileMode: ETW_BUFFERING_MODE cannot be combined with ETW_REAL_TIME_MODE");
     if ((mode & ETW_PRIVATE_LOGGER_MODE) && (mode & ETW_FILE_MODE_NEWFILE))
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "LogFileMode: ETW_FILE_MODE_NEWFILE is not allowed for private sessions");
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "LogFileMode: ETW_FILE_MODE_NEWFILE is not allowed for private sessions");
     if (r.BufferSize < ETW_MIN_BUFFER_SIZE_KB || r.BufferSize > ETW_MAX_BUFFER_SIZE_KB)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize must be 4..16384 KB");
     if (r.Wnode.ClientContext > ETW_CLOCK_CPU_CYCLE)
@@ -167,9 +171,10 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     // Buffering mode: MinimumBuffers allocated once; MaximumBuffers ignored.
     if (mode & ETW_BUFFERING_MODE)
         max_b = min_b;
-    const std::uint32_t capacity = (mode & ETW_BUFFERING_MODE)
-                                       ? min_b
-                                       : std::max(max_b, std::uint32_t(std::min<std::uint64_t>(cap, kGrowHeadroomBytes / bs)));
+    const std::uint32_t capacity =
+        (mode & ETW_BUFFERING_MODE)
+            ? min_b
+            : std::max(max_b, std::uint32_t(std::min<std::uint64_t>(cap, kGrowHeadroomBytes / bs)));
     // Real-time backlog: buffers kept while no consumer is attached. At most
     // MaximumBuffers minus one per stream, so writers still find a buffer to
     // fill until the backlog is full and they are told so.
@@ -351,7 +356,8 @@ void Session::drain_buffers()
             filled = r.filled;
             events = r.kept;
             // Counted once: a dead host's region shows it repaired.
-            pool_.desc(idx).state.store(BufferPool::kSealed | filled | (std::uint64_t(events) << BufferPool::kEventsShift),
+            pool_.desc(idx).state.store(BufferPool::kSealed | filled |
+                                            (std::uint64_t(events) << BufferPool::kEventsShift),
                                         std::memory_order_release);
         }
         etl::BufferHeaderFields h;
@@ -370,12 +376,16 @@ void Session::drain_buffers()
         }
         if (file_.is_open()) {
             switch (file_.write_buffer(b, events)) {
-            case LogFile::Outcome::Written: cb.buffers_written.fetch_add(1, std::memory_order_release); break;
+            case LogFile::Outcome::Written:
+                cb.buffers_written.fetch_add(1, std::memory_order_release);
+                break;
             case LogFile::Outcome::FileFull:
                 if (!is_realtime()) // real-time consumers still get these events
                     cb.events_lost.fetch_add(events, std::memory_order_release);
                 break;
-            case LogFile::Outcome::WriteError: cb.log_buffers_lost.fetch_add(1, std::memory_order_release); break;
+            case LogFile::Outcome::WriteError:
+                cb.log_buffers_lost.fetch_add(1, std::memory_order_release);
+                break;
             }
         } else {
             etl::wr64(b + etl::buf::SequenceNumber, ++rt_sequence_);
@@ -399,7 +409,8 @@ Status Session::flush(const std::string &path)
         if (!platform::parent_directory_exists(target))
             return Fail(ETW_ERROR_PATH_NOT_FOUND, "the folder of \"" + target + "\" does not exist");
     } else if (!target.empty()) {
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "a flush to a named file needs a buffering session (ETW_BUFFERING_MODE)");
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "a flush to a named file needs a buffering session (ETW_BUFFERING_MODE)");
     }
     std::unique_lock<std::mutex> lock(control_mutex_);
     if (stopped_ || stop_requested_)
@@ -432,7 +443,8 @@ Status Session::update(Properties &props)
     // A different log file name switches to a new file.
     if (!props.log_file_name().empty() && props.log_file_name() != log_file_name_) {
         if (mode_ & ETW_FILE_MODE_NEWFILE)
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "a NEWFILE session switches files by itself; the log file name cannot be updated");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "a NEWFILE session switches files by itself; the log file name cannot be updated");
         if (is_buffering()) {
             // Only where later flushes write.
             const std::string path = utf8(props.log_file_name());

@@ -52,17 +52,17 @@ struct EventInput {
 
 // Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
 struct SessionOptions {
-    bool lossless = false;                 // writers wait for space instead of dropping
+    bool lossless = false;                    // writers wait for space instead of dropping
     std::uint32_t lossless_timeout_ms = 1000; // how long at most (then the event is dropped)
-    std::uint32_t realtime_backlog = 0;    // buffers kept without a consumer; 0 = default
-    bool replace_orphan = false;           // start: stop an orphan holding the name first
-    bool take_over = false;                // start: continue an orphan (Engine::take_over)
+    std::uint32_t realtime_backlog = 0;       // buffers kept without a consumer; 0 = default
+    bool replace_orphan = false;              // start: stop an orphan holding the name first
+    bool take_over = false;                   // start: continue an orphan (Engine::take_over)
 };
 
 // What a real-time reader learns about losses since its last report.
 struct LossReport {
-    std::uint32_t events_lost = 0;   // EventsLost grew by this much
-    std::uint32_t buffers_lost = 0;  // RealTimeBuffersLost grew by this much
+    std::uint32_t events_lost = 0;  // EventsLost grew by this much
+    std::uint32_t buffers_lost = 0; // RealTimeBuffersLost grew by this much
 };
 
 class Session;
@@ -105,8 +105,8 @@ private:
     explicit RealtimeReader(std::shared_ptr<Session> s) : session_(std::move(s)) {}
     Next take(std::vector<std::uint8_t> &out, LossReport *loss, bool wait);
     std::shared_ptr<Session> session_;
-    std::uint64_t next_ = 0;    // sequence of the next entry to deliver
-    bool interrupted_ = false;  // guarded by the session's rt_mutex_
+    std::uint64_t next_ = 0;   // sequence of the next entry to deliver
+    bool interrupted_ = false; // guarded by the session's rt_mutex_
     std::uint32_t seen_events_lost_ = 0;
     std::uint32_t seen_buffers_lost_ = 0;
 };
@@ -187,7 +187,10 @@ public:
             wake_logger();
     }
     // Testing aid: writers now waiting for space (lossless sessions).
-    std::uint32_t space_waiters() const noexcept { return pool_.control().space_waiters.load(std::memory_order_acquire); }
+    std::uint32_t space_waiters() const noexcept
+    {
+        return pool_.control().space_waiters.load(std::memory_order_acquire);
+    }
     // Testing aid (buffering mode): how many times a writer of this process
     // found no free buffer and recycled under the ring's mutex.
     std::uint32_t writer_recycles() const noexcept { return writer_recycles_.load(std::memory_order_relaxed); }
@@ -321,10 +324,10 @@ private:
     std::atomic<bool> logger_held_{false};
 
     BufferPool pool_;
-    OwnedBuffers owned_; // threads of this process that own their buffer
+    OwnedBuffers owned_;                // threads of this process that own their buffer
     WriterSlot *writer_slot_ = nullptr; // set in a writer of another process's session
     int writer_index_ = -1;
-    bool dead_writer_pending_ = false;   // logger thread only
+    bool dead_writer_pending_ = false; // logger thread only
     LogFile file_;
     LogFile::Config file_config_; // for buffering-mode snapshots
     std::vector<std::uint32_t> batch_;
@@ -338,18 +341,18 @@ private:
     std::mutex ring_mutex_;
     BufferRing ring_;
     std::uint32_t ring_pinned_ = 0;
-    std::uint32_t reserve_ = 1;                    // free buffers the logger keeps (plan_ring)
+    std::uint32_t reserve_ = 1;                     // free buffers the logger keeps (plan_ring)
     std::atomic<std::uint32_t> writer_recycles_{0}; // recycle_oldest calls (testing aid)
 
     // Real-time channel.
     std::mutex rt_mutex_;
     std::condition_variable rt_cv_;
     std::deque<RtEntry> rt_queue_;
-    std::uint64_t rt_base_ = 0;    // sequence of rt_queue_.front()
+    std::uint64_t rt_base_ = 0; // sequence of rt_queue_.front()
     std::vector<RealtimeReader *> rt_readers_;
     bool rt_ended_ = false;
     std::uint32_t rt_limit_ = 0;
-    std::uint64_t rt_sequence_ = 0; // SequenceNumber of real-time-only buffers
+    std::uint64_t rt_sequence_ = 0;     // SequenceNumber of real-time-only buffers
     std::atomic<bool> has_file_{false}; // a log file is open (read by attach/detach)
 
     // Logger thread and its control channel (control path only).

@@ -54,7 +54,8 @@ public:
     // Under the engine lock: the start failed after the claim; nothing of it stays.
     virtual void abandon(std::unique_ptr<Claim> claim) = 0;
     // Under the engine lock: the session runs; other processes may use it from now.
-    virtual void host(std::unique_ptr<Claim> claim, const std::shared_ptr<Session> &session, const Properties &props) = 0;
+    virtual void host(std::unique_ptr<Claim> claim, const std::shared_ptr<Session> &session,
+                      const Properties &props) = 0;
 
     // Under the engine lock: how many providers the session may enable (0: no limit).
     virtual std::size_t enable_limit(const Session *session) = 0;

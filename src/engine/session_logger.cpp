@@ -69,7 +69,8 @@ void Session::logger_main()
                 const ControlBlock &cb = pool_.control();
                 Status st;
                 if (file_.is_open()) {
-                    st = file_.switch_to(path, platform::filetime_now(), cb.events_lost.load(), cb.log_buffers_lost.load());
+                    st = file_.switch_to(path, platform::filetime_now(), cb.events_lost.load(),
+                                         cb.log_buffers_lost.load());
                 } else {
                     // A real-time session without a file starts writing one.
                     LogFile::Config fc = file_config_;
@@ -218,8 +219,8 @@ void Session::close_remote_writers()
     pool_.seal_detached();
     const std::vector<BufferPool::Stuck> stuck = pool_.stuck_buffers();
     const std::vector<BufferPool::Stuck> idle = pool_.sealed_idle();
-    const bool quiet = quiesce_writers(cb, kCloseWaitMs) &&
-                       OwnedBuffers::quiesce_owners(cb, platform::process_id(), kCloseWaitMs);
+    const bool quiet =
+        quiesce_writers(cb, kCloseWaitMs) && OwnedBuffers::quiesce_owners(cb, platform::process_id(), kCloseWaitMs);
     reap_dead_writers(cb);
     if (quiet) {
         // What is still reserved, or never handed on, belongs to dead writers.

@@ -124,7 +124,8 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
 }
 
 template <bool Bracketed>
-[[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev, std::uint32_t aligned) noexcept
+[[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev,
+                                                        std::uint32_t aligned) noexcept
 {
     if constexpr (Bracketed)
         etl::begin_record(p, std::uint16_t(ev.size));
@@ -155,9 +156,8 @@ template <bool Bracketed>
     ControlBlock &cb = pool_.control();
     // Real-time backlog full and no consumer: refuse (one load when not).
     if (cb.rt_refusing.load(std::memory_order_relaxed) != 0) {
-        if (!options_.lossless ||
-            !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
-                            options_.lossless_timeout_ms)) {
+        if (!options_.lossless || !wait_for_space([&] { return cb.rt_refusing.load(std::memory_order_acquire) == 0; },
+                                                  options_.lossless_timeout_ms)) {
             cb.events_lost.fetch_add(1, std::memory_order_relaxed);
             return ETW_ERROR_LOG_FILE_FULL;
         }
@@ -206,7 +206,8 @@ template <bool Bracketed>
         // The caller's bytes but for the writer's fields, which are set
         // around them: the clock first, so that little is live across its
         // call (the position is read from the cursor after it).
-        auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline)) {
+        auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline))
+        {
             const Stamp st = stamp();
             std::uint8_t *p = c->pos;
             // The last 8 bytes zeroed first, with no test: the padding if
@@ -294,10 +295,7 @@ inline void set_header_type(etw_event_trace_header *h) noexcept
 }
 
 // Whether a session takes an event of this level (0: every session).
-inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept
-{
-    return level <= e.max_level;
-}
+inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept { return level <= e.max_level; }
 
 // Inside a grace section: write(session) for each session of snap whose
 // level admits the event; the first failure. An event never spans buffers:
@@ -345,8 +343,7 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
             return ETW_ERROR_MORE_DATA;
         return e->session->write_whole(bytes, size);
     }
-    return each_session(*snap, level, size,
-                        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
+    return each_session(*snap, level, size, [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
 }
 
 etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept

@@ -49,8 +49,8 @@ bool plain_image(std::span<const std::uint8_t> stored, const BufferHeader &h, Bu
         filled = h.saved_offset;
     } else {
         problem.set(ETW_ERROR_BAD_LENGTH, static_cast<std::uint32_t>(buf::Offset),
-                    text_printf("Offset 0x%X and SavedOffset 0x%X are both outside 0x48..BufferSize 0x%X",
-                                h.offset, h.saved_offset, h.buffer_size));
+                    text_printf("Offset 0x%X and SavedOffset 0x%X are both outside 0x48..BufferSize 0x%X", h.offset,
+                                h.saved_offset, h.buffer_size));
         return false;
     }
     image.bytes = stored;
@@ -58,8 +58,8 @@ bool plain_image(std::span<const std::uint8_t> stored, const BufferHeader &h, Bu
     if (filled > stored.size()) {
         // The file ends inside the filled part: the records before the cut are intact.
         problem.set(ETW_ERROR_HANDLE_EOF, static_cast<std::uint32_t>(stored.size()),
-                    text_printf("the file ends 0x%zX bytes into the buffer, before its filled end 0x%X",
-                                stored.size(), filled));
+                    text_printf("the file ends 0x%zX bytes into the buffer, before its filled end 0x%X", stored.size(),
+                                filled));
         image.filled = static_cast<std::uint32_t>(stored.size());
         return true;
     }
@@ -78,8 +78,8 @@ bool compressed_image(std::span<const std::uint8_t> stored, const BufferHeader &
     }
     if (stored.size() < h.buffer_size) {
         problem.set(ETW_ERROR_HANDLE_EOF, static_cast<std::uint32_t>(stored.size()),
-                    text_printf("the file ends 0x%zX bytes into a compressed buffer of 0x%X bytes",
-                                stored.size(), h.buffer_size));
+                    text_printf("the file ends 0x%zX bytes into a compressed buffer of 0x%X bytes", stored.size(),
+                                h.buffer_size));
         return false;
     }
     // A compressed buffer's Offset is the size of its uncompressed image,
@@ -116,9 +116,8 @@ bool compressed_image(std::span<const std::uint8_t> stored, const BufferHeader &
 
 } // namespace
 
-bool make_buffer_image(std::span<const std::uint8_t> stored, const BufferHeader &header,
-                       const ImageContext &context, std::vector<std::uint8_t> &scratch, BufferImage &image,
-                       Problem &problem)
+bool make_buffer_image(std::span<const std::uint8_t> stored, const BufferHeader &header, const ImageContext &context,
+                       std::vector<std::uint8_t> &scratch, BufferImage &image, Problem &problem)
 {
     problem.clear();
     image = BufferImage{};

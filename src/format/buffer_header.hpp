@@ -12,17 +12,17 @@
 namespace openetw::format {
 
 struct BufferHeader {
-    std::uint32_t buffer_size = 0;    // bytes on disk (compressed size for compressed buffers)
+    std::uint32_t buffer_size = 0; // bytes on disk (compressed size for compressed buffers)
     std::uint32_t saved_offset = 0;
     std::uint32_t current_offset = 0;
-    std::int64_t timestamp = 0;       // raw session clock at flush
+    std::int64_t timestamp = 0; // raw session clock at flush
     std::uint64_t sequence_number = 0;
     std::uint16_t processor_word = 0; // ProcessorIndex, or ProcessorNumber + Alignment byte
     std::uint16_t logger_id = 0;
     std::uint32_t state = 0;
-    std::uint32_t offset = 0;         // filled bytes incl. header (uncompressed size)
-    std::uint16_t flags = 0;          // ETW_BUFFER_FLAG_*
-    std::uint16_t type = 0;           // ETW_BUFFER_TYPE_*
+    std::uint32_t offset = 0; // filled bytes incl. header (uncompressed size)
+    std::uint16_t flags = 0;  // ETW_BUFFER_FLAG_*
+    std::uint16_t type = 0;   // ETW_BUFFER_TYPE_*
 
     // The 16-bit ProcessorIndex with PROC_INDEX, else the ProcessorNumber byte
     // (Windows 7 puts an Alignment byte of 8 next to it).
@@ -51,8 +51,7 @@ struct BufferImage {
 // buffer's records can be read; returns true with problem set when the
 // buffer is damaged but its leading records can still be read safely.
 // The image never exceeds etl::kMaxBufferBytes.
-bool make_buffer_image(std::span<const std::uint8_t> stored, const BufferHeader &header,
-                       const ImageContext &context, std::vector<std::uint8_t> &scratch, BufferImage &image,
-                       Problem &problem);
+bool make_buffer_image(std::span<const std::uint8_t> stored, const BufferHeader &header, const ImageContext &context,
+                       std::vector<std::uint8_t> &scratch, BufferImage &image, Problem &problem);
 
 } // namespace openetw::format

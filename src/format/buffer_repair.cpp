@@ -26,7 +26,7 @@ RepairResult repair_buffer(std::uint8_t *b, std::uint32_t filled, std::uint32_t 
         }
         const std::uint32_t step = std::uint32_t(align8(size));
         if (size < kFullHeaderSize || step > filled - p)
-            break; // a scribbled size: where the next record starts is unknown
+            break;                           // a scribbled size: where the next record starts is unknown
         const bool finished = b[p + 3] != 0; // MarkerFlags, published last
         if (finished) {
             if (w != p)

@@ -54,20 +54,20 @@ inline constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size
 // ---- WMI_BUFFER_HEADER (0x48 bytes, 32- and 64-bit alike) ----
 inline constexpr std::size_t kBufferHeaderSize = 0x48;
 namespace buf {
-inline constexpr std::size_t BufferSize = 0x00;     // bytes on disk, header included
+inline constexpr std::size_t BufferSize = 0x00; // bytes on disk, header included
 inline constexpr std::size_t SavedOffset = 0x04;
 inline constexpr std::size_t CurrentOffset = 0x08;
 inline constexpr std::size_t ReferenceCount = 0x0C;
-inline constexpr std::size_t TimeStamp = 0x10;      // raw session clock at flush
+inline constexpr std::size_t TimeStamp = 0x10; // raw session clock at flush
 inline constexpr std::size_t SequenceNumber = 0x18;
 inline constexpr std::size_t ClockFrequency = 0x20; // union; ignore when reading
 inline constexpr std::size_t ProcessorIndex = 0x28; // u16 (or u8 ProcessorNumber + u8 Alignment)
 inline constexpr std::size_t LoggerId = 0x2A;       // u16
 inline constexpr std::size_t State = 0x2C;
-inline constexpr std::size_t Offset = 0x30;         // filled bytes, header included
-inline constexpr std::size_t BufferFlag = 0x34;     // u16
-inline constexpr std::size_t BufferType = 0x36;     // u16
-inline constexpr std::size_t Reserved = 0x38;       // 16 bytes; ignore when reading
+inline constexpr std::size_t Offset = 0x30;     // filled bytes, header included
+inline constexpr std::size_t BufferFlag = 0x34; // u16
+inline constexpr std::size_t BufferType = 0x36; // u16
+inline constexpr std::size_t Reserved = 0x38;   // 16 bytes; ignore when reading
 } // namespace buf
 
 // ETW_BUFFER_FLAG_*
@@ -94,12 +94,12 @@ inline constexpr std::uint16_t kTypeDbgInfo = 7;
 inline constexpr std::uint32_t kStateFlush = 3;
 
 // ---- Record markers (first u32 of every record) ----
-inline constexpr std::uint32_t kTraceHeaderFlag = 0x80000000u;   // TRACE_HEADER_FLAG
+inline constexpr std::uint32_t kTraceHeaderFlag = 0x80000000u; // TRACE_HEADER_FLAG
 inline constexpr std::uint32_t kTraceHeaderEventTrace = 0x40000000u;
 inline constexpr std::uint32_t kTraceMessage = 0x10000000u;
-inline constexpr std::uint8_t kMarkerFixedHeader = 0xC0;          // flags byte of fixed kinds
-inline constexpr std::uint8_t kMarkerMessage = 0x90;              // flags byte of WPP records
-inline constexpr std::uint32_t kEndOfBufferMarker = 0xFFFFFFFFu;  // 0xFF fill
+inline constexpr std::uint8_t kMarkerFixedHeader = 0xC0;         // flags byte of fixed kinds
+inline constexpr std::uint8_t kMarkerMessage = 0x90;             // flags byte of WPP records
+inline constexpr std::uint32_t kEndOfBufferMarker = 0xFFFFFFFFu; // 0xFF fill
 
 // HeaderType byte (TRACE_HEADER_TYPE_*)
 enum HeaderType : std::uint8_t {
@@ -131,11 +131,11 @@ inline constexpr std::size_t kEventHeaderSize = 0x50;
 inline constexpr std::size_t kMessageHeaderSize = 0x08;
 
 // Extension-item bits in the Version word of SYSTEM/COMPACT/PERFINFO headers.
-inline constexpr std::uint16_t kPebsIndexFlag = 0x8000;     // + 8 bytes
-inline constexpr std::uint16_t kPmcCountersMask = 0x0700;   // + 8 bytes per counter
+inline constexpr std::uint16_t kPebsIndexFlag = 0x8000;   // + 8 bytes
+inline constexpr std::uint16_t kPmcCountersMask = 0x0700; // + 8 bytes per counter
 
 // ---- EventTrace group (Group 0) hook ids ----
-inline constexpr std::uint16_t kHookHeader = 0x0000;          // WMI_LOG_TYPE_HEADER
+inline constexpr std::uint16_t kHookHeader = 0x0000; // WMI_LOG_TYPE_HEADER
 inline constexpr std::uint16_t kHookHeaderExtension = 0x0005;
 inline constexpr std::uint16_t kHookRundownComplete = 0x0008;
 inline constexpr std::uint16_t kHookGroupMasksEnd = 0x0020;

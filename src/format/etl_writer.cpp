@@ -29,7 +29,10 @@ void fill_buffer_tail(std::uint8_t *buf, std::size_t filled, std::size_t size) n
 
 namespace {
 
-std::size_t tlh_size(const LogfileHeaderFields &f) { return f.pointer_size == 4 ? kLogfileHeader32Size : kLogfileHeader64Size; }
+std::size_t tlh_size(const LogfileHeaderFields &f)
+{
+    return f.pointer_size == 4 ? kLogfileHeader32Size : kLogfileHeader64Size;
+}
 
 void write_time_zone(std::uint8_t *p, const etw_time_zone_information &tz)
 {

@@ -43,25 +43,25 @@ struct LogfileHeaderFields {
     std::uint32_t version = kVersionLayout15;
     std::uint32_t provider_version = 0;
     std::uint32_t number_of_processors = 1;
-    std::int64_t end_time = 0;     // FILETIME
+    std::int64_t end_time = 0; // FILETIME
     std::uint32_t timer_resolution = 156250;
     std::uint32_t maximum_file_size = 0;
     std::uint32_t log_file_mode = 0;
     std::uint32_t buffers_written = 1; // including buffer 0
     std::uint32_t start_buffers = 1;
-    std::uint32_t pointer_size = 8;    // 8: 0x118-byte form, HeaderType 2; 4: 0x110, HeaderType 1
+    std::uint32_t pointer_size = 8; // 8: 0x118-byte form, HeaderType 2; 4: 0x110, HeaderType 1
     std::uint32_t events_lost = 0;
     std::uint32_t cpu_speed_mhz = 0;
     etw_time_zone_information time_zone{};
     std::int64_t boot_time = 0;
     std::int64_t perf_freq = 10'000'000;
-    std::int64_t start_time = 0;       // FILETIME
-    std::uint32_t clock_type = 1;      // ReservedFlags
+    std::int64_t start_time = 0;  // FILETIME
+    std::uint32_t clock_type = 1; // ReservedFlags
     std::uint32_t buffers_lost = 0;
     // The SYSTEM_TRACE_HEADER part.
     std::uint32_t thread_id = 0;
     std::uint32_t process_id = 0;
-    std::int64_t start_raw = 0;        // SystemTime: raw session clock at start
+    std::int64_t start_raw = 0; // SystemTime: raw session clock at start
     std::u16string logger_name;
     std::u16string log_file_name;
 };

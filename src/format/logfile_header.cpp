@@ -58,8 +58,7 @@ std::string read_name(std::span<const std::uint8_t> bytes, std::size_t &pos)
 
 } // namespace
 
-bool parse_logfile_header(std::span<const std::uint8_t> record, const Record &rec, LogfileHeader &out,
-                          Problem &problem)
+bool parse_logfile_header(std::span<const std::uint8_t> record, const Record &rec, LogfileHeader &out, Problem &problem)
 {
     out = LogfileHeader{};
     // The header type, not PointerSize, says which form was stored (section 10).

@@ -17,7 +17,12 @@ struct Problem {
     std::string detail;
 
     explicit operator bool() const { return code != ETW_OK; }
-    void clear() { code = ETW_OK; at = 0; detail.clear(); }
+    void clear()
+    {
+        code = ETW_OK;
+        at = 0;
+        detail.clear();
+    }
     void set(etw_status c, std::uint32_t where, std::string text)
     {
         code = c;
@@ -34,6 +39,7 @@ __attribute__((format(gnu_printf, 1, 2)))
 #elif defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-std::string text_printf(const char *fmt, ...);
+std::string
+text_printf(const char *fmt, ...);
 
 } // namespace openetw::format

@@ -9,14 +9,22 @@ using namespace openetw::etl;
 const char *record_kind_name(RecordKind kind)
 {
     switch (kind) {
-    case RecordKind::System: return "system";
-    case RecordKind::Compact: return "compact";
-    case RecordKind::PerfInfo: return "perfinfo";
-    case RecordKind::Full: return "full";
-    case RecordKind::Instance: return "instance";
-    case RecordKind::Event: return "event";
-    case RecordKind::Message: return "message";
-    case RecordKind::Error: return "error";
+    case RecordKind::System:
+        return "system";
+    case RecordKind::Compact:
+        return "compact";
+    case RecordKind::PerfInfo:
+        return "perfinfo";
+    case RecordKind::Full:
+        return "full";
+    case RecordKind::Instance:
+        return "instance";
+    case RecordKind::Event:
+        return "event";
+    case RecordKind::Message:
+        return "message";
+    case RecordKind::Error:
+        return "error";
     }
     return "unknown";
 }
@@ -33,18 +41,17 @@ etw_guid read_guid(const std::uint8_t *p)
 }
 
 RecordReader::RecordReader(std::span<const std::uint8_t> image, std::uint32_t filled, std::uint32_t start)
-    : image_(image), filled_(filled > image.size() ? static_cast<std::uint32_t>(image.size()) : filled),
-      pos_(start), done_(false)
-{
-}
+    : image_(image), filled_(filled > image.size() ? static_cast<std::uint32_t>(image.size()) : filled), pos_(start),
+      done_(false)
+{}
 
 namespace {
 
 struct KindInfo {
     RecordKind kind;
-    std::uint32_t fixed;     // fixed header size
-    bool size_at_4;          // SYSTEM/COMPACT/PERFINFO keep Size at +4
-    std::uint32_t pointer;   // pointer size the header type says
+    std::uint32_t fixed;   // fixed header size
+    bool size_at_4;        // SYSTEM/COMPACT/PERFINFO keep Size at +4
+    std::uint32_t pointer; // pointer size the header type says
 };
 
 bool classify(std::uint32_t marker, std::uint8_t &type, KindInfo &info)
@@ -59,22 +66,51 @@ bool classify(std::uint32_t marker, std::uint8_t &type, KindInfo &info)
         return false;
     type = static_cast<std::uint8_t>(marker >> 16);
     switch (type) {
-    case kSystem32: info = {RecordKind::System, kSystemHeaderSize, true, 4}; return true;
-    case kSystem64: info = {RecordKind::System, kSystemHeaderSize, true, 8}; return true;
-    case kCompact32: info = {RecordKind::Compact, kCompactHeaderSize, true, 4}; return true;
-    case kCompact64: info = {RecordKind::Compact, kCompactHeaderSize, true, 8}; return true;
-    case kPerfInfo32: info = {RecordKind::PerfInfo, kPerfInfoHeaderSize, true, 4}; return true;
-    case kPerfInfo64: info = {RecordKind::PerfInfo, kPerfInfoHeaderSize, true, 8}; return true;
-    case kFullHeader32: info = {RecordKind::Full, kFullHeaderSize, false, 4}; return true;
-    case kFullHeader64: info = {RecordKind::Full, kFullHeaderSize, false, 8}; return true;
-    case kInstance32: info = {RecordKind::Instance, kInstanceHeaderSize, false, 4}; return true;
-    case kInstance64: info = {RecordKind::Instance, kInstanceHeaderSize, false, 8}; return true;
-    case kEventHeader32: info = {RecordKind::Event, kEventHeaderSize, false, 4}; return true;
-    case kEventHeader64: info = {RecordKind::Event, kEventHeaderSize, false, 8}; return true;
-    case kMessage: info = {RecordKind::Message, kMessageHeaderSize, false, 0}; return true;
+    case kSystem32:
+        info = {RecordKind::System, kSystemHeaderSize, true, 4};
+        return true;
+    case kSystem64:
+        info = {RecordKind::System, kSystemHeaderSize, true, 8};
+        return true;
+    case kCompact32:
+        info = {RecordKind::Compact, kCompactHeaderSize, true, 4};
+        return true;
+    case kCompact64:
+        info = {RecordKind::Compact, kCompactHeaderSize, true, 8};
+        return true;
+    case kPerfInfo32:
+        info = {RecordKind::PerfInfo, kPerfInfoHeaderSize, true, 4};
+        return true;
+    case kPerfInfo64:
+        info = {RecordKind::PerfInfo, kPerfInfoHeaderSize, true, 8};
+        return true;
+    case kFullHeader32:
+        info = {RecordKind::Full, kFullHeaderSize, false, 4};
+        return true;
+    case kFullHeader64:
+        info = {RecordKind::Full, kFullHeaderSize, false, 8};
+        return true;
+    case kInstance32:
+        info = {RecordKind::Instance, kInstanceHeaderSize, false, 4};
+        return true;
+    case kInstance64:
+        info = {RecordKind::Instance, kInstanceHeaderSize, false, 8};
+        return true;
+    case kEventHeader32:
+        info = {RecordKind::Event, kEventHeaderSize, false, 4};
+        return true;
+    case kEventHeader64:
+        info = {RecordKind::Event, kEventHeaderSize, false, 8};
+        return true;
+    case kMessage:
+        info = {RecordKind::Message, kMessageHeaderSize, false, 0};
+        return true;
     // Layout not established (ETL_FORMAT.md section 13): framed by its Size at +0, delivered raw.
-    case kError: info = {RecordKind::Error, 4, false, 0}; return true;
-    default: return false;
+    case kError:
+        info = {RecordKind::Error, 4, false, 0};
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -146,8 +182,8 @@ void decode_event(const std::uint8_t *p, Record &r)
     r.kernel_time = rd32(p + 56);
     r.user_time = rd32(p + 60);
     r.activity_id = read_guid(p + 64);
-    r.present |= kHasEventFlags | kHasThreadId | kHasTimestamp | kHasGuid | kHasClass | kHasDescriptor |
-                 kHasCpuTime | kHasActivityId;
+    r.present |= kHasEventFlags | kHasThreadId | kHasTimestamp | kHasGuid | kHasClass | kHasDescriptor | kHasCpuTime |
+                 kHasActivityId;
 }
 
 // Extended data items sit between the EVENT_HEADER and the user data.
@@ -323,15 +359,22 @@ RecordReader::Step RecordReader::next(Record &rec, std::vector<ExtendedItem> &it
     switch (info.kind) {
     case RecordKind::System:
     case RecordKind::Compact:
-    case RecordKind::PerfInfo: decode_system_like(p, rec); break;
+    case RecordKind::PerfInfo:
+        decode_system_like(p, rec);
+        break;
     case RecordKind::Full:
-    case RecordKind::Instance: decode_full(p, rec); break;
+    case RecordKind::Instance:
+        decode_full(p, rec);
+        break;
     case RecordKind::Event:
         decode_event(p, rec);
         ok = decode_extended_items(p, rec, items, problem);
         break;
-    case RecordKind::Message: ok = decode_message(p, rec, problem); break;
-    case RecordKind::Error: break;
+    case RecordKind::Message:
+        ok = decode_message(p, rec, problem);
+        break;
+    case RecordKind::Error:
+        break;
     }
     if (!ok) {
         items.clear();

@@ -30,7 +30,7 @@ const char *record_kind_name(RecordKind kind);
 
 // Which optional members of Record hold data (same values as ETW_RECORD_HAS_*).
 enum RecordHas : std::uint32_t {
-    kHasThreadId = 0x0001,   // thread_id and process_id
+    kHasThreadId = 0x0001, // thread_id and process_id
     kHasTimestamp = 0x0002,
     kHasGuid = 0x0004,
     kHasHookId = 0x0008,     // hook_id and version_word
@@ -38,8 +38,8 @@ enum RecordHas : std::uint32_t {
     kHasDescriptor = 0x0020, // event_id, channel, task, keyword
     kHasCpuTime = 0x0040,    // kernel_time, user_time
     kHasActivityId = 0x0080,
-    kHasInstance = 0x0100,   // instance_id, parent_instance_id, parent_guid
-    kHasMessage = 0x0200,    // message_number, message_flags
+    kHasInstance = 0x0100, // instance_id, parent_instance_id, parent_guid
+    kHasMessage = 0x0200,  // message_number, message_flags
     kHasSequence = 0x0400,
     kHasComponentId = 0x0800,
     kHasEventFlags = 0x1000, // event_flags, event_property
@@ -56,28 +56,28 @@ struct ExtendedItem {
 
 struct Record {
     RecordKind kind = RecordKind::System;
-    std::uint8_t header_type = 0;  // HeaderType byte (0x0F for messages)
-    std::uint8_t marker_flags = 0; // 0xC0, or 0x90 for messages
-    std::uint16_t size = 0;        // the Size field: header, extended data and payload
-    std::uint32_t offset = 0;      // of the record in the buffer image
-    std::uint32_t header_size = 0; // fixed header plus header extensions / message fields
+    std::uint8_t header_type = 0;     // HeaderType byte (0x0F for messages)
+    std::uint8_t marker_flags = 0;    // 0xC0, or 0x90 for messages
+    std::uint16_t size = 0;           // the Size field: header, extended data and payload
+    std::uint32_t offset = 0;         // of the record in the buffer image
+    std::uint32_t header_size = 0;    // fixed header plus header extensions / message fields
     std::uint32_t payload_offset = 0; // from the record start (after extended data)
     std::uint32_t payload_size = 0;
-    std::uint32_t pointer_size = 0;   // 4 or 8 from the 32/64 header type; 0 if not said
-    std::uint32_t present = 0;        // RecordHas bits
+    std::uint32_t pointer_size = 0; // 4 or 8 from the 32/64 header type; 0 if not said
+    std::uint32_t present = 0;      // RecordHas bits
 
-    std::uint16_t version_word = 0;   // SYSTEM/COMPACT/PERFINFO Version (with extension bits)
+    std::uint16_t version_word = 0; // SYSTEM/COMPACT/PERFINFO Version (with extension bits)
     std::uint16_t hook_id = 0;
     std::uint32_t thread_id = 0;
     std::uint32_t process_id = 0;
-    std::int64_t timestamp = 0;       // raw session clock
-    std::uint32_t kernel_time = 0;    // with user_time: ProcessorTime in private sessions
+    std::int64_t timestamp = 0;    // raw session clock
+    std::uint32_t kernel_time = 0; // with user_time: ProcessorTime in private sessions
     std::uint32_t user_time = 0;
-    etw_guid guid{};                  // class GUID, ProviderId or message GUID
+    etw_guid guid{}; // class GUID, ProviderId or message GUID
 
-    std::uint8_t opcode = 0;          // Class.Type or descriptor Opcode
+    std::uint8_t opcode = 0; // Class.Type or descriptor Opcode
     std::uint8_t level = 0;
-    std::uint16_t version = 0;        // Class.Version or descriptor Version
+    std::uint16_t version = 0; // Class.Version or descriptor Version
     std::uint16_t event_id = 0;
     std::uint8_t channel = 0;
     std::uint16_t task = 0;

@@ -65,7 +65,8 @@ std::int64_t scale(const TimeBase &base, std::int64_t raw, std::uint64_t mul, st
 std::int64_t to_filetime(const TimeBase &base, std::int64_t raw) noexcept
 {
     switch (base.clock_type) {
-    case 2: return raw;
+    case 2:
+        return raw;
     case 3:
         if (base.cpu_mhz == 0)
             return raw;
@@ -81,7 +82,8 @@ TimeConverter::TimeConverter(const TimeBase &base) noexcept : base_(base)
 {
     std::uint64_t div = 0;
     switch (base.clock_type) {
-    case 2: break;
+    case 2:
+        break;
     case 3:
         div = base.cpu_mhz;
         mul_ = 10;

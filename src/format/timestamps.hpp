@@ -7,11 +7,11 @@
 namespace openetw::format {
 
 struct TimeBase {
-    std::uint32_t clock_type = 1;          // 1 QPC (also 0 and unknown values), 2 FILETIME, 3 CPU cycles
-    std::int64_t reference_raw = 0;        // SystemTime of the logfile header record
-    std::int64_t reference_filetime = 0;   // TRACE_LOGFILE_HEADER.StartTime
-    std::uint64_t perf_freq = 0;           // ticks per second (clock 1)
-    std::uint32_t cpu_mhz = 0;             // ticks per microsecond (clock 3)
+    std::uint32_t clock_type = 1;        // 1 QPC (also 0 and unknown values), 2 FILETIME, 3 CPU cycles
+    std::int64_t reference_raw = 0;      // SystemTime of the logfile header record
+    std::int64_t reference_filetime = 0; // TRACE_LOGFILE_HEADER.StartTime
+    std::uint64_t perf_freq = 0;         // ticks per second (clock 1)
+    std::uint32_t cpu_mhz = 0;           // ticks per microsecond (clock 3)
 };
 
 // FILETIME of raw, rounded toward minus infinity. Clock 2 values are already

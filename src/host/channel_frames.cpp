@@ -94,8 +94,9 @@ bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why)
     if (f.status == kProtocol)
         return true;
     *why = Fail(ETW_ERROR_NOT_SUPPORTED,
-                "the session host (process " + std::to_string(platform::process_id()) + ") is of another OpenETW build: it speaks host protocol " +
-                    std::to_string(kProtocol) + ", this library " + std::to_string(f.status) +
+                "the session host (process " + std::to_string(platform::process_id()) +
+                    ") is of another OpenETW build: it speaks host protocol " + std::to_string(kProtocol) +
+                    ", this library " + std::to_string(f.status) +
                     "; stop the sessions it hosts (etwctl list, etwctl stop) so that it exits, then start again");
     send_answer(c, *why, {});
     return false;
@@ -114,7 +115,8 @@ bool recv_frame(platform::ChannelHandle c, Frame *f, std::vector<std::uint8_t> *
     }
     if (st == ETW_OK)
         return true;
-    *why = st == ETW_ERROR_HANDLE_EOF     ? Fail(st, "the host process ended the conversation (it died or stopped the session)")
+    *why = st == ETW_ERROR_HANDLE_EOF
+               ? Fail(st, "the host process ended the conversation (it died or stopped the session)")
            : st == ETW_ERROR_TIMEOUT      ? Fail(st, "no answer in time")
            : st == ETW_ERROR_INVALID_DATA ? Fail(st, "a malformed message")
                                           : Fail(st, "the channel failed");

@@ -95,8 +95,9 @@ Status connect_host(ChannelHandle *out, bool spawn)
     if (st != ETW_OK && spawn && !SystemRegistry::is_host_process()) {
         const std::string program = host_program();
         if (program.empty())
-            return Fail(ETW_ERROR_FILE_NOT_FOUND, "no session host runs and openetw-hostd was not found (set OPENETW_HOSTD "
-                                                  "to its path, or install it)");
+            return Fail(ETW_ERROR_FILE_NOT_FOUND,
+                        "no session host runs and openetw-hostd was not found (set OPENETW_HOSTD "
+                        "to its path, or install it)");
         if (etw_status sp = platform::spawn_daemon({program, "--registry", registry}); sp != ETW_OK)
             return Fail(sp, "cannot start the session host " + program);
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kHostStartWaitMs);
@@ -178,7 +179,8 @@ Status read_host_request(ChannelHandle c, HostIncoming *out)
     return ok ? Status::ok() : Fail(ETW_ERROR_INVALID_DATA, "a malformed request");
 }
 
-void answer_host(ChannelHandle c, const Status &st, const Properties *props, std::uint32_t slot, std::uint32_t generation)
+void answer_host(ChannelHandle c, const Status &st, const Properties *props, std::uint32_t slot,
+                 std::uint32_t generation)
 {
     Writer w;
     if (props) {

@@ -42,8 +42,7 @@ class Hosting::SlotClaim final : public Claim {
 public:
     SlotClaim(SystemRegistry &reg, std::uint32_t slot, std::uint32_t generation)
         : reg(reg), slot(slot), generation(generation)
-    {
-    }
+    {}
     std::string region_path() const override { return reg.region_path(slot, generation); }
     SystemRegistry &reg;
     std::uint32_t slot, generation;
@@ -73,8 +72,8 @@ Status Hosting::claim(const Properties &props, const SessionOptions &options, st
     std::uint32_t slot = 0, generation = 0;
     Status st = reg->claim(props.session_name(), guid, handle, &slot, &generation);
     RegistryEntry orphan;
-    if (!st && st.code == ETW_ERROR_ALREADY_EXISTS && options.replace_orphan && reg->find(props.session_name(), &orphan) &&
-        orphan.orphaned) {
+    if (!st && st.code == ETW_ERROR_ALREADY_EXISTS && options.replace_orphan &&
+        reg->find(props.session_name(), &orphan) && orphan.orphaned) {
         // Its file is finished as a stop would; a file it could not finish does not keep the name.
         RemoteSession(*reg, orphan).stop(nullptr);
         st = reg->claim(props.session_name(), guid, handle, &slot, &generation);
@@ -214,10 +213,12 @@ Status Hosting::take_over(Properties &props, const SessionOptions &options, std:
                                              "registry on this system): there is no orphan to take over");
     RegistryEntry orphan;
     if (!reg->find(props.session_name(), &orphan))
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no session named \"" + props.session_name_utf8() + "\" to take over");
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND,
+                    "no session named \"" + props.session_name_utf8() + "\" to take over");
     if (!orphan.orphaned)
-        return Fail(ETW_ERROR_ALREADY_EXISTS, "the session \"" + props.session_name_utf8() + "\" is not orphaned: process " +
-                                                  std::to_string(orphan.host_pid) + " hosts it");
+        return Fail(ETW_ERROR_ALREADY_EXISTS, "the session \"" + props.session_name_utf8() +
+                                                  "\" is not orphaned: process " + std::to_string(orphan.host_pid) +
+                                                  " hosts it");
     Properties settings(orphan.name);
     std::vector<EnableRecord> enables;
     std::vector<GrantRecord> grants;
@@ -239,7 +240,8 @@ Status Hosting::take_over(Properties &props, const SessionOptions &options, std:
     SessionOptions o = options;
     o.take_over = false;
     if (Status st = engine_.start(props, o, out); !st)
-        return Fail(st.code, "the orphan was stopped (its file finished) but could not be started again: " + st.message);
+        return Fail(st.code,
+                    "the orphan was stopped (its file finished) but could not be started again: " + st.message);
     for (const EnableRecord &e : enables)
         engine_.enable_provider(*out, e.guid, true, std::uint8_t(e.level), e.match_any, e.match_all);
     for (const GrantRecord &g : grants)
@@ -269,10 +271,7 @@ bool Hosting::allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights)
     return false;
 }
 
-void Hosting::publish_tables(const Hosted &h)
-{
-    SystemRegistry::get()->publish_tables(h.slot, h.enables, h.grants);
-}
+void Hosting::publish_tables(const Hosted &h) { SystemRegistry::get()->publish_tables(h.slot, h.enables, h.grants); }
 
 Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid, std::uint32_t rights)
 {
@@ -281,12 +280,12 @@ Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
     auto it = hosted_.find(session.get());
     if (it == hosted_.end())
-        return Fail(ETW_ERROR_NOT_SUPPORTED, session->is_private()
-                                                 ? "a private session belongs to its process: it grants no rights"
-                                                 : "the session runs in this process only: sessions are not system-wide "
-                                                   "here (OPENETW_REGISTRY=none, no shared registry on this system, or "
-                                                   "no session host could be started: openetw-hostd not found, see "
-                                                   "OPENETW_HOSTD)");
+        return Fail(ETW_ERROR_NOT_SUPPORTED,
+                    session->is_private() ? "a private session belongs to its process: it grants no rights"
+                                          : "the session runs in this process only: sessions are not system-wide "
+                                            "here (OPENETW_REGISTRY=none, no shared registry on this system, or "
+                                            "no session host could be started: openetw-hostd not found, see "
+                                            "OPENETW_HOSTD)");
     std::vector<GrantRecord> &g = it->second->grants;
     auto at = std::find_if(g.begin(), g.end(), [&](const GrantRecord &r) { return r.uid == uid; });
     if (rights == 0) {
@@ -296,8 +295,8 @@ Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid
         at->rights = rights;
     } else {
         if (g.size() >= kSlotGrants)
-            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session already grants rights to " +
-                                                           std::to_string(kSlotGrants) + " users");
+            return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                        "the session already grants rights to " + std::to_string(kSlotGrants) + " users");
         g.push_back({uid, rights});
     }
     publish_tables(*it->second);
@@ -326,8 +325,9 @@ void Hosting::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
             const char *right = req.code == Request::Writer    ? "logging"
                                 : req.code == Request::Consume ? "consuming"
                                                                : "control";
-            answer(c, Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
-                                                         " right over the session (see etw_session_grant)"),
+            answer(c,
+                   Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
+                                                     " right over the session (see etw_session_grant)"),
                    nullptr);
             platform::channel_close(&c);
             continue;
@@ -353,8 +353,9 @@ void Hosting::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
             if (s->state.load() != Session::Running)
                 answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
             else if (!s->is_shared())
-                answer(c, Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
-                                                        "could not be created)"),
+                answer(c,
+                       Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
+                                                     "could not be created)"),
                        nullptr);
             else
                 answer_writer(c, s->region_fd(), s->writer_params());
@@ -371,8 +372,9 @@ void Hosting::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
         }
         if (req.code == Request::FlushTo && peer.uid != 0 && peer.uid != platform::effective_user_id()) {
             // The host writes the file as its user: a grant does not extend to that.
-            answer(c, Fail(ETW_ERROR_ACCESS_DENIED, "only the session's own user or root may flush it to a file of "
-                                                    "their choosing"),
+            answer(c,
+                   Fail(ETW_ERROR_ACCESS_DENIED, "only the session's own user or root may flush it to a file of "
+                                                 "their choosing"),
                    nullptr);
             platform::channel_close(&c);
             continue;
@@ -385,29 +387,38 @@ void Hosting::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
         Status st;
         bool with_props = true;
         switch (req.code) {
-        case Request::Query: st = engine_.query(s, out); break;
+        case Request::Query:
+            st = engine_.query(s, out);
+            break;
         case Request::Update:
             st = engine_.update(s, req.props);
             out = req.props;
             break;
-        case Request::Flush: st = engine_.flush(s, &out); break;
+        case Request::Flush:
+            st = engine_.flush(s, &out);
+            break;
         case Request::FlushTo:
             if (!s->is_buffering())
-                st = Fail(ETW_ERROR_INVALID_PARAMETER, "flushing to a file needs a buffering session (ETW_BUFFERING_MODE)");
+                st = Fail(ETW_ERROR_INVALID_PARAMETER,
+                          "flushing to a file needs a buffering session (ETW_BUFFERING_MODE)");
             else
                 st = engine_.flush(s, &out, utf16_to_utf8_lossy(req.path));
             break;
-        case Request::Stop: st = engine_.stop(s, &out); break;
+        case Request::Stop:
+            st = engine_.stop(s, &out);
+            break;
         case Request::Enable:
             with_props = false;
-            st = engine_.enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level), req.enable.match_any,
-                                 req.enable.match_all);
+            st = engine_.enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level),
+                                         req.enable.match_any, req.enable.match_all);
             break;
         case Request::Grant:
             with_props = false;
             st = grant(s, req.grant.uid, req.grant.rights);
             break;
-        default: st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request"); break;
+        default:
+            st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request");
+            break;
         }
         if (st && with_props && req.code != Request::Stop)
             reg.publish(h->slot, out); // what an orphan will report

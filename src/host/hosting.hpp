@@ -102,7 +102,7 @@ private:
     std::mutex sync_mutex_; // one sync_remote at a time; taken before the engine's lock
     std::map<std::uint64_t, std::shared_ptr<Session>> remote_targets_;
     std::map<std::uint64_t, std::uint32_t> remote_denied_; // key -> enable sequence when refused
-    bool watcher_started_ = false;                          // guarded by mutex_
+    bool watcher_started_ = false;                         // guarded by mutex_
 };
 
 // The process's engine with the process's hosting installed: what the

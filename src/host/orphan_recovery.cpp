@@ -30,8 +30,9 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
 {
     platform::Region region;
     if (etw_status st = platform::shared_region_open(&region, region_path); st != ETW_OK)
-        return Fail(st, st == ETW_ERROR_ACCESS_DENIED ? "the session's region \"" + region_path + "\" is not ours to open"
-                                                      : "the session's region \"" + region_path + "\" is gone");
+        return Fail(st, st == ETW_ERROR_ACCESS_DENIED
+                            ? "the session's region \"" + region_path + "\" is not ours to open"
+                            : "the session's region \"" + region_path + "\" is gone");
     BufferPool pool;
     if (pool.attach(region) != ETW_OK)
         return Fail(ETW_ERROR_INVALID_DATA, "\"" + region_path + "\" is not a session region of this version");
@@ -82,7 +83,8 @@ Status collect_region(const std::string &region_path, std::uint32_t clock_type, 
         const std::int64_t first = std::int64_t(etl::rd64(copy.data() + etl::kBufferHeaderSize + 16));
         found.push_back({first, std::move(copy)});
     }
-    std::stable_sort(found.begin(), found.end(), [](const Found &a, const Found &b) { return a.first_time < b.first_time; });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Found &a, const Found &b) { return a.first_time < b.first_time; });
     for (Found &f : found)
         out->buffers.push_back(std::move(f.bytes));
     out->events_lost = std::uint32_t(std::min<std::uint64_t>(lost, 0xFFFFFFFFu));

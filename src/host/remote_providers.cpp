@@ -19,7 +19,10 @@ namespace openetw::host {
 using engine::Enablement;
 
 namespace {
-std::uint64_t target_key(std::uint32_t slot, std::uint32_t generation) { return (std::uint64_t(slot) << 32) | generation; }
+std::uint64_t target_key(std::uint32_t slot, std::uint32_t generation)
+{
+    return (std::uint64_t(slot) << 32) | generation;
+}
 std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
 } // namespace
 

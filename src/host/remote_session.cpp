@@ -24,7 +24,8 @@ Status RemoteSession::orphan_access()
         for (const GrantRecord &g : grants)
             if (g.uid == me && (g.rights & ETW_SESSION_RIGHT_CONTROL))
                 return Status::ok();
-    return Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(me) + " has no control right over the orphaned session of user " +
+    return Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(me) +
+                                             " has no control right over the orphaned session of user " +
                                              std::to_string(entry_.host_uid));
 }
 
@@ -34,7 +35,8 @@ Status RemoteSession::enable(const EnableRecord &rec, bool enable)
         return gone();
     if (entry_.orphaned)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+                                                          std::to_string(entry_.host_pid) +
+                                                          " died): it can only be stopped");
     return request_enable(registry_, entry_, rec, enable);
 }
 
@@ -44,7 +46,8 @@ Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
         return gone();
     if (entry_.orphaned)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+                                                          std::to_string(entry_.host_pid) +
+                                                          " died): it can only be stopped");
     return request_grant(registry_, entry_, GrantRecord{uid, rights});
 }
 
@@ -54,7 +57,8 @@ Status RemoteSession::options(SessionOptions *out)
         return gone();
     if (entry_.orphaned)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+                                                          std::to_string(entry_.host_pid) +
+                                                          " died): it can only be stopped");
     return request_options(registry_, entry_, out);
 }
 
@@ -64,7 +68,8 @@ Status RemoteSession::flush_to(const std::string &path, Properties *props)
         return gone();
     if (entry_.orphaned)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) + " died): it can only be stopped");
+                                                          std::to_string(entry_.host_pid) +
+                                                          " died): it can only be stopped");
     auto abs = utf8_to_utf16(platform::absolute_path(path)); // the host's folder is not the caller's
     if (!abs || abs->size() > kRegistryNameMax)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "path is not valid UTF-8 or longer than 1024 characters");
@@ -87,8 +92,7 @@ Status RemoteSession::query(Properties &props)
 {
     if (!registry_.refresh(entry_))
         return gone();
-    if (entry_.orphaned)
-    {
+    if (entry_.orphaned) {
         if (Status st = orphan_access(); !st)
             return st;
         return registry_.published(entry_, props) ? Status::ok() : gone();
@@ -137,7 +141,8 @@ Status RemoteSession::stop(Properties *props)
             etw_event_trace_properties &r = out.record();
             RegionLeftovers left;
             const std::string region = registry_.region_path(entry_.slot, entry_.generation);
-            const Status collected = collect_region(region, r.Wnode.ClientContext, std::uint16_t(entry_.handle & 0xFFFF), &left);
+            const Status collected =
+                collect_region(region, r.Wnode.ClientContext, std::uint16_t(entry_.handle & 0xFFFF), &left);
             if (collected) {
                 r.EventsLost = left.events_lost; // the region's count is the latest
             }
@@ -153,8 +158,9 @@ Status RemoteSession::stop(Properties *props)
         }
         registry_.release(entry_.slot, entry_.generation);
         if (!st)
-            return Fail(st.code, "the orphaned session stopped (its name is free), but its log file was not finished: " +
-                                     st.message);
+            return Fail(st.code,
+                        "the orphaned session stopped (its name is free), but its log file was not finished: " +
+                            st.message);
         return st;
     }
     return request_control(registry_, entry_, Request::Stop, props);

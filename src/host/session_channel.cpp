@@ -34,9 +34,12 @@ Status send_request(SystemRegistry &reg, const RegistryEntry &e, Request code, c
 std::uint32_t right_needed(Request r)
 {
     switch (r) {
-    case Request::Writer: return ETW_SESSION_RIGHT_LOG;
-    case Request::Consume: return ETW_SESSION_RIGHT_CONSUME;
-    default: return ETW_SESSION_RIGHT_CONTROL;
+    case Request::Writer:
+        return ETW_SESSION_RIGHT_LOG;
+    case Request::Consume:
+        return ETW_SESSION_RIGHT_CONSUME;
+    default:
+        return ETW_SESSION_RIGHT_CONTROL;
     }
 }
 
@@ -125,7 +128,8 @@ Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::
     return props_request(reg, e, Request::FlushTo, w, props);
 }
 
-Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region, Session::WriterParams *params)
+Status request_writer(SystemRegistry &reg, const RegistryEntry &e, platform::Region *region,
+                      Session::WriterParams *params)
 {
     ChannelHandle c = platform::kNoChannel;
     if (Status st = send_request(reg, e, Request::Writer, {}, &c); !st)
@@ -234,16 +238,23 @@ Status read_request(ChannelHandle c, IncomingRequest *out)
     case Request::Query:
     case Request::Update:
     case Request::Flush:
-    case Request::Stop: ok = get_props(r, &out->props); break;
+    case Request::Stop:
+        ok = get_props(r, &out->props);
+        break;
     case Request::Enable: {
         std::uint32_t on = 0;
         ok = r.get(&out->enable, sizeof out->enable) && r.u32(&on);
         out->enable_on = on != 0;
         break;
     }
-    case Request::Grant: ok = r.get(&out->grant, sizeof out->grant); break;
-    case Request::FlushTo: ok = r.text16(&out->path) && !out->path.empty() && get_props(r, &out->props); break;
-    default: break;
+    case Request::Grant:
+        ok = r.get(&out->grant, sizeof out->grant);
+        break;
+    case Request::FlushTo:
+        ok = r.text16(&out->path) && !out->path.empty() && get_props(r, &out->props);
+        break;
+    default:
+        break;
     }
     return ok ? Status::ok() : Fail(ETW_ERROR_INVALID_DATA, "a malformed request");
 }

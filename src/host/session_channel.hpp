@@ -20,8 +20,15 @@
 namespace openetw::host {
 
 enum class Request : std::uint32_t {
-    Query = 1, Update = 2, Flush = 3, Stop = 4, Enable = 5, Grant = 6, Writer = 7, Consume = 8,
-    Options = 9, // the options the session runs with (control right)
+    Query = 1,
+    Update = 2,
+    Flush = 3,
+    Stop = 4,
+    Enable = 5,
+    Grant = 6,
+    Writer = 7,
+    Consume = 8,
+    Options = 9,  // the options the session runs with (control right)
     FlushTo = 10, // a buffering session's snapshot to a path: the host's own user or root only
 };
 
@@ -66,11 +73,11 @@ private:
 
 struct IncomingRequest {
     Request code{};
-    Properties props;            // Query..Stop
-    EnableRecord enable{};       // Enable
+    Properties props;      // Query..Stop
+    EnableRecord enable{}; // Enable
     bool enable_on = false;
-    GrantRecord grant{};         // Grant
-    std::u16string path;         // FlushTo
+    GrantRecord grant{}; // Grant
+    std::u16string path; // FlushTo
 };
 // Reads one request from a caller (bounded wait: a caller that sends nothing
 // is dropped). ETW_ERROR_INVALID_DATA for a malformed one.

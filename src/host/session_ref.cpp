@@ -40,7 +40,8 @@ public:
     Status flush_to(const std::string &path, Properties *props) override
     {
         if (!s_->is_buffering())
-            return Fail(ETW_ERROR_INVALID_PARAMETER, "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "etw_session_flush_to_file needs a buffering session (ETW_BUFFERING_MODE)");
         return engine().flush(s_, props, path);
     }
     Status stop(Properties *props) override { return engine().stop(s_, props); }
@@ -48,7 +49,10 @@ public:
     {
         return engine().enable_provider(s_, provider, on, level, any, all);
     }
-    Status grant(std::uint32_t uid, std::uint32_t rights) override { return Hosting::instance().grant(s_, uid, rights); }
+    Status grant(std::uint32_t uid, std::uint32_t rights) override
+    {
+        return Hosting::instance().grant(s_, uid, rights);
+    }
     void describe(Properties &props) override { s_->fill(props); }
     Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
     {
@@ -114,7 +118,8 @@ public:
     Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
     {
         if (r_.entry().orphaned)
-            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process died): nothing feeds it");
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND,
+                        "the session is orphaned (its host process died): nothing feeds it");
         std::unique_ptr<RemoteFeed> feed;
         if (Status st = RemoteFeed::open(*SystemRegistry::get(), r_.entry(), &feed, header); !st)
             return st;
@@ -147,7 +152,8 @@ Status start_anywhere(Properties &props, const SessionOptions &options, std::uni
         // the session runs in this process, as etw_session_get_host_info says.
     }
     std::shared_ptr<Session> local;
-    Status st = options.take_over ? hosting.take_over(props, options, &local) : hosting.engine().start(props, options, &local);
+    Status st =
+        options.take_over ? hosting.take_over(props, options, &local) : hosting.engine().start(props, options, &local);
     if (st)
         *out = std::make_unique<LocalRef>(std::move(local));
     return st;
@@ -159,7 +165,8 @@ Status start_session(Properties &props, const SessionOptions &options, std::uniq
 {
     // A taken-over session keeps its own settings; a new one gets Windows'
     // default maximum (the caller's props are unchanged on failure).
-    const std::uint32_t given = options.take_over ? 0 : props.apply_maximum_buffers_default(platform::processor_count());
+    const std::uint32_t given =
+        options.take_over ? 0 : props.apply_maximum_buffers_default(platform::processor_count());
     Status st = start_anywhere(props, options, out);
     if (!st && !options.take_over)
         props.record().MaximumBuffers = given;
@@ -176,7 +183,8 @@ Status open_session(const std::u16string &name, std::unique_ptr<SessionRef> *out
     }
     RegistryEntry e;
     if (!hosting.find_foreign(name, &e))
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "no running session is named \"" + utf16_to_utf8_lossy(name) + "\"");
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND,
+                    "no running session is named \"" + utf16_to_utf8_lossy(name) + "\"");
     *out = std::make_unique<HostedRef>(e);
     return Status::ok();
 }

@@ -367,7 +367,8 @@ void SystemRegistry::remove_stray_regions()
             continue;
         unsigned slot = 0, generation = 0;
         char tail = 0;
-        if (std::sscanf(name.c_str() + prefix.size(), "%u.%u%c", &slot, &generation, &tail) != 2 || slot >= kRegistrySlots)
+        if (std::sscanf(name.c_str() + prefix.size(), "%u.%u%c", &slot, &generation, &tail) != 2 ||
+            slot >= kRegistrySlots)
             continue; // not a region file (the lock, another namespace's file)
         RegistrySlot &s = this->slot(slot);
         const std::uint32_t st = s.state.load(std::memory_order_acquire);
@@ -490,7 +491,8 @@ void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRec
     bump_enables();
 }
 
-bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants)
+bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *enables,
+                            std::vector<GrantRecord> *grants)
 {
     if (e.slot >= kRegistrySlots)
         return false;

@@ -1,6 +1,6 @@
 // std::FILE with 64-bit offsets; UTF-8 paths become UTF-16 on Windows.
 #if !defined(_WIN32)
-#  define _FILE_OFFSET_BITS 64
+#define _FILE_OFFSET_BITS 64
 #endif
 
 #include "platform/file_input.hpp"
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #if !defined(_WIN32)
-#  include <fcntl.h>
-#  include <unistd.h>
+#include <fcntl.h>
+#include <unistd.h>
 #endif
 
 namespace openetw::platform {
@@ -103,9 +103,8 @@ Status read_whole(const std::string &path, std::uint64_t limit, const char *what
         return st;
     const std::uint64_t size = input->size();
     if (size > limit)
-        return Fail(ETW_ERROR_INVALID_DATA,
-                    std::string(what) + " '" + path + "' has " + std::to_string(size) + " bytes; at most " +
-                        std::to_string(limit) + " are read");
+        return Fail(ETW_ERROR_INVALID_DATA, std::string(what) + " '" + path + "' has " + std::to_string(size) +
+                                                " bytes; at most " + std::to_string(limit) + " are read");
     bytes.resize(static_cast<std::size_t>(size));
     std::size_t got = 0;
     if (Status st = input->read_at(0, bytes.data(), bytes.size(), got); !st)

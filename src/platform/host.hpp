@@ -47,7 +47,8 @@ etw_status registry_create(Region *out, const std::string &path, std::size_t siz
 // ETW_ERROR_FILE_NOT_FOUND when there is none yet; ETW_ERROR_ACCESS_DENIED
 // when it is owned by a user other than the caller or root;
 // ETW_ERROR_BAD_LENGTH when its size is not size. *owner: its owner's uid.
-etw_status registry_open_readonly(Region *out, const std::string &path, std::size_t size, std::uint32_t *owner) noexcept;
+etw_status registry_open_readonly(Region *out, const std::string &path, std::size_t size,
+                                  std::uint32_t *owner) noexcept;
 
 // The folder of the file holding this code (the shared library, or the
 // program linking it statically), where the host program is looked for

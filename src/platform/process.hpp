@@ -90,7 +90,7 @@ std::uint32_t process_id() noexcept;
 std::uint32_t thread_id() noexcept;
 #else
 namespace detail {
-inline std::atomic<std::uint32_t> g_pid{0};                  // 0: not known (reset by fork)
+inline std::atomic<std::uint32_t> g_pid{0};                   // 0: not known (reset by fork)
 inline thread_local std::uint32_t t_tid OPENETW_FAST_TLS = 0; // 0: not known (reset by fork)
 std::uint32_t process_id_first() noexcept;
 std::uint32_t thread_id_first() noexcept;

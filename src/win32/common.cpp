@@ -155,7 +155,7 @@ bool read_block_name(const unsigned char *block, size_t offset, size_t limit, bo
 size_t fixed_size(const EVENT_TRACE_PROPERTIES *props)
 {
     return (props->Wnode.Flags & WNODE_FLAG_VERSIONED_PROPERTIES) != 0 ? sizeof(EVENT_TRACE_PROPERTIES_V2)
-                                                                      : sizeof(EVENT_TRACE_PROPERTIES);
+                                                                       : sizeof(EVENT_TRACE_PROPERTIES);
 }
 
 ULONG write_back(EVENT_TRACE_PROPERTIES *props, const etw_properties *src, bool wide)

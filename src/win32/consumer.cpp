@@ -29,14 +29,14 @@ struct Trace {
     uint64_t handle = 0;
     bool wide = false;
     bool realtime = false;
-    std::string source;             // the file path or session name, UTF-8
-    EVENT_TRACE_LOGFILEW logfile{}; // the caller's structure, updated as Windows does (same layout for A)
+    std::string source;                        // the file path or session name, UTF-8
+    EVENT_TRACE_LOGFILEW logfile{};            // the caller's structure, updated as Windows does (same layout for A)
     std::u16string logger_name, log_file_name; // what LogfileHeader points to
     etw_consumer *consumer = nullptr;          // opened by OpenTrace
     Dispatch own;                              // dispatch of a ProcessTrace of this trace alone
     etw_consumer *active = nullptr;            // the consumer being processed
     bool processing = false;
-    bool closed = false;                                 // CloseTrace while processing
+    bool closed = false;                                // CloseTrace while processing
     std::vector<EVENT_HEADER_EXTENDED_DATA_ITEM> items; // scratch for extended data
 };
 
@@ -225,8 +225,8 @@ etw_consumer_options options_for(Trace *t, Dispatch *d)
     etw_consumer_options options;
     std::memset(&options, 0, sizeof options);
     options.struct_size = sizeof options;
-    options.flags = (t->logfile.ProcessTraceMode & PROCESS_TRACE_MODE_RAW_TIMESTAMP) != 0 ? ETW_CONSUMER_RAW_TIMESTAMP
-                                                                                          : 0;
+    options.flags =
+        (t->logfile.ProcessTraceMode & PROCESS_TRACE_MODE_RAW_TIMESTAMP) != 0 ? ETW_CONSUMER_RAW_TIMESTAMP : 0;
     options.buffer = on_buffer;
     options.record = on_record;
     options.user_data = d;
@@ -244,8 +244,8 @@ TRACEHANDLE open_trace(void *logfile, bool wide)
     std::memcpy(&trace->logfile, logfile, sizeof(EVENT_TRACE_LOGFILEW));
     EVENT_TRACE_LOGFILEW &lf = trace->logfile;
     trace->realtime = (lf.ProcessTraceMode & PROCESS_TRACE_MODE_REAL_TIME) != 0;
-    const void *name = trace->realtime ? static_cast<const void *>(lf.LoggerName)
-                                       : static_cast<const void *>(lf.LogFileName);
+    const void *name =
+        trace->realtime ? static_cast<const void *>(lf.LoggerName) : static_cast<const void *>(lf.LogFileName);
     // Without a LoggerName a valid log file name is required: ERROR_BAD_PATHNAME.
     if (name == nullptr) {
         set_last_error(trace->realtime ? ERROR_INVALID_PARAMETER : ERROR_BAD_PATHNAME);

@@ -56,7 +56,8 @@ ULONG read_log_file_name(const EVENT_TRACE_PROPERTIES *props, bool wide, std::st
 bool log_file_in_use(const std::string &path)
 {
     bool in_use = false;
-    for_each_running_session([&](const etw_properties *p) { in_use = in_use || path == etw_properties_log_file_name(p); });
+    for_each_running_session(
+        [&](const etw_properties *p) { in_use = in_use || path == etw_properties_log_file_name(p); });
     return in_use;
 }
 
@@ -109,8 +110,10 @@ ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES
         return status == ERROR_INVALID_NAME ? ERROR_INVALID_PARAMETER : status;
     // BufferSize 0 takes the default; sizes outside 4..16384 KB are adjusted
     // into the range, as ETW adjusts them.
-    ULONG kb = props->BufferSize == 0 ? 64 : props->BufferSize < 4 ? 4 : props->BufferSize > 16384 ? 16384
-                                                                                                     : props->BufferSize;
+    ULONG kb = props->BufferSize == 0      ? 64
+               : props->BufferSize < 4     ? 4
+               : props->BufferSize > 16384 ? 16384
+                                           : props->BufferSize;
     etw_guid guid;
     std::memcpy(&guid, &props->Wnode.Guid, sizeof guid);
     const ULONG setters[] = {

@@ -49,7 +49,8 @@ void on_enable(const etw_provider_enable_info *info, void *user_data)
     if (reg->manifest) {
         if (reg->enable != nullptr)
             reg->enable(&reg->guid,
-                        info->is_enabled != 0 ? EVENT_CONTROL_CODE_ENABLE_PROVIDER : EVENT_CONTROL_CODE_DISABLE_PROVIDER,
+                        info->is_enabled != 0 ? EVENT_CONTROL_CODE_ENABLE_PROVIDER
+                                              : EVENT_CONTROL_CODE_DISABLE_PROVIDER,
                         static_cast<UCHAR>(info->level), info->match_any_keyword, info->match_all_keyword, nullptr,
                         reg->context);
         return;
@@ -110,8 +111,8 @@ ULONG remove(uint64_t handle, bool manifest)
     return ERROR_SUCCESS;
 }
 
-ULONG register_classic(WMIDPREQUEST request, PVOID context, LPCGUID control, ULONG count,
-                       PTRACE_GUID_REGISTRATION regs, PTRACEHANDLE out)
+ULONG register_classic(WMIDPREQUEST request, PVOID context, LPCGUID control, ULONG count, PTRACE_GUID_REGISTRATION regs,
+                       PTRACEHANDLE out)
 {
     if (request == nullptr || control == nullptr || out == nullptr || (count > 0 && regs == nullptr))
         return ERROR_INVALID_PARAMETER;
@@ -134,7 +135,8 @@ ULONG register_classic(WMIDPREQUEST request, PVOID context, LPCGUID control, ULO
 }
 
 // Calls fn(reg) under the shared lock; false when the handle is unknown.
-template <typename Fn> bool with_registration(uint64_t handle, bool manifest, Fn fn)
+template <typename Fn>
+bool with_registration(uint64_t handle, bool manifest, Fn fn)
 {
     Table &t = table();
     std::shared_lock<std::shared_mutex> lock(t.mutex);
@@ -228,7 +230,8 @@ OPENETW_WIN32_API ULONG EventUnregister(REGHANDLE handle) { return remove(handle
 OPENETW_WIN32_API BOOLEAN EventProviderEnabled(REGHANDLE handle, UCHAR level, ULONGLONG keyword)
 {
     int enabled = 0;
-    with_registration(handle, true, [&](Registration &r) { enabled = etw_provider_is_enabled(r.provider, level, keyword); });
+    with_registration(handle, true,
+                      [&](Registration &r) { enabled = etw_provider_is_enabled(r.provider, level, keyword); });
     return enabled != 0 ? TRUE : FALSE;
 }
 

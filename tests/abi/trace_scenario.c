@@ -127,8 +127,8 @@ static int run_write(const char *path)
         rc = fail("etw_provider_register", st);
         goto out;
     }
-    if ((st = etw_session_enable_provider(session, &provider_guid, ETW_CONTROL_CODE_ENABLE_PROVIDER,
-                                          ETW_LEVEL_VERBOSE, 0, 0)) != ETW_OK) {
+    if ((st = etw_session_enable_provider(session, &provider_guid, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE,
+                                          0, 0)) != ETW_OK) {
         rc = fail("etw_session_enable_provider", st);
         goto out;
     }
@@ -162,9 +162,9 @@ out:
 /* ---- reading ---- */
 
 struct reader {
-    FILE *out;         /* dump: where to print; NULL for check */
-    uint32_t events;   /* classic events seen */
-    uint32_t others;   /* other records (the logfile header, ...) */
+    FILE *out;       /* dump: where to print; NULL for check */
+    uint32_t events; /* classic events seen */
+    uint32_t others; /* other records (the logfile header, ...) */
     int bad;
 };
 
@@ -202,9 +202,9 @@ static int32_t on_event(void *user_data, const etw_classic_event *e)
     const uint32_t i = rd->events++;
     if (rd->out) {
         /* ClientContext/Flags hold KernelTime/UserTime in a logged event: not printed */
-        fprintf(rd->out, "event %u size=%u type=%u level=%u version=%u marker=0x%02x ht=0x%02x class=",
-                (unsigned)i, (unsigned)h->Size, h->Class.Type, h->Class.Level, (unsigned)h->Class.Version,
-                h->MarkerFlags, h->HeaderType);
+        fprintf(rd->out, "event %u size=%u type=%u level=%u version=%u marker=0x%02x ht=0x%02x class=", (unsigned)i,
+                (unsigned)h->Size, h->Class.Type, h->Class.Level, (unsigned)h->Class.Version, h->MarkerFlags,
+                h->HeaderType);
         print_guid(rd->out, &h->Guid);
         fprintf(rd->out, " payload=%u fnv=%08x\n", (unsigned)e->payload_size,
                 (unsigned)fnv1a(e->payload, e->payload_size));
@@ -218,9 +218,10 @@ static int32_t on_event(void *user_data, const etw_classic_event *e)
             ok = e->payload[k] == payload_byte(i, k);
         if (!ok) {
             if (rd->bad < 5)
-                fprintf(stderr, "trace_scenario: event %u differs from what the scenario wrote "
-                        "(payload %u bytes, expected %u; type %u level %u)\n", (unsigned)i,
-                        (unsigned)e->payload_size, (unsigned)n, h->Class.Type, h->Class.Level);
+                fprintf(stderr,
+                        "trace_scenario: event %u differs from what the scenario wrote "
+                        "(payload %u bytes, expected %u; type %u level %u)\n",
+                        (unsigned)i, (unsigned)e->payload_size, (unsigned)n, h->Class.Type, h->Class.Level);
             rd->bad++;
         }
     }
@@ -265,13 +266,13 @@ static int run_read(const char *path, FILE *out)
         goto out;
     }
     if (out)
-        fprintf(out, "logfile buffer_size=%u version=0x%08x pointer_size=%u log_file_mode=0x%08x "
+        fprintf(out,
+                "logfile buffer_size=%u version=0x%08x pointer_size=%u log_file_mode=0x%08x "
                 "clock=%u events_lost=%u buffers_lost=%u header_type=%u logger=%s file=%s\n",
-                (unsigned)info.header.BufferSize, (unsigned)info.header.Version,
-                (unsigned)info.header.PointerSize, (unsigned)info.header.LogFileMode,
-                (unsigned)info.header.ReservedFlags, (unsigned)info.header.EventsLost,
-                (unsigned)info.header.BuffersLost, (unsigned)info.header_type, info.logger_name,
-                base_name(info.log_file_name));
+                (unsigned)info.header.BufferSize, (unsigned)info.header.Version, (unsigned)info.header.PointerSize,
+                (unsigned)info.header.LogFileMode, (unsigned)info.header.ReservedFlags,
+                (unsigned)info.header.EventsLost, (unsigned)info.header.BuffersLost, (unsigned)info.header_type,
+                info.logger_name, base_name(info.log_file_name));
     if ((st = etw_consumer_process(consumer)) != ETW_OK) {
         rc = fail("etw_consumer_process", st);
         goto out;
@@ -283,22 +284,21 @@ static int run_read(const char *path, FILE *out)
         goto out;
     }
     if (out)
-        fprintf(out, "total events=%u other_records=%u corrupt_buffers=%u corrupt_records=%u "
-                "events_lost=%u first_problem=%u\n", (unsigned)rd.events, (unsigned)rd.others,
-                (unsigned)stats.corrupt_buffers, (unsigned)stats.corrupt_records,
-                (unsigned)stats.events_lost, (unsigned)stats.first_problem);
+        fprintf(out,
+                "total events=%u other_records=%u corrupt_buffers=%u corrupt_records=%u "
+                "events_lost=%u first_problem=%u\n",
+                (unsigned)rd.events, (unsigned)rd.others, (unsigned)stats.corrupt_buffers,
+                (unsigned)stats.corrupt_records, (unsigned)stats.events_lost, (unsigned)stats.first_problem);
     if (!out) {
         if (rd.events != SCENARIO_EVENTS)
             fprintf(stderr, "trace_scenario: %u events read, %u written\n", (unsigned)rd.events,
                     (unsigned)SCENARIO_EVENTS);
         if (stats.corrupt_buffers || stats.corrupt_records || stats.first_problem != ETW_OK)
-            fprintf(stderr, "trace_scenario: the reader found problems (status %u)\n",
-                    (unsigned)stats.first_problem);
+            fprintf(stderr, "trace_scenario: the reader found problems (status %u)\n", (unsigned)stats.first_problem);
         if (rd.bad || rd.events != SCENARIO_EVENTS || stats.corrupt_buffers || stats.corrupt_records ||
             stats.first_problem != ETW_OK)
             goto out;
-        printf("OK: %u events read back as written (%u other records)\n", (unsigned)rd.events,
-               (unsigned)rd.others);
+        printf("OK: %u events read back as written (%u other records)\n", (unsigned)rd.events, (unsigned)rd.others);
     }
     rc = 0;
 out:

@@ -8,15 +8,15 @@
 static int check_passed;
 static int check_failed;
 
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (cond) {                                                                \
-            ++check_passed;                                                        \
-        } else {                                                                   \
-            ++check_failed;                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, \
-                    __LINE__, #cond, etw_last_error_message());                    \
-        }                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            ++check_passed;                                                                                            \
+        } else {                                                                                                       \
+            ++check_failed;                                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond,                   \
+                    etw_last_error_message());                                                                         \
+        }                                                                                                              \
     } while (0)
 
 static int check_summary(void)

@@ -10,8 +10,16 @@
 
 #define MAX_TOKENS 32
 
-struct token { char key[64]; char *value; int quoted; int used; };
-struct line { struct token t[MAX_TOKENS]; int n; };
+struct token {
+    char key[64];
+    char *value;
+    int quoted;
+    int used;
+};
+struct line {
+    struct token t[MAX_TOKENS];
+    int n;
+};
 
 /* Records the step's failure (printf-style with two strings); returns 0. */
 int fail(const char *fmt, const char *a, const char *b);

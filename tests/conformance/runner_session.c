@@ -24,7 +24,10 @@
 #define remove_dir(path) rmdir(path)
 #endif
 
-struct enable_note { uint32_t is_enabled, level; uint64_t any, all; };
+struct enable_note {
+    uint32_t is_enabled, level;
+    uint64_t any, all;
+};
 
 struct copied_record {
     uint32_t kind, process_id;
@@ -70,12 +73,14 @@ static struct {
 
 static const char *tmp_dir(void)
 {
-    if (R.tmp[0]) return R.tmp;
+    if (R.tmp[0])
+        return R.tmp;
 #ifdef _WIN32
     {
         char base[MAX_PATH];
         DWORD n = GetTempPathA(sizeof base, base);
-        if (n == 0 || n >= sizeof base) snprintf(base, sizeof base, ".\\");
+        if (n == 0 || n >= sizeof base)
+            snprintf(base, sizeof base, ".\\");
         snprintf(R.tmp, sizeof R.tmp, "%sopenetw-conformance-%lu", base, runner_pid());
         _mkdir(R.tmp);
     }
@@ -83,7 +88,8 @@ static const char *tmp_dir(void)
     {
         const char *base = getenv("TMPDIR");
         snprintf(R.tmp, sizeof R.tmp, "%s/openetw-conformance-XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(R.tmp)) snprintf(R.tmp, sizeof R.tmp, "/tmp");
+        if (!mkdtemp(R.tmp))
+            snprintf(R.tmp, sizeof R.tmp, "/tmp");
     }
 #endif
     return R.tmp;
@@ -112,12 +118,14 @@ char *expand_placeholders(char *value)
     char pid[32];
     int has_tmp = strstr(value, "{tmp}") != NULL;
     snprintf(pid, sizeof pid, "%lu", runner_pid());
-    if (has_tmp) value = replace_all(value, "{tmp}", tmp_dir());
+    if (has_tmp)
+        value = replace_all(value, "{tmp}", tmp_dir());
 #ifdef _WIN32
     if (value && has_tmp) { /* a Windows path, as the library stores it */
         char *c;
         for (c = value; *c; ++c)
-            if (*c == '/') *c = '\\';
+            if (*c == '/')
+                *c = '\\';
     }
 #endif
     value = replace_all(value, "{pid}", pid);
@@ -129,7 +137,8 @@ char *expand_placeholders(char *value)
             strcpy(copy, value);
             R.files[R.nfiles++] = copy;
         } else {
-            if (grown) R.files = grown;
+            if (grown)
+                R.files = grown;
             free(copy);
         }
     }
@@ -146,7 +155,8 @@ void session_cleanup(void)
     free(R.files);
     R.files = NULL;
     R.nfiles = 0;
-    if (R.tmp[0] && strcmp(R.tmp, "/tmp") != 0) remove_dir(R.tmp);
+    if (R.tmp[0] && strcmp(R.tmp, "/tmp") != 0)
+        remove_dir(R.tmp);
 }
 
 /* ---- Records ---- */
@@ -154,7 +164,8 @@ void session_cleanup(void)
 static void clear_records(struct collected *c)
 {
     size_t i;
-    for (i = 0; i < c->count; ++i) free(c->records[i].payload);
+    for (i = 0; i < c->count; ++i)
+        free(c->records[i].payload);
     free(c->records);
     memset(c, 0, sizeof *c);
 }
@@ -180,7 +191,10 @@ static int32_t on_record(void *user_data, const etw_record *record)
     if (c->count == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 256;
         struct copied_record *grown = realloc(c->records, cap * sizeof *grown);
-        if (!grown) { c->out_of_memory = 1; return 1; }
+        if (!grown) {
+            c->out_of_memory = 1;
+            return 1;
+        }
         c->records = grown;
         c->cap = cap;
     }
@@ -194,8 +208,12 @@ static int32_t on_record(void *user_data, const etw_record *record)
     r->guid = record->guid;
     r->payload_size = record->payload_size;
     r->payload = malloc(record->payload_size ? record->payload_size : 1);
-    if (!r->payload) { c->out_of_memory = 1; return 1; }
-    if (record->payload_size) memcpy(r->payload, record->payload, record->payload_size);
+    if (!r->payload) {
+        c->out_of_memory = 1;
+        return 1;
+    }
+    if (record->payload_size)
+        memcpy(r->payload, record->payload, record->payload_size);
     /* A non-zero return asks the consumer to stop: the Nth call does. */
     return c->stop_after && c->count >= c->stop_after ? 1 : 0;
 }
@@ -227,8 +245,7 @@ static void keep_consumer_facts(etw_consumer *consumer)
         etw_consumer_logfile_header(&R.header, consumer, 0) == ETW_OK) {
         R.have_header = 1;
         snprintf(R.logger_name, sizeof R.logger_name, "%s", R.header.logger_name ? R.header.logger_name : "");
-        snprintf(R.log_file_name, sizeof R.log_file_name, "%s",
-                 R.header.log_file_name ? R.header.log_file_name : "");
+        snprintf(R.log_file_name, sizeof R.log_file_name, "%s", R.header.log_file_name ? R.header.log_file_name : "");
     }
 }
 
@@ -241,20 +258,26 @@ static int process_file(struct line *l)
     etw_consumer_options options;
     etw_status status;
     int ok;
-    if (!need(l, "file", &file)) return 0;
-    if (order && strcmp(order->value, "file") == 0) flags = ETW_CONSUMER_ORDER_FILE;
-    else if (order && strcmp(order->value, "time") != 0) return fail("order=%s is not time or file", order->value, 0);
+    if (!need(l, "file", &file))
+        return 0;
+    if (order && strcmp(order->value, "file") == 0)
+        flags = ETW_CONSUMER_ORDER_FILE;
+    else if (order && strcmp(order->value, "time") != 0)
+        return fail("order=%s is not time or file", order->value, 0);
     clear_records(&R.v);
-    if (stop && !number(stop, &R.v.stop_after)) return 0;
+    if (stop && !number(stop, &R.v.stop_after))
+        return 0;
     options = consumer_options(&R.v, flags);
     paths[0] = file->value;
     status = etw_consumer_open(&consumer, paths, 1, &options);
-    if (status != ETW_OK) return expect(l, status);
+    if (status != ETW_OK)
+        return expect(l, status);
     status = etw_consumer_process(consumer);
     ok = expect(l, status);
     keep_consumer_facts(consumer);
     etw_consumer_close(consumer);
-    if (ok && R.v.out_of_memory) ok = fail("out of memory copying records", 0, 0);
+    if (ok && R.v.out_of_memory)
+        ok = fail("out of memory copying records", 0, 0);
     return ok;
 }
 
@@ -270,13 +293,17 @@ static int live_start(struct line *l)
     struct token *name;
     etw_consumer_options options;
     etw_status status;
-    if (!need(l, "name", &name)) return 0;
-    if (R.live_running) return fail("a live consumer is already running", 0, 0);
+    if (!need(l, "name", &name))
+        return 0;
+    if (R.live_running)
+        return fail("a live consumer is already running", 0, 0);
     clear_records(&R.live_v);
     options = consumer_options(&R.live_v, 0);
     status = etw_consumer_open_session(&R.live, name->value, &options);
-    if (status != ETW_OK) return expect(l, status);
-    if (!expect(l, status)) return 0;
+    if (status != ETW_OK)
+        return expect(l, status);
+    if (!expect(l, status))
+        return 0;
     if (pthread_create(&R.live_thread, NULL, live_main, NULL) != 0) {
         etw_consumer_close(R.live);
         R.live = NULL;
@@ -288,8 +315,10 @@ static int live_start(struct line *l)
 
 static void live_stop(int cancel)
 {
-    if (!R.live_running) return;
-    if (cancel) etw_consumer_cancel(R.live);
+    if (!R.live_running)
+        return;
+    if (cancel)
+        etw_consumer_cancel(R.live);
     pthread_join(R.live_thread, NULL);
     R.live_running = 0;
 }
@@ -297,7 +326,8 @@ static void live_stop(int cancel)
 static int live_join(struct line *l)
 {
     int ok;
-    if (!R.live_running) return fail("no live consumer is running", 0, 0);
+    if (!R.live_running)
+        return fail("no live consumer is running", 0, 0);
     live_stop(0);
     ok = expect(l, R.live_status);
     keep_consumer_facts(R.live);
@@ -315,7 +345,8 @@ static void on_enable(const etw_provider_enable_info *info, void *user_data)
 {
     struct enable_note *grown = realloc(R.notes, (R.nnotes + 1) * sizeof *grown);
     (void)user_data;
-    if (!grown) return;
+    if (!grown)
+        return;
     R.notes = grown;
     R.notes[R.nnotes].is_enabled = info->is_enabled;
     R.notes[R.nnotes].level = info->level;
@@ -334,7 +365,8 @@ static int optional_number(struct line *l, const char *key, unsigned long long *
 static int compare(const char *what, unsigned long long got, unsigned long long want)
 {
     char a[64], b[64];
-    if (got == want) return 1;
+    if (got == want)
+        return 1;
     snprintf(a, sizeof a, "%s is %llu", what, got);
     snprintf(b, sizeof b, "%llu", want);
     return fail("%s, expected %s", a, b);
@@ -342,7 +374,7 @@ static int compare(const char *what, unsigned long long got, unsigned long long 
 
 static int expect_callback(struct line *l)
 {
-    static const char *keys[] = { "is_enabled", "level", "any", "all" };
+    static const char *keys[] = {"is_enabled", "level", "any", "all"};
     struct token *count;
     unsigned long long want;
     int i;
@@ -352,10 +384,13 @@ static int expect_callback(struct line *l)
         struct token *t = field(l, keys[i]);
         const struct enable_note *last = R.nnotes ? &R.notes[R.nnotes - 1] : NULL;
         unsigned long long got;
-        if (!t) continue;
-        if (!last) return fail("no callback ran", 0, 0);
+        if (!t)
+            continue;
+        if (!last)
+            return fail("no callback ran", 0, 0);
         got = i == 0 ? last->is_enabled : i == 1 ? last->level : i == 2 ? last->any : last->all;
-        if (!number(t, &want) || !compare(keys[i], got, want)) return 0;
+        if (!number(t, &want) || !compare(keys[i], got, want))
+            return 0;
     }
     return 1;
 }
@@ -367,10 +402,14 @@ static int write_events(struct line *l)
     struct token *g = field(l, "guid"), *payload = field(l, "payload");
     unsigned long long count = 1, type = 0, level = 0, version = 0, i;
     size_t payload_size = payload ? strlen(payload->value) : 0;
-    struct { etw_event_trace_header header; etw_mof_field mof; } event;
+    struct {
+        etw_event_trace_header header;
+        etw_mof_field mof;
+    } event;
     etw_guid guid = R.provider_guid;
     int ok = 1;
-    if (!R.provider) return fail("no provider", 0, 0);
+    if (!R.provider)
+        return fail("no provider", 0, 0);
     if (!optional_number(l, "count", &count) || !optional_number(l, "type", &type) ||
         !optional_number(l, "level", &level) || !optional_number(l, "version", &version) ||
         (g && !parse_guid(g->value, &guid)))
@@ -394,29 +433,37 @@ static int write_events(struct line *l)
 
 static int record_matches(struct line *l, const struct copied_record *r)
 {
-    static const char *numeric[] = { "kind", "opcode", "level", "version" };
+    static const char *numeric[] = {"kind", "opcode", "level", "version"};
     struct token *t;
     int i;
     for (i = 0; i < 4; ++i) {
         unsigned long long want, got;
-        if (!(t = field(l, numeric[i]))) continue;
-        if (!number(t, &want)) return -1;
+        if (!(t = field(l, numeric[i])))
+            continue;
+        if (!number(t, &want))
+            return -1;
         got = i == 0 ? r->kind : i == 1 ? r->opcode : i == 2 ? r->level : r->version;
-        if (got != want) return 0;
+        if (got != want)
+            return 0;
     }
     if ((t = field(l, "guid")) != NULL) {
         etw_guid g;
-        if (!parse_guid(t->value, &g)) return -1;
-        if (memcmp(&g, &r->guid, sizeof g) != 0) return 0;
+        if (!parse_guid(t->value, &g))
+            return -1;
+        if (memcmp(&g, &r->guid, sizeof g) != 0)
+            return 0;
     }
     if ((t = field(l, "payload")) != NULL &&
         (strlen(t->value) != r->payload_size || memcmp(t->value, r->payload, r->payload_size) != 0))
         return 0;
     if ((t = field(l, "process_id")) != NULL) {
         unsigned long long want;
-        if (strcmp(t->value, "self") == 0) want = runner_pid();
-        else if (!number(t, &want)) return -1;
-        if (r->process_id != want) return 0;
+        if (strcmp(t->value, "self") == 0)
+            want = runner_pid();
+        else if (!number(t, &want))
+            return -1;
+        if (r->process_id != want)
+            return 0;
     }
     return 1;
 }
@@ -426,12 +473,15 @@ static int expect_records(struct line *l)
     struct token *count;
     unsigned long long want, got = 0;
     size_t i;
-    static const char *filters[] = { "kind", "opcode", "level", "version", "guid", "payload", "process_id" };
-    if (!need(l, "count", &count) || !number(count, &want)) return 0;
-    for (i = 0; i < sizeof filters / sizeof filters[0]; ++i) field(l, filters[i]); /* known, even unmatched */
+    static const char *filters[] = {"kind", "opcode", "level", "version", "guid", "payload", "process_id"};
+    if (!need(l, "count", &count) || !number(count, &want))
+        return 0;
+    for (i = 0; i < sizeof filters / sizeof filters[0]; ++i)
+        field(l, filters[i]); /* known, even unmatched */
     for (i = 0; i < R.v.count; ++i) {
         int m = record_matches(l, &R.v.records[i]);
-        if (m < 0) return 0;
+        if (m < 0)
+            return 0;
         got += (unsigned long long)m;
     }
     return compare("the number of matching records", got, want);
@@ -439,37 +489,38 @@ static int expect_records(struct line *l)
 
 static int expect_stats(struct line *l)
 {
-    static const char *keys[] = { "records", "buffers", "corrupt_records", "corrupt_buffers",
-                                  "events_lost", "event_callbacks", "buffer_callbacks" };
-    const unsigned long long got[] = { R.stats.records, R.stats.buffers, R.stats.corrupt_records,
-                                       R.stats.corrupt_buffers, R.stats.events_lost,
-                                       R.v.event_callbacks, R.v.buffer_callbacks };
+    static const char *keys[] = {"records",     "buffers",         "corrupt_records", "corrupt_buffers",
+                                 "events_lost", "event_callbacks", "buffer_callbacks"};
+    const unsigned long long got[] = {R.stats.records,         R.stats.buffers,     R.stats.corrupt_records,
+                                      R.stats.corrupt_buffers, R.stats.events_lost, R.v.event_callbacks,
+                                      R.v.buffer_callbacks};
     int i;
     for (i = 0; i < 7; ++i) {
         struct token *t = field(l, keys[i]);
         unsigned long long want;
-        if (t && (!number(t, &want) || !compare(keys[i], got[i], want))) return 0;
+        if (t && (!number(t, &want) || !compare(keys[i], got[i], want)))
+            return 0;
     }
     return 1;
 }
 
 static int expect_header(struct line *l)
 {
-    static const char *keys[] = { "events_lost", "buffers_written", "buffer_size", "log_file_mode",
-                                  "pointer_size" };
+    static const char *keys[] = {"events_lost", "buffers_written", "buffer_size", "log_file_mode", "pointer_size"};
     const etw_trace_logfile_header64 *h = &R.header.header;
-    const unsigned long long got[] = { h->EventsLost, h->BuffersWritten, h->BufferSize, h->LogFileMode,
-                                       h->PointerSize };
+    const unsigned long long got[] = {h->EventsLost, h->BuffersWritten, h->BufferSize, h->LogFileMode, h->PointerSize};
     struct token *t;
     int i;
-    if (!R.have_header) return fail("no logfile header was read", 0, 0);
+    if (!R.have_header)
+        return fail("no logfile header was read", 0, 0);
     if ((t = field(l, "logger_name")) && strcmp(t->value, R.logger_name) != 0)
         return fail("logger_name is \"%s\", expected \"%s\"", R.logger_name, t->value);
     if ((t = field(l, "log_file_name")) && strcmp(t->value, R.log_file_name) != 0)
         return fail("log_file_name is \"%s\", expected \"%s\"", R.log_file_name, t->value);
     for (i = 0; i < 5; ++i) {
         unsigned long long want;
-        if ((t = field(l, keys[i])) && (!number(t, &want) || !compare(keys[i], got[i], want))) return 0;
+        if ((t = field(l, keys[i])) && (!number(t, &want) || !compare(keys[i], got[i], want)))
+            return 0;
     }
     return 1;
 }
@@ -492,9 +543,11 @@ static int write_file(struct line *l)
     struct token *path, *text;
     FILE *f;
     size_t n;
-    if (!need(l, "path", &path) || !need(l, "text", &text)) return 0;
+    if (!need(l, "path", &path) || !need(l, "text", &text))
+        return 0;
     f = fopen(path->value, "wb");
-    if (!f) return fail("cannot write %s", path->value, 0);
+    if (!f)
+        return fail("cannot write %s", path->value, 0);
     n = fwrite(text->value, 1, strlen(text->value), f);
     return fclose(f) == 0 && n == strlen(text->value) ? 1 : fail("cannot write %s", path->value, 0);
 }
@@ -504,18 +557,20 @@ static int enable(struct line *l, uint32_t code)
     struct token *g;
     etw_guid guid;
     unsigned long long level = 0, any = 0, all = 0;
-    if (!have_session() || !need(l, "guid", &g) || !parse_guid(g->value, &guid)) return 0;
+    if (!have_session() || !need(l, "guid", &g) || !parse_guid(g->value, &guid))
+        return 0;
     if (code == ETW_CONTROL_CODE_ENABLE_PROVIDER &&
-        (!optional_number(l, "level", &level) || !optional_number(l, "any", &any) ||
-         !optional_number(l, "all", &all)))
+        (!optional_number(l, "level", &level) || !optional_number(l, "any", &any) || !optional_number(l, "all", &all)))
         return 0;
     return expect(l, etw_session_enable_provider(R.session, &guid, code, (uint8_t)level, any, all));
 }
 
 void session_reset(void)
 {
-    if (R.live_running) live_stop(1);
-    if (R.live) etw_consumer_close(R.live);
+    if (R.live_running)
+        live_stop(1);
+    if (R.live)
+        etw_consumer_close(R.live);
     R.live = NULL;
     if (R.session) {
         etw_session_stop(R.session, NULL);
@@ -536,11 +591,12 @@ void session_reset(void)
    each bit to their binding's option. */
 static int start_flags(const struct token *t, uint32_t *out)
 {
-    const unsigned long long known =
-        ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN;
+    const unsigned long long known = ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN;
     unsigned long long flags;
-    if (!number(t, &flags)) return 0;
-    if (flags & ~known) return fail("flags=%s has bits that are no start option", t->value, 0);
+    if (!number(t, &flags))
+        return 0;
+    if (flags & ~known)
+        return fail("flags=%s has bits that are no start option", t->value, 0);
     *out = (uint32_t)flags;
     return 1;
 }
@@ -549,8 +605,10 @@ static int start(struct line *l, etw_properties *p, etw_session **started)
 {
     struct token *flags = field(l, "flags");
     etw_session_options options;
-    if (!p) return fail("no properties object", 0, 0);
-    if (!flags) return expect(l, etw_session_start(started, p));
+    if (!p)
+        return fail("no properties object", 0, 0);
+    if (!flags)
+        return expect(l, etw_session_start(started, p));
     memset(&options, 0, sizeof options);
     options.struct_size = sizeof options;
     return start_flags(flags, &options.flags) && expect(l, etw_session_start_ex(started, p, &options));
@@ -575,14 +633,15 @@ int session_step(struct line *l, const char *verb, int *ok)
             R.session = opened;
         }
     } else if (strcmp(verb, "query") == 0 || strcmp(verb, "flush") == 0 || strcmp(verb, "stop") == 0) {
-        etw_status (*call)(etw_session *, etw_properties *) =
-            verb[0] == 'q' ? etw_session_query : verb[0] == 'f' ? etw_session_flush : etw_session_stop;
+        etw_status (*call)(etw_session *, etw_properties *) = verb[0] == 'q'   ? etw_session_query
+                                                              : verb[0] == 'f' ? etw_session_flush
+                                                                               : etw_session_stop;
         *ok = have_session() && (p ? 1 : fail("no properties object", 0, 0)) && expect(l, call(R.session, p));
     } else if (strcmp(verb, "grant") == 0) {
         struct token *u;
         unsigned long long uid, rights;
-        *ok = have_session() && need(l, "uid", &t) && number(t, &uid) && need(l, "rights", &u) &&
-              number(u, &rights) && expect(l, etw_session_grant(R.session, (uint32_t)uid, (uint32_t)rights));
+        *ok = have_session() && need(l, "uid", &t) && number(t, &uid) && need(l, "rights", &u) && number(u, &rights) &&
+              expect(l, etw_session_grant(R.session, (uint32_t)uid, (uint32_t)rights));
     } else if (strcmp(verb, "flush_to_file") == 0) {
         *ok = have_session() && need(l, "path", &t) && expect(l, etw_session_flush_to_file(R.session, t->value, p));
     } else if (strcmp(verb, "register") == 0) {
@@ -603,10 +662,12 @@ int session_step(struct line *l, const char *verb, int *ok)
         *ok = expect_callback(l);
     } else if (strcmp(verb, "is_enabled") == 0) {
         unsigned long long level = 0, flags = 0, want;
-        *ok = R.provider && optional_number(l, "level", &level) && optional_number(l, "flags", &flags) &&
-              need(l, "value", &t) && number(t, &want) &&
-              compare("is_enabled", (unsigned long long)etw_provider_is_enabled(R.provider, (uint8_t)level, flags), want);
-        if (!R.provider) *ok = fail("no provider", 0, 0);
+        *ok =
+            R.provider && optional_number(l, "level", &level) && optional_number(l, "flags", &flags) &&
+            need(l, "value", &t) && number(t, &want) &&
+            compare("is_enabled", (unsigned long long)etw_provider_is_enabled(R.provider, (uint8_t)level, flags), want);
+        if (!R.provider)
+            *ok = fail("no provider", 0, 0);
     } else if (strcmp(verb, "write") == 0) {
         *ok = write_events(l);
     } else if (strcmp(verb, "write_file") == 0) {

@@ -10,18 +10,15 @@
 namespace {
 
 int failures = 0;
-#define EXPECT(cond)                                                        \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            ++failures;                                                     \
-        }                                                                   \
+#define EXPECT(cond)                                                                                                   \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                                            \
+            ++failures;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
-std::string unique(const char *what)
-{
-    return std::string("hpp ") + what + " " + std::to_string(getpid());
-}
+std::string unique(const char *what) { return std::string("hpp ") + what + " " + std::to_string(getpid()); }
 
 etw_status status_of_open(const std::string &name)
 {
@@ -86,7 +83,8 @@ int main()
     { // a file round trip through provider, session and consumer; a callback's exception comes back
         const std::string name = unique("file"), path = dir + "/hpp-file.etl";
         int enabled_level = -1;
-        openetw::provider provider(guid, [&](const etw_provider_enable_info &i) { enabled_level = i.is_enabled ? int(i.level) : 0; });
+        openetw::provider provider(
+            guid, [&](const etw_provider_enable_info &i) { enabled_level = i.is_enabled ? int(i.level) : 0; });
         auto props = file_props(name, path);
         {
             auto s = openetw::session::start(props);
@@ -102,7 +100,8 @@ int main()
         });
         c.process();
         EXPECT(seen == 1);
-        auto thrower = openetw::consumer::open_files({path}, [](const openetw::event &) { throw std::out_of_range("from the callback"); });
+        auto thrower = openetw::consumer::open_files(
+            {path}, [](const openetw::event &) { throw std::out_of_range("from the callback"); });
         try {
             thrower.process();
             EXPECT(false);

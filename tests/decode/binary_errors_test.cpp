@@ -151,7 +151,7 @@ TEST_F(BinaryErrors, ResourceDirectoryLoop)
         if ((id & 0x7FFFFFFFu) > name - 2)
             continue;
         const size_t rsrc = name - 2 - (id & 0x7FFFFFFFu);
-        if ( rd32(b, rsrc) != 0 || at != rsrc + 16)
+        if (rd32(b, rsrc) != 0 || at != rsrc + 16)
             continue;
         wr32(b, at + 4, 0x80000000u); // subdirectory at offset 0: the root itself
         patched = true;
@@ -214,8 +214,8 @@ TEST_F(BinaryErrors, ElementCountsAndOffsets)
     wr32(b, crim_ + items + 16, 0x7FFFFF00); // the first item's name offset
     expect_fails(b, ETW_ERROR_INVALID_DATA, "a name's size is outside the resource");
     b = good_;
-    wr32(b, crim_ + items, 0x4);       // the first item: PropertyParamCount
-    wr32(b, crim_ + items + 12, 0);    // its count is item 0: itself, not an earlier field
+    wr32(b, crim_ + items, 0x4);    // the first item: PropertyParamCount
+    wr32(b, crim_ + items + 12, 0); // its count is item 0: itself, not an earlier field
     expect_fails(b, ETW_ERROR_INVALID_DATA, "which is not an earlier field");
     b = good_;
     wr32(b, evnt + 16 + 48, rd32(good_, evnt + 16)); // event 2 = event 1 (id and version)

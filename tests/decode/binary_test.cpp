@@ -202,7 +202,8 @@ TEST_F(Binary, AppxPackagingNamesTasksOpcodesKeywordsWithoutAMessageTable)
     const Event f = decode(d_, kAppx, 100, 0, Payload().u32(0x80070057).u32(3).u32(9).w(u"bad"));
     ASSERT_EQ(f.status, ETW_OK) << etw_last_error_message();
     EXPECT_EQ(f.types, (Types{{20, 18}, {8, 8}, {8, 8}, {1, 1}}));
-    EXPECT_EQ(f.fields, (Fields{{"errorCode", "0x80070057"}, {"lineNumber", "3"}, {"columnNumber", "9"}, {"reason", "bad"}}));
+    EXPECT_EQ(f.fields,
+              (Fields{{"errorCode", "0x80070057"}, {"lineNumber", "3"}, {"columnNumber", "9"}, {"reason", "bad"}}));
     EXPECT_EQ(f.task, "Manifest");
     EXPECT_EQ(f.opcode, "Parse");
     EXPECT_EQ(f.level, "Error");

@@ -104,7 +104,7 @@ TEST(DecodeApi, JsonFlagsOfTheLxCoreSample)
     const auto &p = run.events[1].props;
     ASSERT_EQ(p.size(), 9u);
     EXPECT_EQ(p[0].flags, ETW_PROPERTY_JSON_NUMBER); // ErrorLevel 2
-    EXPECT_EQ(p[1].flags, 0u);                      // instanceId: a GUID string
+    EXPECT_EQ(p[1].flags, 0u);                       // instanceId: a GUID string
     EXPECT_EQ(p[2].value, "-1");
     EXPECT_EQ(p[2].flags, ETW_PROPERTY_JSON_NUMBER);
     EXPECT_EQ(p[7].name, "Line");
@@ -141,7 +141,8 @@ TEST(DecodeApi, BadArgumentsAndBadMetadata)
     EXPECT_EQ(etw_decoder_decode(&e, d, &r), ETW_ERROR_INVALID_DATA);
     EXPECT_EQ(e, nullptr);
     EXPECT_NE(std::string(etw_last_error_message()).find("metadata size 64 does not fit its 9 bytes"),
-              std::string::npos) << etw_last_error_message();
+              std::string::npos)
+        << etw_last_error_message();
 
     // Good metadata (one UINT32 "f"), payload of 2 bytes.
     const uint8_t good[] = {0x09, 0x00, 0x00, 'E', 'v', 0, 'f', 0, 8};

@@ -67,7 +67,8 @@ int32_t collect(void *, const etw_record *r)
 
 void sample_seeds()
 {
-    for (const char *name : {"etlparser_lxcore_kernel.etl", "pv_SelfDescribingSingleEvent.etl", "etlparser_AMSITrace.etl"}) {
+    for (const char *name :
+         {"etlparser_lxcore_kernel.etl", "pv_SelfDescribingSingleEvent.etl", "etlparser_AMSITrace.etl"}) {
         const std::string path = std::string(OPENETW_SAMPLES_DIR) + "/" + name;
         etw_consumer_options o{};
         o.struct_size = sizeof o;
@@ -293,8 +294,8 @@ int main(int argc, char **argv)
     decoder.add_source(std::make_shared<KernelClasses>());
     DecodedEvent event;
     // Kernel records: every known hook, versions around the known ones.
-    static const std::uint16_t hooks[] = {0x0000, 0x0301, 0x0303, 0x0327, 0x030A, 0x0501, 0x0504, 0x140A, 0x010A,
-                                          0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
+    static const std::uint16_t hooks[] = {0x0000, 0x0301, 0x0303, 0x0327, 0x030A, 0x0501, 0x0504, 0x140A,
+                                          0x010A, 0x0400, 0x0420, 0x060A, 0x060B, 0x0910, 0x020E};
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::uint64_t runs = 0, decoded = 0, manifests = 0, manifests_loaded = 0, binaries = 0, binaries_loaded = 0;
     std::uint64_t tmfs = 0, tmfs_loaded = 0;
@@ -331,9 +332,16 @@ int main(int argc, char **argv)
                 continue;
             }
             switch (rng() % 3) {
-            case 0: mutate(s.meta, rng); break;
-            case 1: mutate(s.payload, rng); break;
-            default: mutate(s.meta, rng); mutate(s.payload, rng); mutate(s.traits, rng);
+            case 0:
+                mutate(s.meta, rng);
+                break;
+            case 1:
+                mutate(s.payload, rng);
+                break;
+            default:
+                mutate(s.meta, rng);
+                mutate(s.payload, rng);
+                mutate(s.traits, rng);
             }
             etw_extended_item items[2]{};
             items[0].ext_type = kExtTypeProvTraits;
@@ -354,10 +362,11 @@ int main(int argc, char **argv)
             decoded += ok;
         }
     }
-    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded; %llu binaries, %llu loaded; %llu TMFs, %llu loaded\n",
+    std::printf("decode_fuzz: %llu runs, %llu decoded cleanly; %llu manifests, %llu loaded; %llu binaries, %llu "
+                "loaded; %llu TMFs, %llu loaded\n",
                 static_cast<unsigned long long>(runs), static_cast<unsigned long long>(decoded),
                 static_cast<unsigned long long>(manifests), static_cast<unsigned long long>(manifests_loaded),
-                static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(binaries_loaded), static_cast<unsigned long long>(tmfs),
-                static_cast<unsigned long long>(tmfs_loaded));
+                static_cast<unsigned long long>(binaries), static_cast<unsigned long long>(binaries_loaded),
+                static_cast<unsigned long long>(tmfs), static_cast<unsigned long long>(tmfs_loaded));
     return 0;
 }

@@ -51,12 +51,24 @@ inline Pairs flatten(const EventSchema &s, const std::vector<Node> &nodes, std::
 // Little-endian byte builder.
 struct Bytes {
     std::vector<std::uint8_t> b;
-    Bytes &u8(std::uint8_t v) { b.push_back(v); return *this; }
+    Bytes &u8(std::uint8_t v)
+    {
+        b.push_back(v);
+        return *this;
+    }
     Bytes &u16(std::uint16_t v) { return u8(std::uint8_t(v)).u8(std::uint8_t(v >> 8)); }
     Bytes &u32(std::uint32_t v) { return u16(std::uint16_t(v)).u16(std::uint16_t(v >> 16)); }
     Bytes &u64(std::uint64_t v) { return u32(std::uint32_t(v)).u32(std::uint32_t(v >> 32)); }
-    Bytes &str(const char *s) { b.insert(b.end(), s, s + std::strlen(s) + 1); return *this; }
-    Bytes &raw(const char *s) { b.insert(b.end(), s, s + std::strlen(s)); return *this; }
+    Bytes &str(const char *s)
+    {
+        b.insert(b.end(), s, s + std::strlen(s) + 1);
+        return *this;
+    }
+    Bytes &raw(const char *s)
+    {
+        b.insert(b.end(), s, s + std::strlen(s));
+        return *this;
+    }
     Bytes &w(const char16_t *s, bool nul = true)
     {
         for (; *s; ++s)

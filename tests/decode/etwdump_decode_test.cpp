@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 #if !defined(_WIN32)
-#  include <sys/wait.h>
+#include <sys/wait.h>
 #endif
 
 namespace {
@@ -68,9 +68,11 @@ TEST(EtwdumpDecode, JsonlAddsEventNameAndFields)
     ASSERT_EQ(lines.size(), 23u);
     const auto decoded = with(lines, "\"event_name\": \"TestEvent\"");
     ASSERT_EQ(decoded.size(), 1u);
-    EXPECT_NE(decoded[0].find("\"event_id\": 3, \"event_name\": \"TestEvent\", \"fields\": {\"a\":{\"b\":\"Hello\",\"c\":\"World!\"}}, "
-                              "\"guid\":"),
-              std::string::npos)
+    EXPECT_NE(
+        decoded[0].find(
+            "\"event_id\": 3, \"event_name\": \"TestEvent\", \"fields\": {\"a\":{\"b\":\"Hello\",\"c\":\"World!\"}}, "
+            "\"guid\":"),
+        std::string::npos)
         << decoded[0];
     EXPECT_EQ(with(lines, "event_name").size(), 2u); // and the header record's EventTrace/Header
     EXPECT_EQ(with(lines, "\"event_name\": \"EventTrace/Header\", \"fields\": {\"BufferSize\":65536,").size(), 1u);
@@ -100,7 +102,9 @@ TEST(EtwdumpDecode, TextShowsProviderEventAndFields)
     const auto decoded = with(lines, "MySource/TestEvent");
     ASSERT_EQ(decoded.size(), 1u);
     EXPECT_NE(decoded[0].find(" event cpu="), std::string::npos) << decoded[0];
-    EXPECT_NE(decoded[0].find(" id=3 opcode=0 level=5 version=0 MySource/TestEvent: a={b=Hello, c=World!}"), std::string::npos) << decoded[0];
+    EXPECT_NE(decoded[0].find(" id=3 opcode=0 level=5 version=0 MySource/TestEvent: a={b=Hello, c=World!}"),
+              std::string::npos)
+        << decoded[0];
     EXPECT_EQ(with(lines, "payload_size=").size(), 21u);
     EXPECT_EQ(with(lines, "MSNT_SystemTrace/EventTrace/Header: BufferSize=65536, ").size(), 1u);
     const auto amsi = with(run("--format text " + sample("etlparser_AMSITrace.etl")), "AmsiTrace/AmsiScript: Engine=");
@@ -116,14 +120,17 @@ TEST(EtwdumpDecode, ManifestOptionDecodesManifestEvents)
     EXPECT_TRUE(with(plain, "HTTPRequestTraceTaskParse").empty());
     const auto lines = run("--format jsonl --order file --manifest " + manifest + " " + sample("tx_HTTP_Server.etl"));
     ASSERT_EQ(lines.size(), 2042u);
-    EXPECT_EQ(with(lines, "\"event_name\": \"HTTPRequestTraceTask").size(), 291u * 3 + 289u * 3 + 2u * 3); // ids 1-3, 8/9/12, 4/5/10 (golden)
-    const auto parse = with(lines, "\"event_name\": \"HTTPRequestTraceTaskParse\", \"fields\": {\"RequestObj\":\"0xFFFFFA80037C4530\","
-                                   "\"HttpVerb\":4,\"Url\":\"http://georgis2:80/windir.txt\"}");
+    EXPECT_EQ(with(lines, "\"event_name\": \"HTTPRequestTraceTask").size(),
+              291u * 3 + 289u * 3 + 2u * 3); // ids 1-3, 8/9/12, 4/5/10 (golden)
+    const auto parse =
+        with(lines, "\"event_name\": \"HTTPRequestTraceTaskParse\", \"fields\": {\"RequestObj\":\"0xFFFFFA80037C4530\","
+                    "\"HttpVerb\":4,\"Url\":\"http://georgis2:80/windir.txt\"}");
     EXPECT_FALSE(parse.empty());
     const auto text = run("--format text --order file --manifest " + manifest + " " + sample("tx_HTTP_Server.etl"));
     EXPECT_FALSE(with(text, "Microsoft-Windows-HttpService/HTTPLoggingTraceTaskLogFileWrite: Status=0, ").empty());
     // A manifest that does not load stops etwdump before any output.
-    EXPECT_TRUE(run("--format jsonl --manifest " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
+    EXPECT_TRUE(
+        run("--format jsonl --manifest " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
     EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --manifest").empty());
 }
 
@@ -133,11 +140,13 @@ TEST(EtwdumpDecode, BinaryOptionLoadsAProviderBinary)
     ASSERT_FALSE(binary.empty()) << "no provider binary is installed (see provider_binaries.hpp)";
     // The binary's provider has no events in the sample: the output is as without it.
     const auto plain = run("--format jsonl --order file " + sample("tx_HTTP_Server.etl"));
-    const auto lines = run("--format jsonl --order file --binary \"" + native(binary) + "\" " + sample("tx_HTTP_Server.etl"));
+    const auto lines =
+        run("--format jsonl --order file --binary \"" + native(binary) + "\" " + sample("tx_HTTP_Server.etl"));
     EXPECT_EQ(lines, plain);
     EXPECT_EQ(lines.size(), 2042u);
     // A file that is not a PE image, and a missing value, stop etwdump before any output.
-    EXPECT_TRUE(run("--format jsonl --binary " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
+    EXPECT_TRUE(
+        run("--format jsonl --binary " + sample("tx_HTTP_Server.etl") + " " + sample("tx_HTTP_Server.etl")).empty());
     EXPECT_TRUE(run("--format jsonl " + sample("tx_HTTP_Server.etl") + " --binary").empty());
 }
 
@@ -155,7 +164,9 @@ TEST(EtwdumpDecode, TmfOptionDecodesWppMessages)
                           "\"Context\":\"0xFFFFBB88AE321010\",\"Status\":\"0xC01C000F\",\"FormattedString\":"
                           "\" object FFFFBB88B0AA7010 context FFFFBB88AE321010 status 0xC01C000F\","
                           "\"GuidName\":\"CldFlt\",\"GuidTypeName\":\"sample_c43\",\"FunctionName\":\"Unknown\","
-                          "\"LevelName\":\"TRACE_LEVEL_ERROR\"}").size(), 1u);
+                          "\"LevelName\":\"TRACE_LEVEL_ERROR\"}")
+                  .size(),
+              1u);
     // The directory form, and a TMF that does not load (here: an .etl) stops etwdump before any output.
     EXPECT_EQ(run("--format jsonl --order file --tmf \"" + native(OPENETW_TMF_DIR) + "\" " + etl), lines);
     EXPECT_TRUE(run("--format jsonl --tmf " + etl + " " + etl).empty());

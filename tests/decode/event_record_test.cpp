@@ -98,7 +98,7 @@ TEST(EventRecordCallback, ManifestRecordsAloneAndNoClassicOnes)
 {
     Seen s;
     EXPECT_EQ(read("krabs_powershell.etl", s, false), ETW_OK); // no record callback: the view is still built
-    EXPECT_EQ(s.events.size(), 112u);                           // golden: event:112, system:2
+    EXPECT_EQ(s.events.size(), 112u);                          // golden: event:112, system:2
     EXPECT_TRUE(s.pointers_match);
     Seen classic;
     EXPECT_EQ(read("pv_SelfDescribingSingleEvent.etl", classic), ETW_OK);

@@ -35,7 +35,10 @@ struct Kernel {
         r.payload_size = std::uint32_t(payload.b.size());
         return decoder.decode(r, event, problem);
     }
-    Pairs values(const Bytes &payload) const { return flatten(*event.schema, event.nodes, payload.b, event.pointer_size); }
+    Pairs values(const Bytes &payload) const
+    {
+        return flatten(*event.schema, event.nodes, payload.b, event.pointer_size);
+    }
 };
 
 Bytes process_start(std::uint32_t ptr)
@@ -48,7 +51,7 @@ Bytes process_start(std::uint32_t ptr)
     p.u32(0x10);                                                     // Flags (version 4)
     pointer(0xFFFF8000);                                             // TOKEN_USER.Sid
     pointer(0);                                                      // TOKEN_USER.Attributes
-    p.u8(1).u8(1).u8(0).u8(0).u8(0).u8(0).u8(0).u8(5).u32(18);      // S-1-5-18
+    p.u8(1).u8(1).u8(0).u8(0).u8(0).u8(0).u8(0).u8(5).u32(18);       // S-1-5-18
     p.str("cmd.exe").w(u"cmd /c dir").w(u"").w(u"");
     return p;
 }
@@ -100,15 +103,24 @@ TEST(Kernel, TcpIpAndDiskIoAndRegistryFormats)
     tcp.u32(99).u32(0xABCD);
     ASSERT_TRUE(k.decode(ETW_RECORD_KIND_SYSTEM, 0x060B, 2, 4, tcp)) << k.problem.detail;
     EXPECT_EQ(k.event.schema->event_name, "TcpIp/RecvIPV4");
-    EXPECT_EQ(k.values(tcp), (Pairs{{"PID", "4242"}, {"size", "1460"}, {"daddr", "10.0.0.1"}, {"saddr", "192.168.0.7"},
-                                    {"dport", "443"}, {"sport", "50000"}, {"seqnum", "99"}, {"connid", "0xABCD"}}));
+    EXPECT_EQ(k.values(tcp), (Pairs{{"PID", "4242"},
+                                    {"size", "1460"},
+                                    {"daddr", "10.0.0.1"},
+                                    {"saddr", "192.168.0.7"},
+                                    {"dport", "443"},
+                                    {"sport", "50000"},
+                                    {"seqnum", "99"},
+                                    {"connid", "0xABCD"}}));
 
     Bytes reg;
     reg.u64(5).u32(0xC0000034).u32(0).u64(0x80).w(u"\\REGISTRY\\MACHINE");
     ASSERT_TRUE(k.decode(ETW_RECORD_KIND_SYSTEM, 0x090B, 2, 8, reg)) << k.problem.detail;
     EXPECT_EQ(k.event.schema->event_name, "Registry/Open");
-    EXPECT_EQ(k.values(reg), (Pairs{{"InitialTime", "5"}, {"Status", "0xC0000034"}, {"Index", "0"},
-                                    {"KeyHandle", "0x80"}, {"KeyName", "\\REGISTRY\\MACHINE"}}));
+    EXPECT_EQ(k.values(reg), (Pairs{{"InitialTime", "5"},
+                                    {"Status", "0xC0000034"},
+                                    {"Index", "0"},
+                                    {"KeyHandle", "0x80"},
+                                    {"KeyName", "\\REGISTRY\\MACHINE"}}));
 
     // DiskIo version 3 has IssuingThreadId; a version-4 record decodes by the version-3 class.
     Bytes disk;
@@ -196,18 +208,32 @@ TEST(Kernel, KernelSampleHeaderRecordDecodes)
     ASSERT_EQ(etw_consumer_open(&c, paths, 1, &o), ETW_OK);
     EXPECT_EQ(etw_consumer_process(c), ETW_OK);
     etw_consumer_close(c);
-    ASSERT_EQ(h.names, std::vector<std::string>{"EventTrace/Header"}); // the other system record (0x0050) is not a known class
+    ASSERT_EQ(h.names,
+              std::vector<std::string>{"EventTrace/Header"}); // the other system record (0x0050) is not a known class
     Pairs v = h.headers[0];
     ASSERT_EQ(v.size(), 23u);
     v.erase(v.begin() + 15); // TimeZoneInformation: 176 bytes of hex
-    const Pairs want = {{"BufferSize", "8192"},          {"Version", "0x501000A"},   {"ProviderVersion", "19041"},
-                        {"NumberOfProcessors", "6"},     {"EndTime", "132392018832816874"},
-                        {"TimerResolution", "156250"},   {"MaxFileSize", "0"},       {"LogFileMode", "0x0"},
-                        {"BuffersWritten", "3"},         {"StartBuffers", "1"},      {"PointerSize", "8"},
-                        {"EventsLost", "0"},             {"CPUSpeed", "3000"},       {"LoggerName", h.headers[0][13].second},
-                        {"LogFileName", h.headers[0][14].second}, {"BootTime", "132391907725000000"},
-                        {"PerfFreq", "10000000"},        {"StartTime", "132392018711387363"},
-                        {"ReservedFlags", "1"},          {"BuffersLost", "0"},       {"SessionNameString", "lxcore_kernel"},
+    const Pairs want = {{"BufferSize", "8192"},
+                        {"Version", "0x501000A"},
+                        {"ProviderVersion", "19041"},
+                        {"NumberOfProcessors", "6"},
+                        {"EndTime", "132392018832816874"},
+                        {"TimerResolution", "156250"},
+                        {"MaxFileSize", "0"},
+                        {"LogFileMode", "0x0"},
+                        {"BuffersWritten", "3"},
+                        {"StartBuffers", "1"},
+                        {"PointerSize", "8"},
+                        {"EventsLost", "0"},
+                        {"CPUSpeed", "3000"},
+                        {"LoggerName", h.headers[0][13].second},
+                        {"LogFileName", h.headers[0][14].second},
+                        {"BootTime", "132391907725000000"},
+                        {"PerfFreq", "10000000"},
+                        {"StartTime", "132392018711387363"},
+                        {"ReservedFlags", "1"},
+                        {"BuffersLost", "0"},
+                        {"SessionNameString", "lxcore_kernel"},
                         {"LogFileNameString", "C:\\Prog\\lxcore_kernel.etl"}};
     EXPECT_EQ(v, want);
 }

@@ -58,7 +58,8 @@ TEST(ManifestErrors, MalformedXmlNamesTheLine)
                  "line 5: attribute 'value' appears twice");
     expect_error(manifest("<events><event value=1/></events>\n"), ETW_ERROR_INVALID_DATA,
                  "line 5: an attribute value must be quoted");
-    expect_error(std::string(kHead) + "<events>\n", ETW_ERROR_INVALID_DATA, "the document ends inside element <events>");
+    expect_error(std::string(kHead) + "<events>\n", ETW_ERROR_INVALID_DATA,
+                 "the document ends inside element <events>");
     expect_error(manifest("<events><event value=\"&bogus;\"/></events>\n"), ETW_ERROR_INVALID_DATA,
                  "line 5: unknown entity '&bogus;'");
     expect_error("<!DOCTYPE x [<!ENTITY a \"b\">]><x/>", ETW_ERROR_INVALID_DATA, "line 1: DOCTYPE");
@@ -72,7 +73,8 @@ TEST(ManifestErrors, UnknownTypes)
 {
     expect_error(manifest("<templates>\n<template tid=\"T\">\n<data name=\"A\" inType=\"win:UInt33\"/>\n"
                           "</template></templates>\n"),
-                 ETW_ERROR_INVALID_DATA, "line 7: field 'A' has inType 'win:UInt33', which is not a manifest input type");
+                 ETW_ERROR_INVALID_DATA,
+                 "line 7: field 'A' has inType 'win:UInt33', which is not a manifest input type");
     expect_error(manifest("<templates><template tid=\"T\"><data name=\"A\" inType=\"win:UInt32\" outType=\"xs:weird\"/>"
                           "</template></templates>\n"),
                  ETW_ERROR_INVALID_DATA, "outType 'xs:weird'");
@@ -140,7 +142,8 @@ TEST(ManifestErrors, FailedLoadKeepsTheSchemasAlreadyLoaded)
     const std::string good = manifest("<events><event value=\"1\" symbol=\"One\"/></events>\n");
     ASSERT_EQ(etw_decoder_load_manifest_text(d, good.data(), good.size()), ETW_OK);
     // A manifest that fails half-way (its first event is fine) adds nothing.
-    const std::string bad = manifest("<events><event value=\"2\" symbol=\"Two\"/><event value=\"3\" template=\"X\"/></events>\n");
+    const std::string bad =
+        manifest("<events><event value=\"2\" symbol=\"Two\"/><event value=\"3\" template=\"X\"/></events>\n");
     EXPECT_EQ(etw_decoder_load_manifest_text(d, bad.data(), bad.size()), ETW_ERROR_INVALID_DATA);
     etw_record r{};
     r.struct_size = sizeof r;

@@ -102,7 +102,8 @@ etw_status write_classic(etw_provider *p, uint8_t type, uint8_t version, const s
     return etw_provider_trace_event(p, h);
 }
 
-template <class T> void put(std::vector<uint8_t> &out, T v)
+template <class T>
+void put(std::vector<uint8_t> &out, T v)
 {
     const auto *b = reinterpret_cast<const uint8_t *>(&v);
     out.insert(out.end(), b, b + sizeof v);
@@ -127,22 +128,23 @@ std::vector<uint8_t> demo_payload(uint64_t index)
 std::vector<uint8_t> rich_payload()
 {
     std::vector<uint8_t> p;
-    put<uint16_t>(p, 3);                          // Count
+    put<uint16_t>(p, 3);                                                     // Count
     put<uint32_t>(p, 7), put<uint32_t>(p, 8), put<uint32_t>(p, 4000000000u); // Values
-    put_utf16(p, "demo", true);                   // Name
-    p.insert(p.end(), {'A', 'B', 'C', 'D'});      // Tag: 4 characters, no terminator
-    put<uint32_t>(p, 2);                          // Color: Blue
-    put<uint32_t>(p, 5);                          // Flags: Fast|Safe
+    put_utf16(p, "demo", true);                                              // Name
+    p.insert(p.end(), {'A', 'B', 'C', 'D'});                                 // Tag: 4 characters, no terminator
+    put<uint32_t>(p, 2);                                                     // Color: Blue
+    put<uint32_t>(p, 5);                                                     // Flags: Fast|Safe
     put<int32_t>(p, -1), put<int32_t>(p, 2), put<int32_t>(p, 30), put<int32_t>(p, -40); // Points
-    const uint8_t guid[16] = {0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0x78, 0x56, 0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x02, 0x03, 0x04};
-    p.insert(p.end(), guid, guid + 16);           // Id
-    put<uint32_t>(p, 5);                          // Status: ERROR_ACCESS_DENIED
-    p.push_back(0x1F), p.push_back(0x90);         // Port 8080, network order
-    p.insert(p.end(), {192, 168, 1, 20});         // Address
-    put<uint32_t>(p, 1);                          // Ok
-    p.push_back(3);                               // Size
-    p.insert(p.end(), {0xDE, 0xAD, 0x01});        // Blob
-    put<uint16_t>(p, 4);                          // Note: 4 bytes
+    const uint8_t guid[16] = {0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0x78, 0x56,
+                              0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x02, 0x03, 0x04};
+    p.insert(p.end(), guid, guid + 16);    // Id
+    put<uint32_t>(p, 5);                   // Status: ERROR_ACCESS_DENIED
+    p.push_back(0x1F), p.push_back(0x90);  // Port 8080, network order
+    p.insert(p.end(), {192, 168, 1, 20});  // Address
+    put<uint32_t>(p, 1);                   // Ok
+    p.push_back(3);                        // Size
+    p.insert(p.end(), {0xDE, 0xAD, 0x01}); // Blob
+    put<uint16_t>(p, 4);                   // Note: 4 bytes
     put_utf16(p, "hi", false);
     return p;
 }
@@ -150,7 +152,9 @@ std::vector<uint8_t> rich_payload()
 TEST(Manifest, DemoProviderTraceWrittenByOurLibrary)
 {
     const std::string base =
-        (std::filesystem::temp_directory_path() / ("openetw-manifest-demo-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()))).string();
+        (std::filesystem::temp_directory_path() /
+         ("openetw-manifest-demo-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed())))
+            .string();
     etw_properties *props = nullptr;
     ASSERT_EQ(etw_properties_create(&props, ("ManifestDemo" + base.substr(base.size() - 6)).c_str()), ETW_OK);
     ASSERT_EQ(etw_properties_set_log_file_name(props, (base + ".etl").c_str()), ETW_OK);
@@ -210,7 +214,7 @@ TEST(Manifest, DemoProviderTraceWrittenByOurLibrary)
     EXPECT_EQ(rich.level, "Chatty");
     EXPECT_EQ(rich.keywords, "Shapes, Response Time");
     EXPECT_EQ(field(rich, "Count"), "3");
-    EXPECT_EQ(field(rich, "Values"), "");  // the array
+    EXPECT_EQ(field(rich, "Values"), ""); // the array
     EXPECT_EQ(field(rich, "Values", 1), "7");
     EXPECT_EQ(field(rich, "Values", 2), "8");
     EXPECT_EQ(field(rich, "Values", 3), "4000000000");
@@ -281,7 +285,9 @@ TEST(Manifest, HttpServiceSampleDecodesWithItsManifest)
         static const Decoded none;
         return none;
     };
-    const Decoded &parse = first(2, "30457c0380faffff04000000"); // 30457c0380faffff 04000000 "http://georgis2:80/windir.txt" (UTF-16, ends the payload)
+    const Decoded &parse =
+        first(2, "30457c0380faffff04000000"); // 30457c0380faffff 04000000 "http://georgis2:80/windir.txt" (UTF-16, ends
+                                              // the payload)
     EXPECT_EQ(parse.name, "HTTPRequestTraceTaskParse");
     EXPECT_EQ(parse.task, "HTTPRequestTraceTask");
     EXPECT_EQ(parse.opcode_name, "Parse");
@@ -290,7 +296,9 @@ TEST(Manifest, HttpServiceSampleDecodesWithItsManifest)
     EXPECT_EQ(field(parse, "RequestObj"), "0xFFFFFA80037C4530");
     EXPECT_EQ(field(parse, "HttpVerb"), "4");
     EXPECT_EQ(field(parse, "Url"), "http://georgis2:80/windir.txt");
-    const Decoded &resp = first(4, "0d060080000000ff0c060060000000ffc80047455400a5000000"); // 0d060080000000ff 0c060060000000ff c800 "GET\0" a5000000 0100 00000000
+    const Decoded &resp =
+        first(4, "0d060080000000ff0c060060000000ffc80047455400a5000000"); // 0d060080000000ff 0c060060000000ff c800
+                                                                          // "GET\0" a5000000 0100 00000000
     EXPECT_EQ(resp.keywords, "HTTP_KEYWORD_REQUEST, HTTP_KEYWORD_RESPONSE");
     EXPECT_EQ(field(resp, "RequestId"), "18374686481819108877");
     EXPECT_EQ(field(resp, "ConnectionId"), "18374686481282237964");
@@ -298,12 +306,14 @@ TEST(Manifest, HttpServiceSampleDecodesWithItsManifest)
     EXPECT_EQ(field(resp, "Verb"), "GET");
     EXPECT_EQ(field(resp, "HeaderLength"), "165");
     EXPECT_EQ(field(resp, "EntityChunkCount"), "1");
-    const Decoded &connect = first(21, "1020e90380faffff1c000000"); // a pointer, then two UINT32 lengths (28) each before its SOCKADDR_IN6 bytes
+    const Decoded &connect = first(
+        21, "1020e90380faffff1c000000"); // a pointer, then two UINT32 lengths (28) each before its SOCKADDR_IN6 bytes
     EXPECT_EQ(field(connect, "ConnectionObj"), "0xFFFFFA8003E92010");
     EXPECT_EQ(field(connect, "LocalAddrLength"), "28");
     EXPECT_EQ(field(connect, "LocalAddr"), "0x17000050000000002001489800000FFF00005EFE0A78109D00000000");
     EXPECT_EQ(field(connect, "RemoteAddr"), "0x170093CD000000002001489800000FFF00005EFE0A50E41000000000");
-    const Decoded &write = first(51, "00000000280e0080ffffffff"); // 00000000 280e0080ffffffff 0 0 0 "CacheMiss\0" 00000000
+    const Decoded &write =
+        first(51, "00000000280e0080ffffffff"); // 00000000 280e0080ffffffff 0 0 0 "CacheMiss\0" 00000000
     EXPECT_EQ(field(write, "Handle"), "0xFFFFFFFF80000E28");
     EXPECT_EQ(field(write, "ResType"), "CacheMiss");
     EXPECT_EQ(field(write, "SiteId"), "0");

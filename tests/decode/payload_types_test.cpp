@@ -69,8 +69,14 @@ TEST(PayloadTypes, CountedAndLengthStrings)
     p.w(u"xyz", false).u8(3).u8(1).u8(2).u8(3).raw("tail!");
     const Result r = decode(s, p);
     ASSERT_TRUE(r.ok) << r.problem;
-    EXPECT_EQ(r.values, (Pairs{{"c16", "ab"}, {"c8", "cd"}, {"r16", "ef"}, {"r8", "g"}, {"fixed", "xyz"}, {"n", "3"},
-                               {"bytes", "0x010203"}, {"rest", "tail!"}}));
+    EXPECT_EQ(r.values, (Pairs{{"c16", "ab"},
+                               {"c8", "cd"},
+                               {"r16", "ef"},
+                               {"r8", "g"},
+                               {"fixed", "xyz"},
+                               {"n", "3"},
+                               {"bytes", "0x010203"},
+                               {"rest", "tail!"}}));
     EXPECT_EQ(r.consumed, p.b.size());
 }
 
@@ -114,8 +120,12 @@ TEST(PayloadTypes, HexDumpWbemSidSizeTAndChars)
         p.u16(2024).u16(2).u16(4).u16(29).u16(23).u16(59).u16(58).u16(999);
         const Result r = decode(s, p, ptr);
         ASSERT_TRUE(r.ok) << r.problem;
-        EXPECT_EQ(r.values, (Pairs{{"dump", "0xDEAD"}, {"user", "S-1-5-32-545"}, {"size", "4096"},
-                                   {"wc", "\xe2\x98\xba"}, {"ac", "Z"}, {"st", "2024-02-29T23:59:58.999"}}))
+        EXPECT_EQ(r.values, (Pairs{{"dump", "0xDEAD"},
+                                   {"user", "S-1-5-32-545"},
+                                   {"size", "4096"},
+                                   {"wc", "\xe2\x98\xba"},
+                                   {"ac", "Z"},
+                                   {"st", "2024-02-29T23:59:58.999"}}))
             << ptr;
     }
 }
@@ -138,7 +148,8 @@ TEST(PayloadTypes, ValueMapsAndBitMaps)
     p.u32(2).u32(7).u32(3).u32(0x19).u32(0);
     const Result r = decode(s, p);
     ASSERT_TRUE(r.ok) << r.problem;
-    EXPECT_EQ(r.values, (Pairs{{"v", "Two"}, {"v", "7"}, {"b", "Read|Write"}, {"b", "Read|Delete|0x10"}, {"b", "0x0"}}));
+    EXPECT_EQ(r.values,
+              (Pairs{{"v", "Two"}, {"v", "7"}, {"b", "Read|Write"}, {"b", "Read|Delete|0x10"}, {"b", "0x0"}}));
 }
 
 TEST(PayloadTypes, JsonKindsAndEscapes)

@@ -82,16 +82,13 @@ TEST(DecodeSamples, LxCoreTraceLoggingEvents)
     read_sample("etlparser_lxcore_kernel.etl", c);
     ASSERT_EQ(c.seen.size(), 2u);
     EXPECT_EQ(c.tl_records, 2u);
-    const Pairs common = {{"ErrorLevel", "2"},
-                          {"instanceId", "{00000000-0000-0000-0000-000000000000}"},
-                          {"LxPid", "-1"},
-                          {"LxTid", "-1"},
-                          {"LxNs", "0"},
-                          {"ExecutablePath", ""}};
+    const Pairs common = {{"ErrorLevel", "2"}, {"instanceId", "{00000000-0000-0000-0000-000000000000}"},
+                          {"LxPid", "-1"},     {"LxTid", "-1"},
+                          {"LxNs", "0"},       {"ExecutablePath", ""}};
     Pairs first = common, second = common;
-    first.insert(first.end(), {{"Function", "LxpInstanceStart"},
-                               {"Line", "2659"},
-                               {"Message", "[0xc0000034] LxpInstanceInitialize\n"}});
+    first.insert(
+        first.end(),
+        {{"Function", "LxpInstanceStart"}, {"Line", "2659"}, {"Message", "[0xc0000034] LxpInstanceInitialize\n"}});
     // Second: ... "LxpDrvFsTypeMount" 00 | 20 29 00 00 | "Failed to open volume ..." 00.
     second.insert(second.end(), {{"Function", "LxpDrvFsTypeMount"},
                                  {"Line", "10528"},
@@ -158,8 +155,8 @@ TEST(DecodeSamples, AmsiTraceLoggingEvents)
 // loaded nothing else decodes.
 TEST(DecodeSamples, OtherSamplesHaveNoTraceLoggingRecords)
 {
-    for (const char *name : {"krabs_powershell.etl", "pv_gcevents_PerfViewData.etl",
-                             "tx_BondEtwSample.etl", "tx_HTTP_Server.etl", "s4_CldFlt0-2025-12-21-121418.etl"}) {
+    for (const char *name : {"krabs_powershell.etl", "pv_gcevents_PerfViewData.etl", "tx_BondEtwSample.etl",
+                             "tx_HTTP_Server.etl", "s4_CldFlt0-2025-12-21-121418.etl"}) {
         Collect c;
         read_sample(name, c);
         EXPECT_EQ(c.tl_records, 0u) << name;

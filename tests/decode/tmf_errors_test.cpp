@@ -31,29 +31,48 @@ TEST(TmfErrors, EveryBadLineHasItsStatusAndLine)
 {
     const Case cases[] = {
         {"not a GUID line", "hello world\n", ETW_ERROR_INVALID_DATA, "line 1: expected a message GUID line"},
-        {"GUID without module", "6f70656e-7770-7064-6465-6d6f00000002\n", ETW_ERROR_INVALID_DATA, "line 1: the message GUID line names no module"},
+        {"GUID without module", "6f70656e-7770-7064-6465-6d6f00000002\n", ETW_ERROR_INVALID_DATA,
+         "line 1: the message GUID line names no module"},
         {"#typev first", "#typev a 1 \"x\"\n", ETW_ERROR_INVALID_DATA, "line 1: #typev before any message GUID line"},
-        {"unknown directive", std::string(kGuid) + "#typex a 1 \"x\"\n", ETW_ERROR_INVALID_DATA, "line 2: unknown directive '#typex'"},
+        {"unknown directive", std::string(kGuid) + "#typex a 1 \"x\"\n", ETW_ERROR_INVALID_DATA,
+         "line 2: unknown directive '#typex'"},
         {"no number", msg("#typev a"), ETW_ERROR_INVALID_DATA, "line 2: #typev has no message number"},
-        {"number too big", msg("#typev a 70000 \"x\""), ETW_ERROR_INVALID_DATA, "line 2: #typev message number '70000'"},
+        {"number too big", msg("#typev a 70000 \"x\""), ETW_ERROR_INVALID_DATA,
+         "line 2: #typev message number '70000'"},
         {"no format", msg("#typev a 1 x"), ETW_ERROR_INVALID_DATA, "line 2: #typev has no quoted format string"},
-        {"unterminated format", msg("#typev a 1 \"x %10!d! // FUNC=f"), ETW_ERROR_INVALID_DATA, "line 2: the format string has no closing quote"},
-        {"unknown item", msg("#typev a 1 \"%10!d!\"", "v, ItemBogus -- 10\n"), ETW_ERROR_INVALID_DATA, "line 4: unknown item type 'ItemBogus'"},
-        {"no item", msg("#typev a 1 \"x\"", "v -- 10\n"), ETW_ERROR_INVALID_DATA, "line 4: the argument has no Item type"},
-        {"argument number < 10", msg("#typev a 1 \"x\"", "v, ItemLong -- 3\n"), ETW_ERROR_INVALID_DATA, "line 4: argument number '3'"},
-        {"no argument number", msg("#typev a 1 \"x\"", "v, ItemLong\n"), ETW_ERROR_INVALID_DATA, "line 4: expected an argument line"},
-        {"argument twice", msg("#typev a 1 \"x\"", "v, ItemLong -- 10\nw, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA, "line 5: argument 10 is listed twice"},
-        {"undeclared argument", msg("#typev a 1 \"%10!d! %11!d!\"", "v, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA, "line 2: the format uses %11"},
-        {"unclosed spec", msg("#typev a 1 \"%10!d\"", "v, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA, "line 2: the format's %10 has no closing '!'"},
-        {"no closing brace", std::string(kGuid) + "#typev a 1 \"x\"\n{\nv, ItemLong -- 10\n", ETW_ERROR_INVALID_DATA, "the argument list has no '}'"},
+        {"unterminated format", msg("#typev a 1 \"x %10!d! // FUNC=f"), ETW_ERROR_INVALID_DATA,
+         "line 2: the format string has no closing quote"},
+        {"unknown item", msg("#typev a 1 \"%10!d!\"", "v, ItemBogus -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: unknown item type 'ItemBogus'"},
+        {"no item", msg("#typev a 1 \"x\"", "v -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: the argument has no Item type"},
+        {"argument number < 10", msg("#typev a 1 \"x\"", "v, ItemLong -- 3\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: argument number '3'"},
+        {"no argument number", msg("#typev a 1 \"x\"", "v, ItemLong\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: expected an argument line"},
+        {"argument twice", msg("#typev a 1 \"x\"", "v, ItemLong -- 10\nw, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 5: argument 10 is listed twice"},
+        {"undeclared argument", msg("#typev a 1 \"%10!d! %11!d!\"", "v, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 2: the format uses %11"},
+        {"unclosed spec", msg("#typev a 1 \"%10!d\"", "v, ItemLong -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 2: the format's %10 has no closing '!'"},
+        {"no closing brace", std::string(kGuid) + "#typev a 1 \"x\"\n{\nv, ItemLong -- 10\n", ETW_ERROR_INVALID_DATA,
+         "the argument list has no '}'"},
         {"stray brace", std::string(kGuid) + "}\n", ETW_ERROR_INVALID_DATA, "line 2: '}' without '{'"},
-        {"brace without #typev", std::string(kGuid) + "{\n", ETW_ERROR_INVALID_DATA, "line 2: '{' without a #typev line"},
-        {"message twice", std::string(kGuid) + "#typev a 1 \"x\"\n#typev b 1 \"y\"\n", ETW_ERROR_INVALID_DATA, "line 3: message 1 of GUID"},
-        {"bad list value", msg("#typev a 1 \"x\"", "v, ItemListLong(A,B=zz) -- 10\n"), ETW_ERROR_INVALID_DATA, "line 4: ItemListLong: the value of 'B' is not a number"},
-        {"bad list name", msg("#typev a 1 \"x\"", "v, ItemSetByte(A,,B) -- 10\n"), ETW_ERROR_INVALID_DATA, "line 4: ItemSetByte: '' is not a name"},
-        {"ItemEnum without name", msg("#typev a 1 \"x\"", "v, ItemEnum() -- 10\n"), ETW_ERROR_INVALID_DATA, "line 4: ItemEnum needs a type name"},
-        {"NUL character", std::string(kGuid) + std::string("#typev a 1 \"x\0\"\n", 16), ETW_ERROR_INVALID_DATA, "line 2: a NUL character"},
-        {"odd UTF-16", std::string("\xFF\xFE\x41", 3), ETW_ERROR_NO_UNICODE_TRANSLATION, "UTF-16 text of an odd number of bytes"},
+        {"brace without #typev", std::string(kGuid) + "{\n", ETW_ERROR_INVALID_DATA,
+         "line 2: '{' without a #typev line"},
+        {"message twice", std::string(kGuid) + "#typev a 1 \"x\"\n#typev b 1 \"y\"\n", ETW_ERROR_INVALID_DATA,
+         "line 3: message 1 of GUID"},
+        {"bad list value", msg("#typev a 1 \"x\"", "v, ItemListLong(A,B=zz) -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: ItemListLong: the value of 'B' is not a number"},
+        {"bad list name", msg("#typev a 1 \"x\"", "v, ItemSetByte(A,,B) -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: ItemSetByte: '' is not a name"},
+        {"ItemEnum without name", msg("#typev a 1 \"x\"", "v, ItemEnum() -- 10\n"), ETW_ERROR_INVALID_DATA,
+         "line 4: ItemEnum needs a type name"},
+        {"NUL character", std::string(kGuid) + std::string("#typev a 1 \"x\0\"\n", 16), ETW_ERROR_INVALID_DATA,
+         "line 2: a NUL character"},
+        {"odd UTF-16", std::string("\xFF\xFE\x41", 3), ETW_ERROR_NO_UNICODE_TRANSLATION,
+         "UTF-16 text of an odd number of bytes"},
     };
     etw_decoder *d = nullptr;
     ASSERT_EQ(etw_decoder_create(&d), ETW_OK);
@@ -70,7 +89,9 @@ TEST(TmfErrors, EveryBadLineHasItsStatusAndLine)
 TEST(TmfErrors, AFailedLoadKeepsWhatWasLoaded)
 {
     using openetw::decode::TmfSchemas;
-    auto bytes = [](const std::string &t) { return std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t *>(t.data()), t.size()); };
+    auto bytes = [](const std::string &t) {
+        return std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t *>(t.data()), t.size());
+    };
     TmfSchemas s;
     openetw::format::Problem problem;
     const std::string good = std::string(kGuid) + "#typev a 1 \"x\"\n";

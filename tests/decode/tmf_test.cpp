@@ -166,8 +166,8 @@ TEST(Tmf, MessagesInEveryOptionFlagCombinationDecode)
         EXPECT_EQ(field(d, "Mode"), "Append");
         EXPECT_EQ(field(d, "Access"), "Rd|Del");
         const std::string ptr = combos[i] & 0x40 ? "DEADBEEF" : "00000000DEADBEEF";
-        EXPECT_EQ(field(d, "FormattedString"), " open C:\\x flags=0000001f size=1234 at " + ptr +
-                                                   " status=0xC0000034 mode=Append set=Rd|Del");
+        EXPECT_EQ(field(d, "FormattedString"),
+                  " open C:\\x flags=0000001f size=1234 at " + ptr + " status=0xC0000034 mode=Append set=Rd|Del");
     }
 }
 

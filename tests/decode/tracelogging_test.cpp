@@ -40,7 +40,7 @@ TEST(TraceLogging, ScalarsOfEveryInType)
     Bytes p;
     p.u8(0xFE).u8(200).u16(0x8000).u16(65535).u32(0xFFFFFFFF).u32(4000000000u);
     p.u64(0xFFFFFFFFFFFFFFFEull).u64(18446744073709551615ull);
-    p.u32(0x3FC00000); // 1.5f
+    p.u32(0x3FC00000);            // 1.5f
     p.u64(0xC004000000000000ull); // -2.5
     p.u32(1);
     p.u32(0x01020304).u16(0x0506).u16(0x0708).u8(0x09).u8(0x0A).u8(0x0B).u8(0x0C).u8(0x0D).u8(0x0E).u8(0x0F).u8(0x10);
@@ -52,12 +52,29 @@ TEST(TraceLogging, ScalarsOfEveryInType)
     const Decoded d = run(tl_metadata("Scalars", f), p);
     ASSERT_TRUE(d.ok) << d.problem.detail;
     EXPECT_EQ(d.schema.event_name, "Scalars");
-    const Pairs want = {{"i8", "-2"}, {"u8", "200"}, {"i16", "-32768"}, {"u16", "65535"}, {"i32", "-1"},
-                        {"u32", "4000000000"}, {"i64", "-2"}, {"u64", "18446744073709551615"}, {"f", "1.5"},
-                        {"d", "-2.5"}, {"b", "true"}, {"g", "{01020304-0506-0708-090A-0B0C0D0E0F10}"},
-                        {"ft", "2020-07-14T12:04:36.9038717Z"}, {"st", "2021-03-17T08:09:10.011"},
-                        {"sid", "S-1-5-32-544"}, {"h32", "0xBEEF"}, {"h64", "0x123456789ABC"}, {"ws", "h\xc3\xa9llo"},
-                        {"as", "abc"}, {"cws", "hi"}, {"cas", "xyz"}, {"bin", "0xAB01"}, {"cbin", "0xFF"}};
+    const Pairs want = {{"i8", "-2"},
+                        {"u8", "200"},
+                        {"i16", "-32768"},
+                        {"u16", "65535"},
+                        {"i32", "-1"},
+                        {"u32", "4000000000"},
+                        {"i64", "-2"},
+                        {"u64", "18446744073709551615"},
+                        {"f", "1.5"},
+                        {"d", "-2.5"},
+                        {"b", "true"},
+                        {"g", "{01020304-0506-0708-090A-0B0C0D0E0F10}"},
+                        {"ft", "2020-07-14T12:04:36.9038717Z"},
+                        {"st", "2021-03-17T08:09:10.011"},
+                        {"sid", "S-1-5-32-544"},
+                        {"h32", "0xBEEF"},
+                        {"h64", "0x123456789ABC"},
+                        {"ws", "h\xc3\xa9llo"},
+                        {"as", "abc"},
+                        {"cws", "hi"},
+                        {"cas", "xyz"},
+                        {"bin", "0xAB01"},
+                        {"cbin", "0xFF"}};
     EXPECT_EQ(d.values, want);
 }
 
@@ -72,28 +89,28 @@ TEST(TraceLogging, OutTypesChangeTheText)
     const Decoded d = run(tl_metadata("Out", f), p);
     ASSERT_TRUE(d.ok) << d.problem.detail;
     const Pairs want = {{"hex", "0xFF"},  {"err", "0x00000005"}, {"ip", "192.168.1.2"}, {"port", "8080"},
-                        {"flag", "true"}, {"signed", "-1"},       {"tagged", "7"}};
+                        {"flag", "true"}, {"signed", "-1"},      {"tagged", "7"}};
     EXPECT_EQ(d.values, want);
 }
 
 TEST(TraceLogging, ArraysAndNestedStructs)
 {
     Bytes f;
-    f.str("fixed").u8(6 | 0x20).u16(3);                  // UINT16[3]
-    f.str("var").u8(1 | 0x40);                            // UTF-16 string[count in data]
-    f.str("outer").u8(24 | 0x80).u8(2);                  // struct of 2 members
-    f.str("x").u8(7);                                     //   INT32
-    f.str("inner").u8(24 | 0x40 | 0x80).u8(1);          //   struct[] of 1 member
-    f.str("y").u8(4);                                     //     UINT8
+    f.str("fixed").u8(6 | 0x20).u16(3);        // UINT16[3]
+    f.str("var").u8(1 | 0x40);                 // UTF-16 string[count in data]
+    f.str("outer").u8(24 | 0x80).u8(2);        // struct of 2 members
+    f.str("x").u8(7);                          //   INT32
+    f.str("inner").u8(24 | 0x40 | 0x80).u8(1); //   struct[] of 1 member
+    f.str("y").u8(4);                          //     UINT8
     f.str("after").u8(4);
     Bytes p;
     p.u16(1).u16(2).u16(3).u16(2).w(u"a").w(u"bc").u32(0xFFFFFFF6).u16(3).u8(7).u8(8).u8(9).u8(42);
     const Decoded d = run(tl_metadata("Nest", f), p);
     ASSERT_TRUE(d.ok) << d.problem.detail;
-    const Pairs want = {{"fixed[0]", "1"},       {"fixed[1]", "2"},      {"fixed[2]", "3"},
-                        {"var[0]", "a"},         {"var[1]", "bc"},       {"outer.x", "-10"},
-                        {"outer.inner[0].y", "7"}, {"outer.inner[1].y", "8"}, {"outer.inner[2].y", "9"},
-                        {"after", "42"}};
+    const Pairs want = {
+        {"fixed[0]", "1"},         {"fixed[1]", "2"},  {"fixed[2]", "3"},         {"var[0]", "a"},
+        {"var[1]", "bc"},          {"outer.x", "-10"}, {"outer.inner[0].y", "7"}, {"outer.inner[1].y", "8"},
+        {"outer.inner[2].y", "9"}, {"after", "42"}};
     EXPECT_EQ(d.values, want);
     EXPECT_EQ(d.schema.fields[2].end, 6u); // outer spans x, inner, y
 }
@@ -167,7 +184,8 @@ TEST(TraceLogging, PayloadThatDoesNotMatchIsReported)
     q.u16(10).u16(u'x');
     d = run(tl_metadata("E", counted), q);
     EXPECT_FALSE(d.ok);
-    EXPECT_NE(d.problem.detail.find("field 's' needs 12 bytes at payload offset 0"), std::string::npos) << d.problem.detail;
+    EXPECT_NE(d.problem.detail.find("field 's' needs 12 bytes at payload offset 0"), std::string::npos)
+        << d.problem.detail;
 
     Bytes sid;
     sid.str("sid").u8(19);

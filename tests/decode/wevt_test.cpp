@@ -99,13 +99,13 @@ TEST(Wevt, StructsCountsLengthsAndMaps)
 {
     const std::vector<Item> items{
         {0, kInUInt16, kOutNull, 0, 0, false, 0, 0, u"n"},
-        {0x4, kInUInt32, kOutNull, 0, 0, false, 0, 0, u"vals"},       // count: item 0
-        {0x2, kInBinary, kOutHexBinary, 0, 0, false, 0, 0, u"blob"},  // length: item 0
-        {0x1 | 0x20, 0, 0, 4, 2, false, 2, 0, u"pair"},               // struct of items 4, 5; 2 of them
-        {0, kInUInt8, kOutNull, 0, 0, true, 0, 0, u"a"},              // map M
+        {0x4, kInUInt32, kOutNull, 0, 0, false, 0, 0, u"vals"},      // count: item 0
+        {0x2, kInBinary, kOutHexBinary, 0, 0, false, 0, 0, u"blob"}, // length: item 0
+        {0x1 | 0x20, 0, 0, 4, 2, false, 2, 0, u"pair"},              // struct of items 4, 5; 2 of them
+        {0, kInUInt8, kOutNull, 0, 0, true, 0, 0, u"a"},             // map M
         {0, kInUnicodeString, kOutNull, 0, 0, false, 0, 0, u"b"},
-        {0, kInUInt16, kOutNull, 0, 0, false, 3, 0, u"fixed"},        // count 3
-        {0x10, kInAnsiString, kOutNull, 0, 0, false, 0, 2, u"two"},   // length 2
+        {0, kInUInt16, kOutNull, 0, 0, false, 3, 0, u"fixed"},      // count 3
+        {0x10, kInAnsiString, kOutNull, 0, 0, false, 0, 2, u"two"}, // length 2
     };
     const std::vector<std::uint8_t> resource = crim(items);
     SchemaEntries out;
@@ -130,10 +130,18 @@ TEST(Wevt, StructsCountsLengthsAndMaps)
     p.u16(1).u16(2).u16(3).raw("hi");
     std::vector<Node> nodes;
     ASSERT_TRUE(decode_payload(s, p.b, 8, nodes, problem, nullptr)) << problem.detail;
-    EXPECT_EQ(flatten(s, nodes, p.b),
-              (Pairs{{"n", "2"}, {"vals[0]", "10"}, {"vals[1]", "20"}, {"blob", "0xABCD"}, {"pair[0].a", "one"},
-                     {"pair[0].b", "x"}, {"pair[1].a", "5"}, {"pair[1].b", "y"}, {"fixed[0]", "1"},
-                     {"fixed[1]", "2"}, {"fixed[2]", "3"}, {"two", "hi"}}));
+    EXPECT_EQ(flatten(s, nodes, p.b), (Pairs{{"n", "2"},
+                                             {"vals[0]", "10"},
+                                             {"vals[1]", "20"},
+                                             {"blob", "0xABCD"},
+                                             {"pair[0].a", "one"},
+                                             {"pair[0].b", "x"},
+                                             {"pair[1].a", "5"},
+                                             {"pair[1].b", "y"},
+                                             {"fixed[0]", "1"},
+                                             {"fixed[1]", "2"},
+                                             {"fixed[2]", "3"},
+                                             {"two", "hi"}}));
 }
 
 std::string fails(const std::vector<Item> &items)
@@ -158,7 +166,8 @@ TEST(Wevt, BadItemReferences)
     EXPECT_NE(fails({{0, kInUInt8, 0, 0, 0, false, 0, 0, u"a"}, {0x1, 0, 0, 0, 1, false, 0, 0, u"s"}})
                   .find("struct 's' has members 0..1, not later items"),
               std::string::npos);
-    EXPECT_NE(fails({{0x1, 0, 0, 2, 1, false, 0, 0, u"s"}, {0x1, 0, 0, 2, 1, false, 0, 0, u"t"},
+    EXPECT_NE(fails({{0x1, 0, 0, 2, 1, false, 0, 0, u"s"},
+                     {0x1, 0, 0, 2, 1, false, 0, 0, u"t"},
                      {0, kInUInt8, 0, 0, 0, false, 0, 0, u"a"}})
                   .find("item 'a' is a member of two structs"),
               std::string::npos);

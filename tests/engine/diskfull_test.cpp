@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint32_t kBufferKb = 4;
-constexpr std::size_t kPayload = 200;               // 0x30 + 200 = 248-byte records
+constexpr std::size_t kPayload = 200;                     // 0x30 + 200 = 248-byte records
 constexpr std::uint32_t kPerBuffer = (4096 - 0x48) / 248; // events a full buffer holds
 constexpr std::size_t kDiskBytes = 128 * 1024;
 
@@ -133,10 +133,10 @@ void check(const SmallDisk &disk, const Totals &t, bool must_fill)
     EXPECT_LE(missing, std::int64_t(t.log_buffers_lost) * kPerBuffer);
 }
 
-#define NEED_ROOT_AND(disk)                                                                                       \
-    if (geteuid() != 0)                                                                                           \
-        GTEST_SKIP() << "not root: cannot mount the small tmpfs this test fills";                                \
-    SmallDisk disk;                                                                                               \
+#define NEED_ROOT_AND(disk)                                                                                            \
+    if (geteuid() != 0)                                                                                                \
+        GTEST_SKIP() << "not root: cannot mount the small tmpfs this test fills";                                      \
+    SmallDisk disk;                                                                                                    \
     ASSERT_TRUE(disk.error().empty()) << disk.error()
 
 } // namespace

@@ -64,7 +64,10 @@ struct Props {
 // A provider registered for the test's scope.
 struct Provider {
     etw_provider *p = nullptr;
-    explicit Provider(const etw_guid &g) { EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK); }
+    explicit Provider(const etw_guid &g)
+    {
+        EXPECT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK);
+    }
     ~Provider() { etw_provider_unregister(p); }
     operator etw_provider *() const { return p; }
 };

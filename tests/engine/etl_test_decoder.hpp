@@ -228,9 +228,12 @@ inline File decode(const std::string &path) { return decode_bytes(read_all(path)
 inline std::int64_t event_filetime(const File &f, std::int64_t raw)
 {
     switch (f.clock_type) {
-    case 2: return raw;
-    case 3: return f.start_time + (raw - f.start_raw) * 10 / std::int64_t(f.cpu_mhz);
-    default: return f.start_time + std::int64_t(__int128(raw - f.start_raw) * 10'000'000 / f.perf_freq);
+    case 2:
+        return raw;
+    case 3:
+        return f.start_time + (raw - f.start_raw) * 10 / std::int64_t(f.cpu_mhz);
+    default:
+        return f.start_time + std::int64_t(__int128(raw - f.start_raw) * 10'000'000 / f.perf_freq);
     }
 }
 

@@ -35,7 +35,7 @@ struct RunResult {
 };
 
 RunResult run(const std::string &file, std::uint32_t mode, std::uint32_t max_size, int n, std::size_t payload,
-        std::uint32_t clock = 0, std::uint32_t buffer_kb = 4, const etw_guid *private_guid = nullptr)
+              std::uint32_t clock = 0, std::uint32_t buffer_kb = 4, const etw_guid *private_guid = nullptr)
 {
     RunResult out;
     const etw_guid pg = private_guid ? *private_guid : make_guid(0x6000);
@@ -243,7 +243,8 @@ TEST(Files, AppendToAFileThatIsNotAnEtlFileIsRefusedAndLeftAlone)
         for (std::uint32_t clock : {ETW_CLOCK_QPC, ETW_CLOCK_SYSTEM_TIME}) {
             RunResult r = run(file, ETW_FILE_MODE_APPEND, 0, 1, 10, clock);
             EXPECT_EQ(r.start_status, ETW_ERROR_INVALID_DATA);
-            EXPECT_NE(std::string(etw_last_error_message()).find(c.said), std::string::npos) << etw_last_error_message();
+            EXPECT_NE(std::string(etw_last_error_message()).find(c.said), std::string::npos)
+                << etw_last_error_message();
             EXPECT_EQ(file_size(file), c.size);
         }
     }
@@ -286,14 +287,17 @@ TEST(Files, DiskFullCountsLogBuffersLostAndKeepsFileReadable)
     ASSERT_GE(pid, 0);
     if (pid == 0) {
         signal(SIGXFSZ, SIG_IGN);
-        struct rlimit rl{10 * 4096 + 100, 10 * 4096 + 100};
+        struct rlimit rl {
+            10 * 4096 + 100, 10 * 4096 + 100
+        };
         setrlimit(RLIMIT_FSIZE, &rl);
         RunResult r = run(file, ETW_FILE_MODE_SEQUENTIAL, 0, 1000, 200);
         rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
         FILE *out = fopen(result.c_str(), "w");
         if (!out)
             _exit(3);
-        fprintf(out, "%u %u %u %u %u\n", r.start_status, r.rec.LogBuffersLost, r.rec.BuffersWritten, r.rec.EventsLost, r.ok);
+        fprintf(out, "%u %u %u %u %u\n", r.start_status, r.rec.LogBuffersLost, r.rec.BuffersWritten, r.rec.EventsLost,
+                r.ok);
         fclose(out);
         _exit(0);
     }

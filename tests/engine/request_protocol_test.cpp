@@ -89,8 +89,9 @@ TEST(RequestProtocol, TheSessionHostDaemonAnswersAnotherProtocolWithNotSupported
     EXPECT_NE(answer.message.find("this library 0"), std::string::npos) << answer.message;
 
     Pair same("host-same");
-    ASSERT_EQ(frames::send_request_frame(same.client, std::uint32_t(HostRequest::StopOrphan), std::vector<std::uint8_t>(8)),
-              ETW_OK);
+    ASSERT_EQ(
+        frames::send_request_frame(same.client, std::uint32_t(HostRequest::StopOrphan), std::vector<std::uint8_t>(8)),
+        ETW_OK);
     HostIncoming ok;
     EXPECT_EQ(read_host_request(same.server, &ok).code, ETW_OK);
     EXPECT_EQ(ok.code, HostRequest::StopOrphan);

@@ -30,8 +30,8 @@ TEST(Session, StartReportsAdjustedValuesAndHandle)
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK) << etw_last_error_message();
     auto r = props.rec();
-    EXPECT_EQ(r.MinimumBuffers, 2 * kCpus);       // at least 2 per processor
-    EXPECT_EQ(r.MaximumBuffers, r.MinimumBuffers); // at least the adjusted minimum
+    EXPECT_EQ(r.MinimumBuffers, 2 * kCpus);         // at least 2 per processor
+    EXPECT_EQ(r.MaximumBuffers, r.MinimumBuffers);  // at least the adjusted minimum
     EXPECT_EQ(r.NumberOfBuffers, r.MinimumBuffers); // starts with the minimum
     EXPECT_EQ(r.FreeBuffers, r.MinimumBuffers);
     EXPECT_EQ(r.Wnode.HistoricalContext, etw_session_handle(s));
@@ -553,7 +553,7 @@ TEST(Pool, DropsPastTheMaximumAndCountsEventsLostExactly)
     SessionHandle s;
     ASSERT_EQ(start(s, props), ETW_OK);
     ASSERT_EQ(props.rec().MaximumBuffers, 2u); // one stream: the minimum of 2 is also the maximum
-    engine_session(s.s).hold_logger(true); // a stalled logger: nothing is emptied while we write
+    engine_session(s.s).hold_logger(true);     // a stalled logger: nothing is emptied while we write
     Provider prov(pg);
     etw_session_enable_provider(s, &pg, 1, 0, 0, 0);
     std::uint32_t ok = 0, dropped = 0;

@@ -16,7 +16,8 @@
 
 namespace openetw::engine::testutil {
 
-template <std::uint32_t Buffers> struct SharedPool {
+template <std::uint32_t Buffers>
+struct SharedPool {
     std::string path = "/dev/shm/openetw-pool-test-" + std::to_string(getpid());
     BufferPool pool;
     SharedPool() { EXPECT_EQ(pool.create(4096, 1, Buffers, Buffers, Buffers, path), ETW_OK); }
@@ -31,7 +32,8 @@ template <std::uint32_t Buffers> struct SharedPool {
 
     // A writer process attaches, does `step` (false: it failed) and dies
     // with no clean-up (as if killed); returns its pid once it is gone.
-    template <class Step> pid_t writer_that_dies_after(Step step)
+    template <class Step>
+    pid_t writer_that_dies_after(Step step)
     {
         const pid_t pid = fork();
         if (pid == 0) {

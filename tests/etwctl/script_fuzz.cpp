@@ -166,9 +166,26 @@ void check(const std::string &text, std::size_t max_line, bool stream)
     }
 }
 
-const char *const kTokens[] = {"script",  "--json", "\"",   "#",     "\n",      "\r",      "\r\n",     " ",
-                               "\t",      "list",   "start", "stop", "--keep-going", "-", "\"script\"", "\"\"",
-                               "--json script ", "\n--json script x\n", "sleep 0", "query \"a b\""};
+const char *const kTokens[] = {"script",
+                               "--json",
+                               "\"",
+                               "#",
+                               "\n",
+                               "\r",
+                               "\r\n",
+                               " ",
+                               "\t",
+                               "list",
+                               "start",
+                               "stop",
+                               "--keep-going",
+                               "-",
+                               "\"script\"",
+                               "\"\"",
+                               "--json script ",
+                               "\n--json script x\n",
+                               "sleep 0",
+                               "query \"a b\""};
 
 class Mutator {
 public:
@@ -189,11 +206,19 @@ public:
                 if (!s.empty())
                     s[pick(s.size())] = char(rng_());
                 break;
-            case 2: s.insert(at, 1, '\0'); break;
+            case 2:
+                s.insert(at, 1, '\0');
+                break;
             case 3:
-            case 4: s.insert(at, kTokens[pick(std::size(kTokens))]); break;
-            case 5: s.insert(at, pick(20000), pick(2) ? ' ' : 'x'); break; // long lines, across the caps below (8,191 among them)
-            case 6: s.erase(at, pick(64)); break;
+            case 4:
+                s.insert(at, kTokens[pick(std::size(kTokens))]);
+                break;
+            case 5:
+                s.insert(at, pick(20000), pick(2) ? ' ' : 'x');
+                break; // long lines, across the caps below (8,191 among them)
+            case 6:
+                s.erase(at, pick(64));
+                break;
             case 7: {
                 const std::string &o = seeds[pick(seeds.size())];
                 const std::size_t from = pick(o.size());

@@ -29,8 +29,6 @@ public:
 };
 ::testing::Environment *const g_stop_started = ::testing::AddGlobalTestEnvironment(new StopStartedSessions);
 
-
-
 bool running(const std::string &n)
 {
     etw_session *s = nullptr;
@@ -77,9 +75,15 @@ TEST(EtwctlScript, NestedScriptIsRefusedInEveryForm)
     const TempDir dir("etwctl-nest");
     const std::string self = (dir.path / "self.script").string();
     const std::vector<std::string> forms = {
-        "script " + self,           "--json script " + self,         "script --json " + self,
-        "script " + self + " --json", "--json --json script " + self, "\"script\" " + self,
-        "--json \"script\" -",      "script " + self + " --keep-going", "script",
+        "script " + self,
+        "--json script " + self,
+        "script --json " + self,
+        "script " + self + " --json",
+        "--json --json script " + self,
+        "\"script\" " + self,
+        "--json \"script\" -",
+        "script " + self + " --keep-going",
+        "script",
     };
     for (const std::string &form : forms) {
         dir.write("self.script", "list\n" + form + "\nlist\n");

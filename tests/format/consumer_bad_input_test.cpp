@@ -206,9 +206,9 @@ TEST(BadInput, CorruptCompressedStream)
     EXPECT_EQ(run.status, ETW_ERROR_INVALID_DATA);
     // The fault is in the stored bytes, so the message gives its real file offset.
     EXPECT_TRUE(contains(run.message, format::text_printf("file offset 0x%zX (buffer 2 at 0x%zX, offset 0x4E): the "
-                                                           "compressed data is corrupt at stored byte 0x4E: a match "
-                                                           "reaches before the start of the output",
-                                                           at + 0x4E, at)))
+                                                          "compressed data is corrupt at stored byte 0x4E: a match "
+                                                          "reaches before the start of the output",
+                                                          at + 0x4E, at)))
         << run.message;
     EXPECT_EQ(event_ids(run), without(all_ids(), {20, 21, 22}));
 }

@@ -99,8 +99,8 @@ TEST(ConsumerDelivery, EventCallbackAloneSeesTheFullRecord)
     f.add(b2);
     TempDir dir;
     const std::string path = dir.write("e.etl", f.build());
-    for (std::uint32_t flags : {ETW_CONSUMER_ORDER_FILE, ETW_CONSUMER_ORDER_TIME,
-                                ETW_CONSUMER_ORDER_TIME | ETW_CONSUMER_RAW_TIMESTAMP}) {
+    for (std::uint32_t flags :
+         {ETW_CONSUMER_ORDER_FILE, ETW_CONSUMER_ORDER_TIME, ETW_CONSUMER_ORDER_TIME | ETW_CONSUMER_RAW_TIMESTAMP}) {
         const RunResult all = run_consumer({path}, flags);
         ASSERT_EQ(all.status, ETW_OK) << all.message;
         const EventOnly only = run_event_only(path, flags);

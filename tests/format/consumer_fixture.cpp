@@ -34,7 +34,8 @@ int32_t on_record(void *user, const etw_record *r)
     s.bytes.assign(r->bytes, r->bytes + r->size);
     s.payload.assign(r->payload, r->payload + r->payload_size);
     for (uint32_t i = 0; i < r->extended_count; ++i)
-        s.extended.emplace_back(r->extended[i], Bytes(r->extended[i].data, r->extended[i].data + r->extended[i].data_size));
+        s.extended.emplace_back(r->extended[i],
+                                Bytes(r->extended[i].data, r->extended[i].data + r->extended[i].data_size));
     run->records.push_back(std::move(s));
     return 0;
 }

@@ -123,8 +123,12 @@ TEST(Consumer, SeveralFilesMergeByTime)
     std::vector<std::pair<std::uint32_t, std::int64_t>> seen;
     for (const auto &r : run.records)
         seen.emplace_back(r.record.file_index, r.record.timestamp - a.start_time);
-    EXPECT_EQ(seen, (std::vector<std::pair<std::uint32_t, std::int64_t>>{
-                        {0, 0}, {0, 100}, {1, 150}, {1, 200}, {0, 300}, {1, 350}}));
+    EXPECT_EQ(seen, (std::vector<std::pair<std::uint32_t, std::int64_t>>{{0, 0},
+                                                                         {0, 100},
+                                                                         {1, 150},
+                                                                         {1, 200},
+                                                                         {0, 300},
+                                                                         {1, 350}}));
     EXPECT_EQ(run.logger_names, (std::vector<std::string>{"A", "B"}));
     // File order: one file after the other.
     EXPECT_EQ(event_ids(run_consumer({pa, pb}, ETW_CONSUMER_ORDER_FILE)), (std::vector<int>{100, 300, 1050, 1200}));
@@ -227,10 +231,10 @@ TEST(Consumer, RecordAndEventCallbacksSeeEveryKind)
     std::vector<std::uint32_t> kinds;
     for (const auto &r : run.records)
         kinds.push_back(r.record.kind);
-    EXPECT_EQ(kinds, (std::vector<std::uint32_t>{ETW_RECORD_KIND_SYSTEM, ETW_RECORD_KIND_SYSTEM, ETW_RECORD_KIND_FULL,
-                                                 ETW_RECORD_KIND_INSTANCE, ETW_RECORD_KIND_EVENT,
-                                                 ETW_RECORD_KIND_MESSAGE, ETW_RECORD_KIND_COMPACT,
-                                                 ETW_RECORD_KIND_PERFINFO}));
+    EXPECT_EQ(kinds,
+              (std::vector<std::uint32_t>{ETW_RECORD_KIND_SYSTEM, ETW_RECORD_KIND_SYSTEM, ETW_RECORD_KIND_FULL,
+                                          ETW_RECORD_KIND_INSTANCE, ETW_RECORD_KIND_EVENT, ETW_RECORD_KIND_MESSAGE,
+                                          ETW_RECORD_KIND_COMPACT, ETW_RECORD_KIND_PERFINFO}));
     const etw_record &e = run.records[4].record;
     EXPECT_EQ(e.extended_count, 1u);
     EXPECT_EQ(run.records[4].extended.at(0).first.ext_type, 0x0C);

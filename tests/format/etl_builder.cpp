@@ -215,13 +215,13 @@ Bytes logfile_header_record(const LogfileSpec &s)
     put32(tlh, 0x2C, s.pointer_size);
     put32(tlh, 0x30, s.events_lost);
     put32(tlh, 0x34, s.cpu_mhz);
-    put32(tlh, 0x38, 7);                 // pointer-slot integers, as Windows leaves them
+    put32(tlh, 0x38, 7); // pointer-slot integers, as Windows leaves them
     put32(tlh, 0x38 + ptr, 9);
     const std::size_t tz = 0x38 + 2 * ptr;
-    put32(tlh, tz, std::uint32_t(-60));   // Bias
-    put16(tlh, tz + 4, 'S');              // StandardName "S"
-    put16(tlh, tz + 68 + 2, 10);          // StandardDate.wMonth
-    put16(tlh, tz + 88, 'D');             // DaylightName "D"
+    put32(tlh, tz, std::uint32_t(-60)); // Bias
+    put16(tlh, tz + 4, 'S');            // StandardName "S"
+    put16(tlh, tz + 68 + 2, 10);        // StandardDate.wMonth
+    put16(tlh, tz + 88, 'D');           // DaylightName "D"
     put32(tlh, tz + 168, std::uint32_t(-60));
     const std::size_t after = tz + 0xAC + 4;
     put64(tlh, after, std::uint64_t(s.boot_time));

@@ -15,11 +15,11 @@
 #include <set>
 
 #if defined(_WIN32)
-#  define popen _popen
-#  define pclose _pclose
+#define popen _popen
+#define pclose _pclose
 #else
-#  include <sys/stat.h>
-#  include <sys/wait.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #endif
 
 namespace fs = std::filesystem;
@@ -137,8 +137,8 @@ TEST(Etwdump, JsonlEqualsTheGoldenRecordsOfEverySample)
 
 TEST(Etwdump, PayloadHex)
 {
-    const Output out = run("--format jsonl --order file --payload " +
-                           quoted(kSamples / "s4_CldFlt0-2025-12-21-121418.etl"));
+    const Output out =
+        run("--format jsonl --order file --payload " + quoted(kSamples / "s4_CldFlt0-2025-12-21-121418.etl"));
     ASSERT_EQ(out.exit_code, 0);
     ASSERT_GE(out.lines.size(), 3u);
     // The BUILD_LAB perfinfo record: an ASCII build string.
@@ -183,7 +183,8 @@ TEST(Etwdump, ExitStatuses)
     // Damaged: 2, and the good records are still printed.
     etltest::Bytes bytes = etltest::read_file((kSamples / "krabs_powershell.etl").string());
     bytes.resize(bytes.size() - 8192 + 100);
-    const fs::path cut = fs::temp_directory_path() / ("openetw-etwdump-cut-" + std::to_string(std::random_device{}()) + ".etl");
+    const fs::path cut =
+        fs::temp_directory_path() / ("openetw-etwdump-cut-" + std::to_string(std::random_device{}()) + ".etl");
     etltest::write_file(cut.string(), bytes);
     const Output out = run("--format jsonl --order file " + quoted(cut));
     fs::remove(cut);
@@ -196,7 +197,8 @@ TEST(Etwdump, AKilledHostsFileIsReadByItsBuffersAndExits2)
     // BuffersWritten 1, as written at start: every buffer is still read.
     etltest::Bytes bytes = etltest::read_file((kSamples / "etlparser_AMSITrace.etl").string());
     bytes[0x48 + 0x20 + 0x24] = 1;
-    const fs::path path = fs::temp_directory_path() / ("openetw-etwdump-killed-" + std::to_string(std::random_device{}()) + ".etl");
+    const fs::path path =
+        fs::temp_directory_path() / ("openetw-etwdump-killed-" + std::to_string(std::random_device{}()) + ".etl");
     etltest::write_file(path.string(), bytes);
     const Output out = run("--format jsonl --order file " + quoted(path));
     fs::remove(path);
@@ -221,7 +223,8 @@ TEST(Etwdump, SummaryOfFilesWithFarApartTimes)
 #if !defined(_WIN32)
 TEST(Etwdump, AFifoWithoutWriterIsRefusedAtOnce)
 {
-    const fs::path fifo = fs::temp_directory_path() / ("openetw-etwdump-fifo-" + std::to_string(std::random_device{}()));
+    const fs::path fifo =
+        fs::temp_directory_path() / ("openetw-etwdump-fifo-" + std::to_string(std::random_device{}()));
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
     const Output out = run(quoted(fifo), etwdump(), "timeout 20 ");
     fs::remove(fifo);

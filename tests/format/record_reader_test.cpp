@@ -93,7 +93,8 @@ TEST(RecordDecoder, CompactAndPerfInfoWithExtensionItems)
 {
     // PEBS (8 bytes) + 2 PMC counters (16 bytes) follow the fixed header.
     const std::uint16_t ext = 0x8000 | 0x0200 | 3;
-    Image img({system_record(0x04, 0x0A0B, 7, 8, 900, Bytes(5, 1), ext), perfinfo_record(0x11, 0x0042, 1000, Bytes(9, 2), ext),
+    Image img({system_record(0x04, 0x0A0B, 7, 8, 900, Bytes(5, 1), ext),
+               perfinfo_record(0x11, 0x0042, 1000, Bytes(9, 2), ext),
                perfinfo_record(0x10, 0x0040, 1001, Bytes(3, 3))});
     const Walk w = walk(img.bytes, img.filled);
     ASSERT_EQ(w.records.size(), 3u);

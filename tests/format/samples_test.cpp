@@ -44,9 +44,9 @@ std::string read_text(const fs::path &p)
 std::string guid_text(const etw_guid &g)
 {
     char s[40];
-    std::snprintf(s, sizeof s, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", unsigned(g.Data1),
-                  unsigned(g.Data2), unsigned(g.Data3), g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4],
-                  g.Data4[5], g.Data4[6], g.Data4[7]);
+    std::snprintf(s, sizeof s, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", unsigned(g.Data1), unsigned(g.Data2),
+                  unsigned(g.Data3), g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4], g.Data4[5], g.Data4[6],
+                  g.Data4[7]);
     return s;
 }
 
@@ -87,8 +87,11 @@ JsonObject golden_view(const etw_record &r)
         o["level"] = std::int64_t(r.level);
         o["version"] = std::int64_t(r.version);
         break;
-    case ETW_RECORD_KIND_MESSAGE: o["message_number"] = std::int64_t(r.message_number); break;
-    default: break;
+    case ETW_RECORD_KIND_MESSAGE:
+        o["message_number"] = std::int64_t(r.message_number);
+        break;
+    default:
+        break;
     }
     return o;
 }
@@ -98,7 +101,8 @@ std::string describe(const JsonObject &o)
     std::string s = "{";
     for (const auto &[k, v] : o) {
         s += k + ": ";
-        s += std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v));
+        s += std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
+                                                    : std::to_string(std::get<std::int64_t>(v));
         s += ", ";
     }
     return s + "}";

@@ -15,9 +15,24 @@ namespace {
 // Values near every boundary that matters for 64-bit arithmetic and for d.
 std::vector<std::uint64_t> edge_values(std::uint64_t d)
 {
-    std::vector<std::uint64_t> v = {0, 1, 2, 3, 7, 9999999, 10000000, 10000001, UINT32_MAX, 1ull << 32,
-                                    (1ull << 32) + 1, INT64_MAX, 1ull << 63, (1ull << 63) + 1, UINT64_MAX,
-                                    UINT64_MAX - 1, UINT64_MAX / 10, UINT64_MAX / 10000000};
+    std::vector<std::uint64_t> v = {0,
+                                    1,
+                                    2,
+                                    3,
+                                    7,
+                                    9999999,
+                                    10000000,
+                                    10000001,
+                                    UINT32_MAX,
+                                    1ull << 32,
+                                    (1ull << 32) + 1,
+                                    INT64_MAX,
+                                    1ull << 63,
+                                    (1ull << 63) + 1,
+                                    UINT64_MAX,
+                                    UINT64_MAX - 1,
+                                    UINT64_MAX / 10,
+                                    UINT64_MAX / 10000000};
     for (std::uint64_t k : std::initializer_list<std::uint64_t>{1, 2, 3, 1000, UINT64_MAX / (d ? d : 1)}) {
         const std::uint64_t m = d * k; // wraps for the large k: still a value to try
         for (std::uint64_t delta : {0ull, 1ull, 2ull})
@@ -28,9 +43,32 @@ std::vector<std::uint64_t> edge_values(std::uint64_t d)
 
 std::vector<std::uint64_t> divisors()
 {
-    return {1, 2, 3, 5, 7, 10, 16, 1000, 2400, 3000, 3579545, 10000000, 14318180, 1000000000, UINT32_MAX,
-            1ull << 32, (1ull << 32) + 1, 1000000000000ull, UINT64_MAX / 10000000, UINT64_MAX / 10000000 + 1,
-            UINT64_MAX / 10, 1ull << 62, INT64_MAX, 1ull << 63, UINT64_MAX - 1, UINT64_MAX};
+    return {1,
+            2,
+            3,
+            5,
+            7,
+            10,
+            16,
+            1000,
+            2400,
+            3000,
+            3579545,
+            10000000,
+            14318180,
+            1000000000,
+            UINT32_MAX,
+            1ull << 32,
+            (1ull << 32) + 1,
+            1000000000000ull,
+            UINT64_MAX / 10000000,
+            UINT64_MAX / 10000000 + 1,
+            UINT64_MAX / 10,
+            1ull << 62,
+            INT64_MAX,
+            1ull << 63,
+            UINT64_MAX - 1,
+            UINT64_MAX};
 }
 
 } // namespace
@@ -82,8 +120,8 @@ TEST(Divider, MatchesDivisionForEveryDivisorAndExtreme)
 TEST(TimeConverter, BitIdenticalToToFiletime)
 {
     std::mt19937_64 rng(2024);
-    const std::int64_t refs[] = {0, 1, -1, 2745263251517, INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1,
-                                 123456789012345678};
+    const std::int64_t refs[] = {
+        0, 1, -1, 2745263251517, INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1, 123456789012345678};
     const std::int64_t filetimes[] = {0, 132264173104203138, INT64_MIN, INT64_MAX, -5};
     std::vector<TimeBase> bases;
     for (std::int64_t ref : refs)

@@ -14,14 +14,26 @@ struct Writer {
     std::size_t nibble_pos = 0; // 0: no half-used nibble byte
 
     void put8(std::uint32_t v) { out.push_back(static_cast<std::uint8_t>(v)); }
-    void put16(std::uint32_t v) { put8(v); put8(v >> 8); }
-    void put32(std::uint32_t v) { put16(v); put16(v >> 16); }
+    void put16(std::uint32_t v)
+    {
+        put8(v);
+        put8(v >> 8);
+    }
+    void put32(std::uint32_t v)
+    {
+        put16(v);
+        put16(v >> 16);
+    }
     void store_flags(std::size_t pos, std::uint32_t v)
     {
         for (int i = 0; i < 4; ++i)
             out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
     }
-    void start() { flag_pos = out.size(); put32(0); }
+    void start()
+    {
+        flag_pos = out.size();
+        put32(0);
+    }
     void flag(bool bit)
     {
         flags = (flags << 1) | (bit ? 1u : 0u);

@@ -62,10 +62,18 @@ TEST(Xpress, RoundTripsThroughTheEncoder)
             Bytes plain(size);
             for (std::size_t i = 0; i < size; ++i) {
                 switch (variant) {
-                case 0: plain[i] = std::uint8_t(rng()); break;              // incompressible
-                case 1: plain[i] = std::uint8_t(i % 7); break;              // short periods
-                case 2: plain[i] = std::uint8_t((rng() % 8) ? 0 : rng()); break; // sparse
-                default: plain[i] = std::uint8_t("event record "[i % 13]); break;
+                case 0:
+                    plain[i] = std::uint8_t(rng());
+                    break; // incompressible
+                case 1:
+                    plain[i] = std::uint8_t(i % 7);
+                    break; // short periods
+                case 2:
+                    plain[i] = std::uint8_t((rng() % 8) ? 0 : rng());
+                    break; // sparse
+                default:
+                    plain[i] = std::uint8_t("event record "[i % 13]);
+                    break;
                 }
             }
             const Bytes packed = etltest::xpress_compress(plain);

@@ -68,11 +68,18 @@ std::vector<Bytes> seeds()
     return s;
 }
 
-const std::uint32_t kEdges[] = {0, 1, 2, 3, 118, 119, 120, 121, 122, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF,
+const std::uint32_t kEdges[] = {0,      1,      2,       3,          118,         119,         120,
+                                121,    122,    0x7F,    0x80,       0xFF,        0x100,       0x7FFF,
                                 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
 // Offsets of Wnode.BufferSize, Flags, ClientContext, BufferSize, MaximumFileSize, LogFileMode,
 // EnableFlags and the two name offsets: the fields worth hitting with edge values.
-const std::size_t kFields[] = {0x00, 0x2C, 0x28, 0x30, 0x3C, 0x40, 0x48,
+const std::size_t kFields[] = {0x00,
+                               0x2C,
+                               0x28,
+                               0x30,
+                               0x3C,
+                               0x40,
+                               0x48,
                                sizeof(etw_event_trace_properties) - (UINTPTR_MAX == 0xFFFFFFFFu ? 12 : 8),
                                sizeof(etw_event_trace_properties) - (UINTPTR_MAX == 0xFFFFFFFFu ? 8 : 4)};
 
@@ -118,8 +125,11 @@ void mutate(Bytes &b, std::mt19937_64 &rng)
     }
 }
 
-const std::set<etw_status> kDocumented = {ETW_OK, ETW_ERROR_BAD_LENGTH, ETW_ERROR_INVALID_PARAMETER,
-                                          ETW_ERROR_INVALID_NAME, ETW_ERROR_NO_UNICODE_TRANSLATION,
+const std::set<etw_status> kDocumented = {ETW_OK,
+                                          ETW_ERROR_BAD_LENGTH,
+                                          ETW_ERROR_INVALID_PARAMETER,
+                                          ETW_ERROR_INVALID_NAME,
+                                          ETW_ERROR_NO_UNICODE_TRANSLATION,
                                           ETW_ERROR_BAD_PATHNAME};
 
 } // namespace
@@ -127,8 +137,8 @@ const std::set<etw_status> kDocumented = {ETW_OK, ETW_ERROR_BAD_LENGTH, ETW_ERRO
 int main(int argc, char **argv)
 {
     const double seconds = argc > 1 ? std::atof(argv[1]) : 5.0;
-    const std::uint64_t rng_seed = argc > 2 ? std::strtoull(argv[2], nullptr, 0)
-                                            : static_cast<std::uint64_t>(std::random_device{}());
+    const std::uint64_t rng_seed =
+        argc > 2 ? std::strtoull(argv[2], nullptr, 0) : static_cast<std::uint64_t>(std::random_device{}());
     std::printf("properties_fuzz: %.1f s, seed %llu\n", seconds, static_cast<unsigned long long>(rng_seed));
     std::mt19937_64 rng(rng_seed);
     const auto corpus = seeds();

@@ -155,7 +155,7 @@ pid_t host_of(const std::string &name, bool *orphaned = nullptr)
 
 struct FileCount {
     etw_status open = ETW_OK, process = ETW_OK;
-    std::uint64_t events = 0;     // of kProvider
+    std::uint64_t events = 0; // of kProvider
     std::set<std::uint64_t> numbers;
 };
 
@@ -352,7 +352,8 @@ const passwd *second_user(std::string *why)
 }
 
 // Runs fn as the second user in a child; its exit status.
-template <class Fn> int as_user(const passwd *pw, Fn fn)
+template <class Fn>
+int as_user(const passwd *pw, Fn fn)
 {
     const pid_t pid = fork();
     if (pid == 0) {

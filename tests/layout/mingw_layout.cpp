@@ -13,9 +13,9 @@
 #define SAME_SIZE(ours, theirs) static_assert(sizeof(ours) == sizeof(theirs), #ours " vs " #theirs ": size")
 
 // Same offset and same size of one member.
-#define SAME_FIELD(ours, ofield, theirs, tfield)                                                   \
-    static_assert(offsetof(ours, ofield) == offsetof(theirs, tfield), #ours "." #ofield ": offset"); \
-    static_assert(sizeof(((ours *)nullptr)->ofield) == sizeof(((theirs *)nullptr)->tfield), #ours "." #ofield ": size")
+#define SAME_FIELD(o, of, t, tf)                                                                                       \
+    static_assert(offsetof(o, of) == offsetof(t, tf), #o "." #of ": offset");                                          \
+    static_assert(sizeof(((o *)nullptr)->of) == sizeof(((t *)nullptr)->tf), #o "." #of ": size")
 
 // GUID
 SAME_SIZE(etw_guid, GUID);
@@ -74,9 +74,11 @@ SAME_FIELD(etw_event_trace_header, Guid, EVENT_TRACE_HEADER, Guid);
 SAME_FIELD(etw_event_trace_header, ClientContext, EVENT_TRACE_HEADER, ClientContext);
 SAME_FIELD(etw_event_trace_header, Flags, EVENT_TRACE_HEADER, Flags);
 static_assert(offsetof(etw_event_trace_header, Guid) == offsetof(EVENT_TRACE_HEADER, GuidPtr), "GuidPtr overlay");
-static_assert(offsetof(etw_event_trace_header, ClientContext) == offsetof(EVENT_TRACE_HEADER, KernelTime), "KernelTime overlay");
+static_assert(offsetof(etw_event_trace_header, ClientContext) == offsetof(EVENT_TRACE_HEADER, KernelTime),
+              "KernelTime overlay");
 static_assert(offsetof(etw_event_trace_header, Flags) == offsetof(EVENT_TRACE_HEADER, UserTime), "UserTime overlay");
-static_assert(offsetof(etw_event_trace_header, ClientContext) == offsetof(EVENT_TRACE_HEADER, ProcessorTime), "ProcessorTime overlay");
+static_assert(offsetof(etw_event_trace_header, ClientContext) == offsetof(EVENT_TRACE_HEADER, ProcessorTime),
+              "ProcessorTime overlay");
 
 // MOF_FIELD
 SAME_SIZE(etw_mof_field, MOF_FIELD);
@@ -158,21 +160,25 @@ static_assert(ETW_RELOG_MODE == EVENT_TRACE_RELOG_MODE, "ETW_RELOG_MODE");
 static_assert(ETW_PRIVATE_IN_PROC == EVENT_TRACE_PRIVATE_IN_PROC, "ETW_PRIVATE_IN_PROC");
 static_assert(ETW_MODE_RESERVED == EVENT_TRACE_MODE_RESERVED, "ETW_MODE_RESERVED");
 static_assert(ETW_STOP_ON_HYBRID_SHUTDOWN == EVENT_TRACE_STOP_ON_HYBRID_SHUTDOWN, "ETW_STOP_ON_HYBRID_SHUTDOWN");
-static_assert(ETW_PERSIST_ON_HYBRID_SHUTDOWN == EVENT_TRACE_PERSIST_ON_HYBRID_SHUTDOWN, "ETW_PERSIST_ON_HYBRID_SHUTDOWN");
+static_assert(ETW_PERSIST_ON_HYBRID_SHUTDOWN == EVENT_TRACE_PERSIST_ON_HYBRID_SHUTDOWN,
+              "ETW_PERSIST_ON_HYBRID_SHUTDOWN");
 static_assert(ETW_USE_PAGED_MEMORY == EVENT_TRACE_USE_PAGED_MEMORY, "ETW_USE_PAGED_MEMORY");
 static_assert(ETW_SYSTEM_LOGGER_MODE == EVENT_TRACE_SYSTEM_LOGGER_MODE, "ETW_SYSTEM_LOGGER_MODE");
 static_assert(ETW_COMPRESSED_MODE == EVENT_TRACE_COMPRESSED_MODE, "ETW_COMPRESSED_MODE");
 static_assert(ETW_INDEPENDENT_SESSION_MODE == EVENT_TRACE_INDEPENDENT_SESSION_MODE, "ETW_INDEPENDENT_SESSION_MODE");
-static_assert(ETW_NO_PER_PROCESSOR_BUFFERING == EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING, "ETW_NO_PER_PROCESSOR_BUFFERING");
+static_assert(ETW_NO_PER_PROCESSOR_BUFFERING == EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING,
+              "ETW_NO_PER_PROCESSOR_BUFFERING");
 static_assert(ETW_ADDTO_TRIAGE_DUMP == EVENT_TRACE_ADDTO_TRIAGE_DUMP, "ETW_ADDTO_TRIAGE_DUMP");
 static_assert(ETW_WNODE_FLAG_ALL_DATA == WNODE_FLAG_ALL_DATA, "ETW_WNODE_FLAG_ALL_DATA");
 static_assert(ETW_WNODE_FLAG_SINGLE_INSTANCE == WNODE_FLAG_SINGLE_INSTANCE, "ETW_WNODE_FLAG_SINGLE_INSTANCE");
 static_assert(ETW_WNODE_FLAG_SINGLE_ITEM == WNODE_FLAG_SINGLE_ITEM, "ETW_WNODE_FLAG_SINGLE_ITEM");
 static_assert(ETW_WNODE_FLAG_EVENT_ITEM == WNODE_FLAG_EVENT_ITEM, "ETW_WNODE_FLAG_EVENT_ITEM");
-static_assert(ETW_WNODE_FLAG_FIXED_INSTANCE_SIZE == WNODE_FLAG_FIXED_INSTANCE_SIZE, "ETW_WNODE_FLAG_FIXED_INSTANCE_SIZE");
+static_assert(ETW_WNODE_FLAG_FIXED_INSTANCE_SIZE == WNODE_FLAG_FIXED_INSTANCE_SIZE,
+              "ETW_WNODE_FLAG_FIXED_INSTANCE_SIZE");
 static_assert(ETW_WNODE_FLAG_TOO_SMALL == WNODE_FLAG_TOO_SMALL, "ETW_WNODE_FLAG_TOO_SMALL");
 static_assert(ETW_WNODE_FLAG_INSTANCES_SAME == WNODE_FLAG_INSTANCES_SAME, "ETW_WNODE_FLAG_INSTANCES_SAME");
-static_assert(ETW_WNODE_FLAG_STATIC_INSTANCE_NAMES == WNODE_FLAG_STATIC_INSTANCE_NAMES, "ETW_WNODE_FLAG_STATIC_INSTANCE_NAMES");
+static_assert(ETW_WNODE_FLAG_STATIC_INSTANCE_NAMES == WNODE_FLAG_STATIC_INSTANCE_NAMES,
+              "ETW_WNODE_FLAG_STATIC_INSTANCE_NAMES");
 static_assert(ETW_WNODE_FLAG_INTERNAL == WNODE_FLAG_INTERNAL, "ETW_WNODE_FLAG_INTERNAL");
 static_assert(ETW_WNODE_FLAG_USE_TIMESTAMP == WNODE_FLAG_USE_TIMESTAMP, "ETW_WNODE_FLAG_USE_TIMESTAMP");
 static_assert(ETW_WNODE_FLAG_PERSIST_EVENT == WNODE_FLAG_PERSIST_EVENT, "ETW_WNODE_FLAG_PERSIST_EVENT");
@@ -186,7 +192,8 @@ static_assert(ETW_WNODE_FLAG_USE_GUID_PTR == WNODE_FLAG_USE_GUID_PTR, "ETW_WNODE
 static_assert(ETW_WNODE_FLAG_USE_MOF_PTR == WNODE_FLAG_USE_MOF_PTR, "ETW_WNODE_FLAG_USE_MOF_PTR");
 static_assert(ETW_WNODE_FLAG_NO_HEADER == WNODE_FLAG_NO_HEADER, "ETW_WNODE_FLAG_NO_HEADER");
 static_assert(ETW_WNODE_FLAG_SEND_DATA_BLOCK == WNODE_FLAG_SEND_DATA_BLOCK, "ETW_WNODE_FLAG_SEND_DATA_BLOCK");
-static_assert(ETW_WNODE_FLAG_VERSIONED_PROPERTIES == WNODE_FLAG_VERSIONED_PROPERTIES, "ETW_WNODE_FLAG_VERSIONED_PROPERTIES");
+static_assert(ETW_WNODE_FLAG_VERSIONED_PROPERTIES == WNODE_FLAG_VERSIONED_PROPERTIES,
+              "ETW_WNODE_FLAG_VERSIONED_PROPERTIES");
 static_assert(ETW_WNODE_FLAG_SEVERITY_MASK == WNODE_FLAG_SEVERITY_MASK, "ETW_WNODE_FLAG_SEVERITY_MASK");
 static_assert(ETW_LEVEL_NONE == TRACE_LEVEL_NONE, "ETW_LEVEL_NONE");
 static_assert(ETW_LEVEL_CRITICAL == TRACE_LEVEL_CRITICAL, "ETW_LEVEL_CRITICAL");
@@ -253,7 +260,8 @@ static_assert(ETW_MESSAGE_SEQUENCE == TRACE_MESSAGE_SEQUENCE, "ETW_MESSAGE_SEQUE
 static_assert(ETW_MESSAGE_GUID == TRACE_MESSAGE_GUID, "ETW_MESSAGE_GUID");
 static_assert(ETW_MESSAGE_COMPONENTID == TRACE_MESSAGE_COMPONENTID, "ETW_MESSAGE_COMPONENTID");
 static_assert(ETW_MESSAGE_TIMESTAMP == TRACE_MESSAGE_TIMESTAMP, "ETW_MESSAGE_TIMESTAMP");
-static_assert(ETW_MESSAGE_PERFORMANCE_TIMESTAMP == TRACE_MESSAGE_PERFORMANCE_TIMESTAMP, "ETW_MESSAGE_PERFORMANCE_TIMESTAMP");
+static_assert(ETW_MESSAGE_PERFORMANCE_TIMESTAMP == TRACE_MESSAGE_PERFORMANCE_TIMESTAMP,
+              "ETW_MESSAGE_PERFORMANCE_TIMESTAMP");
 static_assert(ETW_MESSAGE_SYSTEMINFO == TRACE_MESSAGE_SYSTEMINFO, "ETW_MESSAGE_SYSTEMINFO");
 static_assert(ETW_MESSAGE_POINTER32 == TRACE_MESSAGE_POINTER32, "ETW_MESSAGE_POINTER32");
 static_assert(ETW_MESSAGE_POINTER64 == TRACE_MESSAGE_POINTER64, "ETW_MESSAGE_POINTER64");

@@ -77,7 +77,8 @@ std::string read_all(int fd)
 
 // Forks a child that connects to name and then runs body (whose value is
 // its exit status); the child never returns into the test.
-template <class Body> pid_t fork_client(const std::string &name, Body body)
+template <class Body>
+pid_t fork_client(const std::string &name, Body body)
 {
     const pid_t pid = fork();
     if (pid == 0) {

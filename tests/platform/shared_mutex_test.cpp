@@ -13,8 +13,8 @@ using namespace openetw::platform;
 namespace {
 
 struct SharedPage {
-    SharedMutex *m = static_cast<SharedMutex *>(
-        mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+    SharedMutex *m =
+        static_cast<SharedMutex *>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
     SharedPage() { shared_mutex_init(m); }
     ~SharedPage() { munmap(m, 4096); }
 };

@@ -19,15 +19,13 @@ namespace {
 
 using namespace ctltest;
 
-
-
 } // namespace
 
 TEST(Etwctl, StartQueryUpdateFlushStopWithJson)
 {
     const std::string n = name("ctl-rt");
-    CtlRun r = ctl({"--json", "start", n, "--real-time", "--buffer-size", "8", "--min-buffers", "4", "--max-buffers", "16",
-                 "--flush-timer", "3", "--clock", "system", "--lossless=250", "--backlog", "5"});
+    CtlRun r = ctl({"--json", "start", n, "--real-time", "--buffer-size", "8", "--min-buffers", "4", "--max-buffers",
+                    "16", "--flush-timer", "3", "--clock", "system", "--lossless=250", "--backlog", "5"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(has(r.out, "\"ok\": true")) << r.out;
     EXPECT_TRUE(has(r.out, "\"mode\": \"real-time\""));
@@ -107,10 +105,17 @@ TEST(Etwctl, ScriptRunsCommandsInOneProcessAndBufferingFlushWritesAFile)
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "snap.etl").string();
     CtlRun r = script("# a flight recorder\n"
-                   "start \"" + n + " ünïcode\" --mode buffering,no-per-processor --min-buffers 4 --buffer-size 4\n"
-                   "query \"" + n + " ÜNÏCODE\"\n"
-                   "flush \"" + n + " ünïcode\" --file " + file + "\n"
-                   "stop \"" + n + " ünïcode\"\n");
+                      "start \"" +
+                      n +
+                      " ünïcode\" --mode buffering,no-per-processor --min-buffers 4 --buffer-size 4\n"
+                      "query \"" +
+                      n +
+                      " ÜNÏCODE\"\n"
+                      "flush \"" +
+                      n + " ünïcode\" --file " + file +
+                      "\n"
+                      "stop \"" +
+                      n + " ünïcode\"\n");
     ASSERT_EQ(r.code, 0) << r.err << r.out;
     EXPECT_TRUE(has(r.out, "mode:                    buffering|no-per-processor")) << r.out;
     EXPECT_TRUE(std::filesystem::exists(file));

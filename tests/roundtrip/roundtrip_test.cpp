@@ -39,17 +39,17 @@ struct Written {
     std::uint16_t version = 0;
     std::vector<std::uint8_t> payload;
     std::uint32_t tid = 0, pid = 0;
-    std::int64_t before_ft = 0;     // wall clock around the call
+    std::int64_t before_ft = 0; // wall clock around the call
     std::int64_t after_ft = 0;
-    std::uint8_t header_type = 0;   // HeaderType the engine wrote back
-    int thread = 0, index = 0;      // writer thread number, index in that thread
+    std::uint8_t header_type = 0; // HeaderType the engine wrote back
+    int thread = 0, index = 0;    // writer thread number, index in that thread
 };
 
 std::int64_t wall_filetime()
 {
     using namespace std::chrono;
-    const auto d = duration_cast<duration<std::int64_t, std::ratio<1, 10'000'000>>>(
-        system_clock::now().time_since_epoch());
+    const auto d =
+        duration_cast<duration<std::int64_t, std::ratio<1, 10'000'000>>>(system_clock::now().time_since_epoch());
     return d.count() + 116444736000000000LL;
 }
 
@@ -117,8 +117,7 @@ Written write_one(etw_provider *prov, int t, int i, const etw_guid *class_guids,
         auto *mof = reinterpret_cast<etw_mof_field *>(buf + 48);
         for (std::size_t f = 0; f < nf; ++f) {
             std::size_t len = f + 1 == nf ? size - off : (size - off) / 2;
-            pieces.emplace_back(w.payload.begin() + std::ptrdiff_t(off),
-                                w.payload.begin() + std::ptrdiff_t(off + len));
+            pieces.emplace_back(w.payload.begin() + std::ptrdiff_t(off), w.payload.begin() + std::ptrdiff_t(off + len));
             off += len;
         }
         for (std::size_t f = 0; f < nf; ++f) {
@@ -199,11 +198,11 @@ struct BufferSeen {
 };
 
 struct ReadBack {
-    std::vector<Got> records;                 // FULL-kind records, delivery order
+    std::vector<Got> records; // FULL-kind records, delivery order
     std::vector<BufferSeen> buffers;
     std::vector<etw_logfile_info> headers;
     std::vector<std::string> logger_names, log_file_names;
-    std::uint32_t other_records = 0;          // non-FULL records (the logfile headers)
+    std::uint32_t other_records = 0; // non-FULL records (the logfile headers)
     etw_status status = ETW_OK;
     std::string event_mismatch;
 };
@@ -261,8 +260,8 @@ int32_t on_event(void *ud, const etw_classic_event *e)
         (e->payload_size && std::memcmp(e->payload, g.payload.data(), e->payload_size) != 0))
         bad += " payload";
     if (!bad.empty() && rb->event_mismatch.empty())
-        rb->event_mismatch = "event callback disagrees with record at offset " +
-                             std::to_string(g.buffer_offset) + ":" + bad;
+        rb->event_mismatch =
+            "event callback disagrees with record at offset " + std::to_string(g.buffer_offset) + ":" + bad;
     g.event_seen = bad.empty();
     return 0;
 }
@@ -313,7 +312,8 @@ std::int64_t expected_filetime(const etw_logfile_info &li, std::int64_t raw)
     const std::int64_t d = raw - li.reference_timestamp;
     auto floordiv = [](std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
     switch (li.header.ReservedFlags) {
-    case 2: return raw;
+    case 2:
+        return raw;
     case 3:
         if (li.header.CpuSpeedInMHz == 0)
             return raw;
@@ -389,8 +389,8 @@ void compare(const std::vector<std::vector<Written>> &by_thread, const ReadBack 
         EXPECT_EQ(g.kind, ETW_RECORD_KIND_FULL);
         EXPECT_EQ(g.header_type, kFullHeaderType);
         EXPECT_TRUE(g.event_seen) << "record " << k << " had no matching event callback";
-        const std::uint32_t need = ETW_RECORD_HAS_THREAD_ID | ETW_RECORD_HAS_TIMESTAMP | ETW_RECORD_HAS_GUID |
-                                   ETW_RECORD_HAS_CLASS;
+        const std::uint32_t need =
+            ETW_RECORD_HAS_THREAD_ID | ETW_RECORD_HAS_TIMESTAMP | ETW_RECORD_HAS_GUID | ETW_RECORD_HAS_CLASS;
         EXPECT_EQ(g.present & need, need);
         const Written *hit = nullptr;
         auto it = index.find({g.tid, g.version});
@@ -398,8 +398,8 @@ void compare(const std::vector<std::vector<Written>> &by_thread, const ReadBack 
             for (const Written *w : it->second) {
                 if (matched.count(w))
                     continue;
-                if (guid_eq(w->guid, g.guid) && w->type == g.type && w->level == g.level &&
-                    w->version == g.version && w->payload == g.payload && w->pid == g.pid) {
+                if (guid_eq(w->guid, g.guid) && w->type == g.type && w->level == g.level && w->version == g.version &&
+                    w->payload == g.payload && w->pid == g.pid) {
                     hit = w;
                     break;
                 }
@@ -407,10 +407,10 @@ void compare(const std::vector<std::vector<Written>> &by_thread, const ReadBack 
         if (!hit) {
             if (++failures <= 10)
                 ADD_FAILURE() << "record " << k << " (file " << g.file_index << " buffer " << g.buffer_index
-                              << " offset " << g.buffer_offset << ") matches no written event: tid " << g.tid
-                              << " pid " << g.pid << " ts_raw " << g.ts_raw << " guid " << guid_str(g.guid)
-                              << " type " << int(g.type) << " level " << int(g.level) << " version "
-                              << g.version << " payload " << g.payload.size() << " bytes";
+                              << " offset " << g.buffer_offset << ") matches no written event: tid " << g.tid << " pid "
+                              << g.pid << " ts_raw " << g.ts_raw << " guid " << guid_str(g.guid) << " type "
+                              << int(g.type) << " level " << int(g.level) << " version " << g.version << " payload "
+                              << g.payload.size() << " bytes";
             continue;
         }
         matched[hit] = k;

@@ -84,7 +84,8 @@ TEST(CrossProcess, BufferingRingLosesNothingForWritersOfAnotherProcess)
     std::string why;
     ASSERT_EQ(stop_by_name("XpRing", fin.p, &why), ETW_OK) << why;
     EXPECT_TRUE(host.wait(5000)) << "the host did not exit after its session was stopped";
-    info("buffering ring, another process: " + t.str() + "; EventsLost " + std::to_string(etw_properties_events_lost(fin.p)));
+    info("buffering ring, another process: " + t.str() + "; EventsLost " +
+         std::to_string(etw_properties_events_lost(fin.p)));
     EXPECT_EQ(t.started, 80000u);
     EXPECT_EQ(t.ok, t.started) << t.str();
     EXPECT_EQ(t.lost, 0u) << t.str();

@@ -14,7 +14,7 @@
 
 /* xp_shared.cmd: what provider threads do. */
 #define XP_CMD_WAIT 0u /* write nothing; acknowledge xp_shared.seq */
-#define XP_CMD_RUN  1u /* write (up to events= per thread) */
+#define XP_CMD_RUN 1u  /* write (up to events= per thread) */
 #define XP_CMD_QUIT 2u /* threads end, the provider unregisters and exits 0 */
 
 /* One writer thread of a provider process. */
@@ -35,24 +35,24 @@ typedef struct xp_shared {
     uint64_t seq; /* bumped by the test to ask the threads to acknowledge a pause */
     uint64_t pid;
     /* Provider. */
-    uint64_t registered;      /* 1 after etw_provider_register returned */
+    uint64_t registered; /* 1 after etw_provider_register returned */
     uint64_t register_status;
-    uint64_t enable_calls;    /* callbacks with is_enabled 1 */
-    uint64_t disable_calls;   /* callbacks with is_enabled 0 */
-    uint64_t enabled;         /* is_enabled of the last callback */
-    uint64_t last_level;      /* of the last callback with is_enabled 1 */
+    uint64_t enable_calls;  /* callbacks with is_enabled 1 */
+    uint64_t disable_calls; /* callbacks with is_enabled 0 */
+    uint64_t enabled;       /* is_enabled of the last callback */
+    uint64_t last_level;    /* of the last callback with is_enabled 1 */
     uint64_t last_any;
     uint64_t last_all;
-    uint64_t level_mask;      /* bit L: etw_provider_is_enabled(provider, L, 0), L = 0..7, polled */
-    uint64_t enabled_word;    /* *etw_provider_enabled_word, polled */
+    uint64_t level_mask;   /* bit L: etw_provider_is_enabled(provider, L, 0), L = 0..7, polled */
+    uint64_t enabled_word; /* *etw_provider_enabled_word, polled */
     /* Consumer. */
-    uint64_t attached;        /* 1 after etw_consumer_open_session returned */
+    uint64_t attached; /* 1 after etw_consumer_open_session returned */
     uint64_t open_status;
-    uint64_t events;          /* events of the provider GUID received */
+    uint64_t events; /* events of the provider GUID received */
     uint64_t buffers;
-    uint64_t processed;       /* 1 after etw_consumer_process returned */
+    uint64_t processed; /* 1 after etw_consumer_process returned */
     uint64_t process_status;
-    uint64_t bad_payload;     /* events with a wrong magic or fill bytes */
+    uint64_t bad_payload; /* events with a wrong magic or fill bytes */
     uint64_t reserved[11];
     xp_thread threads[XP_MAX_THREADS];
 } xp_shared;

@@ -22,8 +22,8 @@ TEST(CrossProcess, EnableCallbacksCarryLevelAndKeywordsAcrossProcesses)
     ASSERT_TRUE(early.start(0, 1, {"events=1000", "levels=1", "min=16", "max=64"}));
     ASSERT_TRUE(other.start(2, 1, {"events=1000", "levels=1", "guid=1"}));
     Child host;
-    ASSERT_TRUE(start_host(host, {"name=XpEnable", "file=" + file, "buf=64", "max=64", "level=3", "any=0xF0",
-                                  "all=0x30"}));
+    ASSERT_TRUE(
+        start_host(host, {"name=XpEnable", "file=" + file, "buf=64", "max=64", "level=3", "any=0xF0", "all=0x30"}));
     Provider late;
     ASSERT_TRUE(late.start(1, 1, {"events=1000", "levels=1", "min=16", "max=64"}));
     EXPECT_TRUE(late.wait_enabled(3000)) << "(registered after the session enabled its GUID)";

@@ -261,12 +261,12 @@ std::string Child::describe() const
     std::vector<std::string> all{"host"};
     all.insert(all.end(), args.begin(), args.end());
     if (!host.spawn(all))
-        return ::testing::AssertionFailure() << "cannot spawn the host helper (CROSSPROC_HELPER="
-                                             << (std::getenv("CROSSPROC_HELPER") ? std::getenv("CROSSPROC_HELPER") : "unset")
-                                             << ")";
+        return ::testing::AssertionFailure()
+               << "cannot spawn the host helper (CROSSPROC_HELPER="
+               << (std::getenv("CROSSPROC_HELPER") ? std::getenv("CROSSPROC_HELPER") : "unset") << ")";
     if (!host.wait_line("ready", 10000))
-        return ::testing::AssertionFailure() << "the host helper did not start its session: output \"" << host.output
-                                             << "\"";
+        return ::testing::AssertionFailure()
+               << "the host helper did not start its session: output \"" << host.output << "\"";
     return ::testing::AssertionSuccess();
 }
 
@@ -345,8 +345,8 @@ Totals Counters::thread(int t) const
 {
     index = idx;
     threads = nthreads;
-    counters = std::make_unique<Counters>(g_ns.path("counters-" + std::to_string(idx) + "-" +
-                                                    std::to_string(reinterpret_cast<std::uintptr_t>(this))));
+    counters = std::make_unique<Counters>(
+        g_ns.path("counters-" + std::to_string(idx) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this))));
     if (!counters->s)
         return ::testing::AssertionFailure() << "cannot create counters file " << counters->path;
     args.insert(args.begin(), {"provider", "counters=" + counters->path, "index=" + std::to_string(idx),
@@ -356,8 +356,9 @@ Totals Counters::thread(int t) const
     const auto deadline = Clock::now() + 10s;
     while (!counters->get(&xp_shared::registered)) {
         if (!proc.running())
-            return ::testing::AssertionFailure() << "provider " << idx << " ended before registering: "
-                                                 << proc.describe() << ", output \"" << proc.read_all(100) << "\"";
+            return ::testing::AssertionFailure()
+                   << "provider " << idx << " ended before registering: " << proc.describe() << ", output \""
+                   << proc.read_all(100) << "\"";
         if (Clock::now() > deadline)
             return ::testing::AssertionFailure() << "provider " << idx << " did not register within 10 s";
         std::this_thread::sleep_for(1ms);

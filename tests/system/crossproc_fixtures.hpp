@@ -75,9 +75,9 @@ struct Soak {
 // A crossproc_helper process.
 struct Child {
     pid_t pid = -1;
-    int out = -1;        // read end of the child's stdout
-    std::string output;  // what was read so far
-    int code = -1;       // exit code, or 128 + signal
+    int out = -1;       // read end of the child's stdout
+    std::string output; // what was read so far
+    int code = -1;      // exit code, or 128 + signal
     bool signaled = false;
     int signal = 0;
 

@@ -232,10 +232,16 @@ static void *writer(void *arg_)
             xp_add(&c->started, 1);
             const etw_status st = etw_provider_trace_event(p->provider, h);
             switch (st) {
-            case ETW_OK: xp_add(&c->ok, 1); break;
+            case ETW_OK:
+                xp_add(&c->ok, 1);
+                break;
             case ETW_ERROR_NOT_ENOUGH_MEMORY:
-            case ETW_ERROR_LOG_FILE_FULL: xp_add(&c->lost, 1); break;
-            case ETW_ERROR_WMI_INSTANCE_NOT_FOUND: xp_add(&c->refused, 1); break;
+            case ETW_ERROR_LOG_FILE_FULL:
+                xp_add(&c->lost, 1);
+                break;
+            case ETW_ERROR_WMI_INSTANCE_NOT_FOUND:
+                xp_add(&c->refused, 1);
+                break;
             default:
                 if (xp_add(&c->other, 1) == 1)
                     xp_store(&c->first_other, st);

@@ -71,7 +71,8 @@ TEST(CrossProcess, HostKilledAtRandomMomentsLeavesEveryCommittedEvent)
             break;
         }
     }
-    info(soak.ran("host kills") + ": " + grand.str() + "; in files " + std::to_string(grand_file) + ", EventsLost " + std::to_string(grand_lost));
+    info(soak.ran("host kills") + ": " + grand.str() + "; in files " + std::to_string(grand_file) + ", EventsLost " +
+         std::to_string(grand_lost));
     EXPECT_GT(grand_file, 0u);
 }
 
@@ -154,11 +155,12 @@ TEST(CrossProcess, ProviderKilledAtRandomMomentsIsSkippedAndCounted)
         }
     }
     info(soak.ran("provider kills") + ": rounds where the killed writer's last event was accounted by the session " +
-         std::to_string(uncertain_rounds) + " (skipped or dropped, counted in EventsLost: " +
-         std::to_string(lost_more_rounds) + "; written: " + std::to_string(written_more_rounds) + "); events in files " +
-         std::to_string(total_file));
+         std::to_string(uncertain_rounds) +
+         " (skipped or dropped, counted in EventsLost: " + std::to_string(lost_more_rounds) +
+         "; written: " + std::to_string(written_more_rounds) + "); events in files " + std::to_string(total_file));
     if (!::testing::Test::HasFailure()) {
-        EXPECT_GT(uncertain_rounds, 0) << "no kill landed inside a write in " << soak.done << " rounds: the skip path was not exercised";
+        EXPECT_GT(uncertain_rounds, 0) << "no kill landed inside a write in " << soak.done
+                                       << " rounds: the skip path was not exercised";
     }
 }
 
@@ -192,8 +194,8 @@ TEST(CrossProcess, ConsumerKilledAtRandomMomentsNeverWedgesTheSession)
         const auto deadline = Clock::now() + 5s;
         while (!c.get(&xp_shared::attached) && consumer.running() && Clock::now() < deadline)
             std::this_thread::sleep_for(200us);
-        ASSERT_TRUE(c.get(&xp_shared::attached)) << "the consumer did not attach within 5 s: " << consumer.describe()
-                                                 << " " << consumer.read_all(100);
+        ASSERT_TRUE(c.get(&xp_shared::attached))
+            << "the consumer did not attach within 5 s: " << consumer.describe() << " " << consumer.read_all(100);
         ASSERT_EQ(c.get(&xp_shared::open_status), ETW_OK)
             << "etw_consumer_open_session from another process: " << consumer.read_all(1000);
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % 30000));
@@ -251,10 +253,10 @@ TEST(CrossProcess, ConsumerKilledAtRandomMomentsNeverWedgesTheSession)
     std::uint64_t not_in_file = 0;
     for (const std::uint64_t k : got)
         not_in_file += !std::binary_search(in_file.begin(), in_file.end(), k);
-    info(soak.ran("consumer kills") + " (they received " + std::to_string(received_by_killed) + " events); writer " + t.str() +
-         "; last phase " + last.str() + "; file " + scan.str() + "; EventsLost " + std::to_string(events_lost) +
-         "; final consumer got " + std::to_string(got.size()) + " events, " + std::to_string(after) +
-         " written after it attached, " + std::to_string(missing) + " of those missing");
+    info(soak.ran("consumer kills") + " (they received " + std::to_string(received_by_killed) + " events); writer " +
+         t.str() + "; last phase " + last.str() + "; file " + scan.str() + "; EventsLost " +
+         std::to_string(events_lost) + "; final consumer got " + std::to_string(got.size()) + " events, " +
+         std::to_string(after) + " written after it attached, " + std::to_string(missing) + " of those missing");
     ASSERT_EQ(scan.open, ETW_OK) << scan.str();
     EXPECT_EQ(scan.process, ETW_OK) << scan.str();
     EXPECT_EQ(t.other, 0u) << t.str();

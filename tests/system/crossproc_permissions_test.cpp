@@ -125,11 +125,13 @@ TEST(CrossProcess, PermissionsAsASecondUser)
     {
         struct stat rs {};
         EXPECT_EQ(stat(g_ns.registry.c_str(), &rs), 0);
-        info("registry mode 0" + [&] {
-            std::ostringstream o;
-            o << std::oct << (rs.st_mode & 0777);
-            return o.str();
-        }() + "; regions:" + region_modes());
+        info("registry mode 0" +
+             [&] {
+                 std::ostringstream o;
+                 o << std::oct << (rs.st_mode & 0777);
+                 return o.str();
+             }() +
+             "; regions:" + region_modes());
         const std::vector<std::string> regions = g_ns.region_files();
         EXPECT_FALSE(regions.empty()) << "no session region file for a running session";
         for (const std::string &f : regions) {
@@ -147,9 +149,10 @@ TEST(CrossProcess, PermissionsAsASecondUser)
 
     // 1. No rights: seen in the list, every request denied, its provider
     //    never enabled, its consumer refused.
-    auto r = probe_as(&pw, {"name=XpPerm", "index=1", "wait_ms=1500",
-                            "ops=list,open,query,flush,update,enable,grant,consume,log,stop"},
-                      &raw);
+    auto r = probe_as(
+        &pw,
+        {"name=XpPerm", "index=1", "wait_ms=1500", "ops=list,open,query,flush,update,enable,grant,consume,log,stop"},
+        &raw);
     SCOPED_TRACE("probe output: " + raw);
     EXPECT_EQ(r["end"], "0") << "the probe did not run to its end";
     EXPECT_EQ(r["list_found"], "1") << "another user does not see the session in etw_session_list";
@@ -232,7 +235,8 @@ TEST(CrossProcess, PermissionsAsASecondUser)
     EXPECT_EQ(r["stop"], denied) << "another user stopped root's orphan without rights";
     Props fin;
     std::string msg;
-    EXPECT_EQ(stop_by_name("XpPermOrphan", fin.p, &msg), ETW_OK) << msg << " (root stopping the orphan after the probe)";
+    EXPECT_EQ(stop_by_name("XpPermOrphan", fin.p, &msg), ETW_OK)
+        << msg << " (root stopping the orphan after the probe)";
 }
 
 } // namespace

@@ -75,9 +75,9 @@ TEST(CrossProcess, ScribbledSessionRegionCrashesNoHostConsumerOrController)
         const int writes = std::array<int, 3>{4, 64, 1024}[round % 3];
         const int bursts = 10 + int(rng() % 40);
         Child scribbler;
-        ASSERT_TRUE(scribbler.spawn({"scribble", "registry=" + g_ns.registry, "seed=" + std::to_string(round_seed),
-                                     "bursts=" + std::to_string(bursts), "writes=" + std::to_string(writes),
-                                     "sleep_us=500"}));
+        ASSERT_TRUE(
+            scribbler.spawn({"scribble", "registry=" + g_ns.registry, "seed=" + std::to_string(round_seed),
+                             "bursts=" + std::to_string(bursts), "writes=" + std::to_string(writes), "sleep_us=500"}));
         const bool scribbled = scribbler.wait(30000);
         const std::string said = scribbler.read_all(200);
         if (!scribbled)
@@ -130,7 +130,8 @@ TEST(CrossProcess, ScribbledSessionRegionCrashesNoHostConsumerOrController)
             log << "; consumer " << consumer.describe() << " after " << cc.get(&xp_shared::events) << " events";
         }
         // Whatever is left of the session is stopped too (an orphan now).
-        with_deadline("stopping what is left of a scribbled session", [&] { stop_by_name(name, nullptr); }, 30000);
+        with_deadline(
+            "stopping what is left of a scribbled session", [&] { stop_by_name(name, nullptr); }, 30000);
 
         std::error_code ec;
         if (std::filesystem::exists(file, ec) && std::filesystem::file_size(file, ec) > 0) {
@@ -144,7 +145,8 @@ TEST(CrossProcess, ScribbledSessionRegionCrashesNoHostConsumerOrController)
         if (::testing::Test::HasFailure())
             break;
     }
-    info(soak.ran("scribble rounds") + "; rounds where the provider stayed stuck in a write: " + std::to_string(wedged_providers));
+    info(soak.ran("scribble rounds") +
+         "; rounds where the provider stayed stuck in a write: " + std::to_string(wedged_providers));
     // Writers bound everything they read from the region: a scribble never traps one in a loop.
     EXPECT_EQ(wedged_providers, 0) << "a provider stayed inside a write after the region was scribbled over";
 }

@@ -51,7 +51,10 @@ struct Host {
     pid_t pid = -1;
     int exit_code = -1;
     // Starts system_helper host NAME FILE EVENTS and waits for its "ready".
-    bool spawn(const std::string &name, const std::string &file, int events) { return start("host", name, file, events); }
+    bool spawn(const std::string &name, const std::string &file, int events)
+    {
+        return start("host", name, file, events);
+    }
     // system_helper stream NAME FILE: writes until killed.
     bool stream(const std::string &name, const std::string &file) { return start("stream", name, file, -1); }
     bool start(const char *mode, const std::string &name, const std::string &file, int events)

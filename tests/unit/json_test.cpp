@@ -32,9 +32,15 @@ TEST(Json, EscapesEveryByteBelow0x20)
     for (int c = 0; c < 0x20; ++c) {
         std::string expected;
         switch (c) {
-        case '\n': expected = "\\n"; break;
-        case '\r': expected = "\\r"; break;
-        case '\t': expected = "\\t"; break;
+        case '\n':
+            expected = "\\n";
+            break;
+        case '\r':
+            expected = "\\r";
+            break;
+        case '\t':
+            expected = "\\t";
+            break;
         default: {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);

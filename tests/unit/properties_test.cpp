@@ -280,166 +280,285 @@ static void set_mode(BlockBuilder &b, std::uint32_t mode)
     b.rec.MaximumFileSize = 10;
 }
 
-INSTANTIATE_TEST_SUITE_P(Rules, ImportRejects, ::testing::Values(
-    BadBlock{"shorter than the structure",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &out) { out = b.build(); out.resize(119); },
-             ETW_ERROR_BAD_LENGTH, "smaller than EVENT_TRACE_PROPERTIES"},
-    BadBlock{"Wnode.BufferSize larger than the block",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.BufferSize = 1025; },
-             ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize"},
-    BadBlock{"Wnode.BufferSize smaller than the structure",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.BufferSize = 119; },
-             ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize"},
-    BadBlock{"TRACED_GUID missing",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.Flags = ETW_WNODE_FLAG_USE_TIMESTAMP; },
-             ETW_ERROR_INVALID_PARAMETER, "WNODE_FLAG_TRACED_GUID"},
-    BadBlock{"LoggerNameOffset zero",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LoggerNameOffset = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
-    BadBlock{"LoggerNameOffset into the structure",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LoggerNameOffset = 100; },
-             ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
-    BadBlock{"LoggerNameOffset past the end",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LoggerNameOffset = 1024; },
-             ETW_ERROR_BAD_LENGTH, "LoggerNameOffset"},
-    BadBlock{"LoggerNameOffset misaligned",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.name_at(&b.rec.LoggerNameOffset, 201, u"S"); },
-             ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
-    BadBlock{"LogFileNameOffset into the structure",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileNameOffset = 8; },
-             ETW_ERROR_INVALID_PARAMETER, "LogFileNameOffset"},
-    BadBlock{"LogFileNameOffset past the end",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileNameOffset = 5000; },
-             ETW_ERROR_BAD_LENGTH, "LogFileNameOffset"},
-    BadBlock{"LogFileNameOffset misaligned",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.file(401, u"f.etl"); },
-             ETW_ERROR_INVALID_PARAMETER, "LogFileNameOffset"},
-    BadBlock{"names overlap",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.name_at(&b.rec.LoggerNameOffset, 120, u"LongSessionName"); b.file(130, u"f.etl"); },
-             ETW_ERROR_INVALID_PARAMETER, "overlaps"},
-    BadBlock{"log file name before the session name",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.name_at(&b.rec.LoggerNameOffset, 600, u"S"); b.file(200, u"f.etl"); },
-             ETW_ERROR_INVALID_PARAMETER, "before the session name"},
-    BadBlock{"session name not terminated",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.put(1016, u"ABCD", false); b.rec.LoggerNameOffset = 1016; },
-             ETW_ERROR_BAD_LENGTH, "not NUL-terminated"},
-    BadBlock{"session name runs past Wnode.BufferSize",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.BufferSize = 124; b.name_at(&b.rec.LoggerNameOffset, 120, u"ABCD"); },
-             ETW_ERROR_BAD_LENGTH, "not NUL-terminated"},
-    BadBlock{"log file name not terminated",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.put(1016, u"ABCD", false); b.rec.LogFileNameOffset = 1016; },
-             ETW_ERROR_BAD_LENGTH, "the log file name"},
-    BadBlock{"session name over 1024 characters",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &out) {
-                 b = BlockBuilder(4096); b.name_at(&b.rec.LoggerNameOffset, 120, repeat(u'x', 1025)); out = b.build(); },
-             ETW_ERROR_INVALID_NAME, "1025"},
-    BadBlock{"log file name over 1024 characters",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &out) {
-                 b = BlockBuilder(4096); b.file(200, repeat(u'y', 1025)); out = b.build(); },
-             ETW_ERROR_INVALID_NAME, "log file name"},
-    BadBlock{"empty session name",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.name_at(&b.rec.LoggerNameOffset, 120, u""); },
-             ETW_ERROR_INVALID_NAME, "empty"},
-    BadBlock{"unpaired high surrogate",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.name_at(&b.rec.LoggerNameOffset, 120, u"ab\xD800" "c"); },
-             ETW_ERROR_NO_UNICODE_TRANSLATION, "surrogate"},
-    BadBlock{"unpaired low surrogate in the file name",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.file(300, u"f\xDC00.etl"); },
-             ETW_ERROR_NO_UNICODE_TRANSLATION, "log file name"},
-    BadBlock{"circular without MaximumFileSize",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_CIRCULAR); b.rec.MaximumFileSize = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
-    BadBlock{"newfile without MaximumFileSize",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_NEWFILE); b.rec.MaximumFileSize = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
-    BadBlock{"preallocate without MaximumFileSize",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_PREALLOCATE); b.rec.MaximumFileSize = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
-    BadBlock{"circular with sequential",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_SEQUENTIAL); },
-             ETW_ERROR_INVALID_PARAMETER, "SEQUENTIAL with CIRCULAR"},
-    BadBlock{"circular with newfile",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_NEWFILE); },
-             ETW_ERROR_INVALID_PARAMETER, "CIRCULAR with NEWFILE"},
-    BadBlock{"append with circular",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_APPEND | ETW_FILE_MODE_CIRCULAR); },
-             ETW_ERROR_INVALID_PARAMETER, "CIRCULAR with APPEND"},
-    BadBlock{"append with real-time",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_APPEND | ETW_REAL_TIME_MODE); },
-             ETW_ERROR_INVALID_PARAMETER, "APPEND with REAL_TIME"},
-    BadBlock{"append with newfile",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_APPEND | ETW_FILE_MODE_NEWFILE); },
-             ETW_ERROR_INVALID_PARAMETER, "APPEND with NEWFILE"},
-    BadBlock{"append with private logger",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_APPEND | ETW_PRIVATE_LOGGER_MODE); },
-             ETW_ERROR_INVALID_PARAMETER, "APPEND with PRIVATE_LOGGER"},
-    BadBlock{"newfile with private logger",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_NEWFILE | ETW_PRIVATE_LOGGER_MODE); },
-             ETW_ERROR_INVALID_PARAMETER, "NEWFILE with PRIVATE_LOGGER"},
-    BadBlock{"newfile with preallocate",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_NEWFILE | ETW_FILE_MODE_PREALLOCATE); },
-             ETW_ERROR_INVALID_PARAMETER, "NEWFILE with PREALLOCATE"},
-    BadBlock{"buffering with a file mode",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_BUFFERING_MODE | ETW_FILE_MODE_SEQUENTIAL); },
-             ETW_ERROR_INVALID_PARAMETER, "BUFFERING with SEQUENTIAL"},
-    BadBlock{"buffering with real-time",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileMode = ETW_BUFFERING_MODE | ETW_REAL_TIME_MODE; },
-             ETW_ERROR_INVALID_PARAMETER, "BUFFERING with REAL_TIME"},
-    BadBlock{"private in-proc without private logger",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileMode = ETW_REAL_TIME_MODE | ETW_PRIVATE_IN_PROC; },
-             ETW_ERROR_INVALID_PARAMETER, "PRIVATE_IN_PROC"},
-    BadBlock{"a file mode without a log file",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileMode = ETW_FILE_MODE_SEQUENTIAL; },
-             ETW_ERROR_INVALID_PARAMETER, "no log file name"},
-    BadBlock{"no destination at all",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.LogFileMode = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "no destination"},
-    BadBlock{"newfile name without %d",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { set_mode(b, ETW_FILE_MODE_NEWFILE); b.file(400, u"/tmp/plain.etl"); },
-             ETW_ERROR_BAD_PATHNAME, "%d"},
-    BadBlock{"BufferSize below 4 KB",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.BufferSize = 3; },
-             ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
-    BadBlock{"BufferSize 0",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.BufferSize = 0; },
-             ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
-    BadBlock{"BufferSize above 16384 KB",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.BufferSize = 16385; },
-             ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
-    BadBlock{"EnableFlags on an ordinary session",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.EnableFlags = ETW_FLAG_PROCESS; },
-             ETW_ERROR_INVALID_PARAMETER, "EnableFlags"},
-    BadBlock{"ClientContext 4",
-             [](BlockBuilder &b, std::vector<std::uint8_t> &) { b.rec.Wnode.ClientContext = 4; },
-             ETW_ERROR_INVALID_PARAMETER, "ClientContext"}
-), [](const ::testing::TestParamInfo<BadBlock> &info) {
-    std::string name;
-    for (const char *c = info.param.rule; *c; ++c)
-        name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
-    return name;
-});
+INSTANTIATE_TEST_SUITE_P(Rules, ImportRejects,
+                         ::
+                             testing::Values(BadBlock{"shorter than the structure",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &out) {
+                                                          out = b.build();
+                                                          out.resize(119);
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "smaller than EVENT_TRACE_PROPERTIES"},
+                                             BadBlock{"Wnode.BufferSize larger than the block",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.Wnode.BufferSize = 1025;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize"},
+                                             BadBlock{"Wnode.BufferSize smaller than the structure",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.Wnode.BufferSize = 119;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "Wnode.BufferSize"},
+                                             BadBlock{"TRACED_GUID missing",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.Wnode.Flags = ETW_WNODE_FLAG_USE_TIMESTAMP;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "WNODE_FLAG_TRACED_GUID"},
+                                             BadBlock{"LoggerNameOffset zero",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LoggerNameOffset = 0;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
+                                             BadBlock{"LoggerNameOffset into the structure",
+                                                      [](BlockBuilder &b,
+                                                         std::vector<std::uint8_t> &) { b.rec.LoggerNameOffset = 100; },
+                                                      ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
+                                             BadBlock{"LoggerNameOffset past the end",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LoggerNameOffset = 1024;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "LoggerNameOffset"},
+                                             BadBlock{"LoggerNameOffset misaligned",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.name_at(&b.rec.LoggerNameOffset, 201, u"S");
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "LoggerNameOffset"},
+                                             BadBlock{"LogFileNameOffset into the structure",
+                                                      [](BlockBuilder &b,
+                                                         std::vector<std::uint8_t> &) { b.rec.LogFileNameOffset = 8; },
+                                                      ETW_ERROR_INVALID_PARAMETER, "LogFileNameOffset"},
+                                             BadBlock{"LogFileNameOffset past the end",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LogFileNameOffset = 5000;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "LogFileNameOffset"},
+                                             BadBlock{"LogFileNameOffset misaligned",
+                                                      [](BlockBuilder &b,
+                                                         std::vector<std::uint8_t> &) { b.file(401, u"f.etl"); },
+                                                      ETW_ERROR_INVALID_PARAMETER, "LogFileNameOffset"},
+                                             BadBlock{"names overlap",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.name_at(&b.rec.LoggerNameOffset, 120, u"LongSessionName");
+                                                          b.file(130, u"f.etl");
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "overlaps"},
+                                             BadBlock{"log file name before the session name",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.name_at(&b.rec.LoggerNameOffset, 600, u"S");
+                                                          b.file(200, u"f.etl");
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "before the session name"},
+                                             BadBlock{"session name not terminated",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.put(1016, u"ABCD", false);
+                                                          b.rec.LoggerNameOffset = 1016;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "not NUL-terminated"},
+                                             BadBlock{"session name runs past Wnode.BufferSize",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.Wnode.BufferSize = 124;
+                                                          b.name_at(&b.rec.LoggerNameOffset, 120, u"ABCD");
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "not NUL-terminated"},
+                                             BadBlock{"log file name not terminated",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.put(1016, u"ABCD", false);
+                                                          b.rec.LogFileNameOffset = 1016;
+                                                      },
+                                                      ETW_ERROR_BAD_LENGTH, "the log file name"},
+                                             BadBlock{"session name over 1024 characters",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &out) {
+                                                          b = BlockBuilder(4096);
+                                                          b.name_at(&b.rec.LoggerNameOffset, 120, repeat(u'x', 1025));
+                                                          out = b.build();
+                                                      },
+                                                      ETW_ERROR_INVALID_NAME, "1025"},
+                                             BadBlock{"log file name over 1024 characters",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &out) {
+                                                          b = BlockBuilder(4096);
+                                                          b.file(200, repeat(u'y', 1025));
+                                                          out = b.build();
+                                                      },
+                                                      ETW_ERROR_INVALID_NAME, "log file name"},
+                                             BadBlock{"empty session name",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.name_at(&b.rec.LoggerNameOffset, 120, u"");
+                                                      },
+                                                      ETW_ERROR_INVALID_NAME, "empty"},
+                                             BadBlock{"unpaired high surrogate",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.name_at(&b.rec.LoggerNameOffset, 120,
+                                                                    u"ab\xD800"
+                                                                    "c");
+                                                      },
+                                                      ETW_ERROR_NO_UNICODE_TRANSLATION, "surrogate"},
+                                             BadBlock{"unpaired low surrogate in the file name",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.file(300, u"f\xDC00.etl");
+                                                      },
+                                                      ETW_ERROR_NO_UNICODE_TRANSLATION, "log file name"},
+                                             BadBlock{"circular without MaximumFileSize",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_CIRCULAR);
+                                                          b.rec.MaximumFileSize = 0;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
+                                             BadBlock{"newfile without MaximumFileSize",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_NEWFILE);
+                                                          b.rec.MaximumFileSize = 0;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
+                                             BadBlock{"preallocate without MaximumFileSize",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_PREALLOCATE);
+                                                          b.rec.MaximumFileSize = 0;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "MaximumFileSize"},
+                                             BadBlock{"circular with sequential",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b,
+                                                                   ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_SEQUENTIAL);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "SEQUENTIAL with CIRCULAR"},
+                                             BadBlock{"circular with newfile",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_NEWFILE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "CIRCULAR with NEWFILE"},
+                                             BadBlock{"append with circular",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_APPEND | ETW_FILE_MODE_CIRCULAR);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "CIRCULAR with APPEND"},
+                                             BadBlock{"append with real-time",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_APPEND | ETW_REAL_TIME_MODE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "APPEND with REAL_TIME"},
+                                             BadBlock{"append with newfile",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_APPEND | ETW_FILE_MODE_NEWFILE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "APPEND with NEWFILE"},
+                                             BadBlock{"append with private logger",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_APPEND | ETW_PRIVATE_LOGGER_MODE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "APPEND with PRIVATE_LOGGER"},
+                                             BadBlock{"newfile with private logger",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_NEWFILE | ETW_PRIVATE_LOGGER_MODE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "NEWFILE with PRIVATE_LOGGER"},
+                                             BadBlock{"newfile with preallocate",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b,
+                                                                   ETW_FILE_MODE_NEWFILE | ETW_FILE_MODE_PREALLOCATE);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "NEWFILE with PREALLOCATE"},
+                                             BadBlock{"buffering with a file mode",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_BUFFERING_MODE | ETW_FILE_MODE_SEQUENTIAL);
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "BUFFERING with SEQUENTIAL"},
+                                             BadBlock{"buffering with real-time",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LogFileMode = ETW_BUFFERING_MODE | ETW_REAL_TIME_MODE;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "BUFFERING with REAL_TIME"},
+                                             BadBlock{"private in-proc without private logger",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LogFileMode = ETW_REAL_TIME_MODE | ETW_PRIVATE_IN_PROC;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "PRIVATE_IN_PROC"},
+                                             BadBlock{"a file mode without a log file",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LogFileMode = ETW_FILE_MODE_SEQUENTIAL;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "no log file name"},
+                                             BadBlock{"no destination at all",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.LogFileMode = 0;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "no destination"},
+                                             BadBlock{"newfile name without %d",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          set_mode(b, ETW_FILE_MODE_NEWFILE);
+                                                          b.file(400, u"/tmp/plain.etl");
+                                                      },
+                                                      ETW_ERROR_BAD_PATHNAME, "%d"},
+                                             BadBlock{"BufferSize below 4 KB",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.BufferSize = 3;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
+                                             BadBlock{"BufferSize 0",
+                                                      [](BlockBuilder &b,
+                                                         std::vector<std::uint8_t> &) { b.rec.BufferSize = 0; },
+                                                      ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
+                                             BadBlock{"BufferSize above 16384 KB",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.BufferSize = 16385;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "BufferSize"},
+                                             BadBlock{"EnableFlags on an ordinary session",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.EnableFlags = ETW_FLAG_PROCESS;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "EnableFlags"},
+                                             BadBlock{"ClientContext 4",
+                                                      [](BlockBuilder &b, std::vector<std::uint8_t> &) {
+                                                          b.rec.Wnode.ClientContext = 4;
+                                                      },
+                                                      ETW_ERROR_INVALID_PARAMETER, "ClientContext"}),
+                         [](const ::testing::TestParamInfo<BadBlock> &info) {
+                             std::string name;
+                             for (const char *c = info.param.rule; *c; ++c)
+                                 name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+                             return name;
+                         });
 
 // ---- import: what must be accepted ----
 
 TEST(PropertiesImport, AcceptsWhatWindowsAccepts)
 {
-    struct Case { const char *what; void (*setup)(BlockBuilder &); };
+    struct Case {
+        const char *what;
+        void (*setup)(BlockBuilder &);
+    };
     const Case cases[] = {
         {"real-time, no file", [](BlockBuilder &) {}},
         {"buffering, no file", [](BlockBuilder &b) { b.rec.LogFileMode = ETW_BUFFERING_MODE; }},
-        {"newfile|sequential (as real traces have)", [](BlockBuilder &b) { set_mode(b, ETW_FILE_MODE_NEWFILE | ETW_FILE_MODE_SEQUENTIAL); }},
+        {"newfile|sequential (as real traces have)",
+         [](BlockBuilder &b) { set_mode(b, ETW_FILE_MODE_NEWFILE | ETW_FILE_MODE_SEQUENTIAL); }},
         {"circular with real-time", [](BlockBuilder &b) { set_mode(b, ETW_FILE_MODE_CIRCULAR | ETW_REAL_TIME_MODE); }},
-        {"EnableFlags on the NT Kernel Logger name", [](BlockBuilder &b) {
-             b.name_at(&b.rec.LoggerNameOffset, 120, u"nt kernel logger"); b.rec.EnableFlags = ETW_FLAG_PROCESS; }},
-        {"EnableFlags on SystemTraceControlGuid", [](BlockBuilder &b) {
-             b.rec.Wnode.Guid = ETW_SYSTEM_TRACE_CONTROL_GUID_INIT; b.rec.EnableFlags = ETW_FLAG_THREAD; }},
-        {"EnableFlags with SYSTEM_LOGGER_MODE", [](BlockBuilder &b) {
-             b.rec.LogFileMode |= ETW_SYSTEM_LOGGER_MODE; b.rec.EnableFlags = ETW_FLAG_THREAD; }},
+        {"EnableFlags on the NT Kernel Logger name",
+         [](BlockBuilder &b) {
+             b.name_at(&b.rec.LoggerNameOffset, 120, u"nt kernel logger");
+             b.rec.EnableFlags = ETW_FLAG_PROCESS;
+         }},
+        {"EnableFlags on SystemTraceControlGuid",
+         [](BlockBuilder &b) {
+             b.rec.Wnode.Guid = ETW_SYSTEM_TRACE_CONTROL_GUID_INIT;
+             b.rec.EnableFlags = ETW_FLAG_THREAD;
+         }},
+        {"EnableFlags with SYSTEM_LOGGER_MODE",
+         [](BlockBuilder &b) {
+             b.rec.LogFileMode |= ETW_SYSTEM_LOGGER_MODE;
+             b.rec.EnableFlags = ETW_FLAG_THREAD;
+         }},
         {"clock type 0 (default)", [](BlockBuilder &b) { b.rec.Wnode.ClientContext = 0; }},
-        {"names at 1024 characters", [](BlockBuilder &b) {
-             b = BlockBuilder(8192); b.name_at(&b.rec.LoggerNameOffset, 120, repeat(u's', 1024)); b.file(4000, repeat(u'f', 1024)); }},
+        {"names at 1024 characters",
+         [](BlockBuilder &b) {
+             b = BlockBuilder(8192);
+             b.name_at(&b.rec.LoggerNameOffset, 120, repeat(u's', 1024));
+             b.file(4000, repeat(u'f', 1024));
+         }},
         {"log file offset set but empty (space reserved)", [](BlockBuilder &b) { b.file(600, u""); }},
-        {"private in-proc logger", [](BlockBuilder &b) { b.rec.LogFileMode = ETW_REAL_TIME_MODE | ETW_PRIVATE_LOGGER_MODE | ETW_PRIVATE_IN_PROC; }},
+        {"private in-proc logger",
+         [](BlockBuilder &b) {
+             b.rec.LogFileMode = ETW_REAL_TIME_MODE | ETW_PRIVATE_LOGGER_MODE | ETW_PRIVATE_IN_PROC;
+         }},
     };
     for (const Case &c : cases) {
         BlockBuilder b(1024);
@@ -483,9 +602,13 @@ TEST(PropertiesImport, ExportAfterImportGivesTheSameBytes)
 
 TEST(PropertiesImport, OwnExportRoundTripsForEveryMode)
 {
-    const std::uint32_t modes[] = {ETW_FILE_MODE_SEQUENTIAL, ETW_FILE_MODE_CIRCULAR, ETW_FILE_MODE_NEWFILE,
-                                   ETW_FILE_MODE_APPEND, ETW_FILE_MODE_PREALLOCATE | ETW_FILE_MODE_SEQUENTIAL,
-                                   ETW_PRIVATE_LOGGER_MODE, ETW_FILE_MODE_SEQUENTIAL | ETW_REAL_TIME_MODE};
+    const std::uint32_t modes[] = {ETW_FILE_MODE_SEQUENTIAL,
+                                   ETW_FILE_MODE_CIRCULAR,
+                                   ETW_FILE_MODE_NEWFILE,
+                                   ETW_FILE_MODE_APPEND,
+                                   ETW_FILE_MODE_PREALLOCATE | ETW_FILE_MODE_SEQUENTIAL,
+                                   ETW_PRIVATE_LOGGER_MODE,
+                                   ETW_FILE_MODE_SEQUENTIAL | ETW_REAL_TIME_MODE};
     for (std::uint32_t mode : modes) {
         auto p = make("Mode Session");
         ASSERT_EQ(etw_properties_set_log_file_name(p.get(), "/tmp/m%d.etl"), ETW_OK);

@@ -67,7 +67,7 @@ TEST(TimeZone, LosAngelesHasBothTransitionsAtTwoInTheMorning)
     ScopedTz tz("America/Los_Angeles");
     etw_time_zone_information z;
     openetw::platform::local_time_zone(&z);
-    EXPECT_EQ(z.Bias, 480);            // UTC = local + 8 h
+    EXPECT_EQ(z.Bias, 480); // UTC = local + 8 h
     EXPECT_EQ(z.StandardBias, 0);
     EXPECT_EQ(z.DaylightBias, -60);
     EXPECT_EQ(name(z.StandardName), "PST");
@@ -91,7 +91,7 @@ TEST(TimeZone, SouthernHemisphereStartsTheYearInDaylightTime)
     ScopedTz tz("Australia/Sydney");
     etw_time_zone_information z;
     openetw::platform::local_time_zone(&z);
-    EXPECT_EQ(z.Bias, -600);           // UTC = local - 10 h
+    EXPECT_EQ(z.Bias, -600); // UTC = local - 10 h
     EXPECT_EQ(z.DaylightBias, -60);
     EXPECT_EQ(z.StandardDate.wMonth, 4); // first Sunday of April, 03:00 daylight time
     EXPECT_EQ(z.StandardDate.wHour, 3);

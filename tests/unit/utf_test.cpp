@@ -21,7 +21,8 @@ TEST(Utf, RoundTripsAllPlanes)
 
 TEST(Utf, RejectsInvalidUtf8)
 {
-    for (const char *bad : {"\x80", "\xC3", "\xC0\x80", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF8\x88\x80\x80\x80"})
+    for (const char *bad :
+         {"\x80", "\xC3", "\xC0\x80", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF8\x88\x80\x80\x80"})
         EXPECT_FALSE(utf8_to_utf16(bad)) << static_cast<int>(static_cast<unsigned char>(bad[0]));
 }
 
@@ -36,7 +37,8 @@ TEST(Utf, FindsUnpairedSurrogates)
     EXPECT_EQ(find_unpaired_surrogate(low), 0u);
     EXPECT_EQ(find_unpaired_surrogate(trailing_high), 1u);
     EXPECT_FALSE(utf16_to_utf8(high));
-    EXPECT_EQ(utf16_to_utf8_lossy(high), "a\xEF\xBF\xBD" "b");
+    EXPECT_EQ(utf16_to_utf8_lossy(high), "a\xEF\xBF\xBD"
+                                         "b");
 }
 
 TEST(Utf, LittleEndianUnitsAtAnyAlignment)

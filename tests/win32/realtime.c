@@ -22,12 +22,12 @@
 
 static const GUID ProviderGuid = {0x2a8b1c3d, 0x4e5f, 0x4a6b, {0x8c, 0x9d, 0x0e, 0x1f, 0x2a, 0x3b, 0x4c, 0x5d}};
 
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            exit(1);                                                                 \
-        }                                                                            \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static int g_events, g_gathered, g_callbacks_on, g_callbacks_off;
@@ -61,7 +61,9 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r)
 static VOID NTAPI OnEnable(LPCGUID id, ULONG is_enabled, UCHAR level, ULONGLONG any, ULONGLONG all,
                            PEVENT_FILTER_DESCRIPTOR filter, PVOID context)
 {
-    (void)level; (void)any; (void)all;
+    (void)level;
+    (void)any;
+    (void)all;
     CHECK(IsEqualGUID(id, &ProviderGuid));
     CHECK(filter == NULL);
     CHECK(context == &g_events);

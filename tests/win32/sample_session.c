@@ -24,12 +24,12 @@ static const GUID ProviderGuid = {0x6e3e8e76, 0x21c9, 0x4d6e, {0x8d, 0x71, 0x3f,
 /* {6E3E8E76-21C9-4D6E-8D71-3F0B3A1A5C02} event class GUID */
 static const GUID MyCategoryGuid = {0x6e3e8e76, 0x21c9, 0x4d6e, {0x8d, 0x71, 0x3f, 0x0b, 0x3a, 0x1a, 0x5c, 0x02}};
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static TRACEHANDLE g_SessionHandle = 0;
@@ -163,8 +163,8 @@ int main(int argc, char **argv)
     widen(LogFilePath, path);
 
     /* ---- Controller: start the session ---- */
-    BufferSize = sizeof(EVENT_TRACE_PROPERTIES) + (ULONG)((wlen(LogFilePath) + 1) * sizeof(WCHAR)) +
-                 sizeof(LOGSESSION_NAME);
+    BufferSize =
+        sizeof(EVENT_TRACE_PROPERTIES) + (ULONG)((wlen(LogFilePath) + 1) * sizeof(WCHAR)) + sizeof(LOGSESSION_NAME);
     pSessionProperties = (EVENT_TRACE_PROPERTIES *)malloc(BufferSize);
     CHECK(pSessionProperties != NULL);
     ZeroMemory(pSessionProperties, BufferSize);
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
     CHECK(memcmp((char *)pSessionProperties + pSessionProperties->LoggerNameOffset, LOGSESSION_NAME,
                  sizeof(LOGSESSION_NAME)) == 0);
     CHECK(pSessionProperties->Wnode.BufferSize == BufferSize);
-    CHECK(pSessionProperties->BufferSize > 0);              /* the default was chosen */
+    CHECK(pSessionProperties->BufferSize > 0); /* the default was chosen */
     CHECK(pSessionProperties->NumberOfBuffers >= pSessionProperties->MinimumBuffers);
     CHECK(pSessionProperties->MaximumBuffers >= pSessionProperties->MinimumBuffers);
     /* A second session of the same name is refused. */
@@ -207,8 +207,8 @@ int main(int argc, char **argv)
     }
 
     /* ---- Provider: register; the session enables it ---- */
-    status = RegisterTraceGuids(ControlCallback, NULL, &ProviderGuid, 1, EventClassGuids, NULL, NULL,
-                                &RegistrationHandle);
+    status =
+        RegisterTraceGuids(ControlCallback, NULL, &ProviderGuid, 1, EventClassGuids, NULL, NULL, &RegistrationHandle);
     CHECK(status == ERROR_SUCCESS);
     CHECK(RegistrationHandle != 0);
     CHECK(EventClassGuids[0].RegHandle != NULL);

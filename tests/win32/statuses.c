@@ -51,12 +51,19 @@ static void stop(const char *name)
 
 static ULONG WINAPI Callback(WMIDPREQUESTCODE c, PVOID ctx, ULONG *r, PVOID b)
 {
-    (void)c; (void)ctx; (void)r; (void)b;
+    (void)c;
+    (void)ctx;
+    (void)r;
+    (void)b;
     return 0;
 }
 
 /* ---- StartTrace ---- */
-static ULONG start_null_properties(void) { TRACEHANDLE h; return StartTraceA(&h, "W32 s", NULL); }
+static ULONG start_null_properties(void)
+{
+    TRACEHANDLE h;
+    return StartTraceA(&h, "W32 s", NULL);
+}
 static ULONG start_null_handle(void)
 {
     EVENT_TRACE_PROPERTIES *p = props(NULL);
@@ -301,7 +308,11 @@ static ULONG control_names_do_not_fit(void)
 }
 
 /* ---- QueryAllTraces ---- */
-static ULONG all_null_array(void) { ULONG n; return QueryAllTracesA(NULL, 1, &n); }
+static ULONG all_null_array(void)
+{
+    ULONG n;
+    return QueryAllTracesA(NULL, 1, &n);
+}
 static ULONG all_zero_count(void)
 {
     EVENT_TRACE_PROPERTIES *p = props(NULL), *a[1] = {p};
@@ -377,7 +388,10 @@ static ULONG reg_null_guid(void)
     TRACEHANDLE h;
     return RegisterTraceGuidsA(Callback, NULL, NULL, 0, NULL, NULL, NULL, &h);
 }
-static ULONG reg_null_handle(void) { return RegisterTraceGuidsA(Callback, NULL, &ProviderGuid, 0, NULL, NULL, NULL, NULL); }
+static ULONG reg_null_handle(void)
+{
+    return RegisterTraceGuidsA(Callback, NULL, &ProviderGuid, 0, NULL, NULL, NULL, NULL);
+}
 static ULONG unreg_unknown(void) { return UnregisterTraceGuids(0x7777777); }
 static ULONG trace_unknown_handle(void)
 {
@@ -416,7 +430,11 @@ static ULONG enable_flags_bad_handle(void)
 }
 
 /* ---- Manifest providers ---- */
-static ULONG register_null_guid(void) { REGHANDLE h; return EventRegister(NULL, NULL, NULL, &h); }
+static ULONG register_null_guid(void)
+{
+    REGHANDLE h;
+    return EventRegister(NULL, NULL, NULL, &h);
+}
 static ULONG register_null_handle(void) { return EventRegister(&ProviderGuid, NULL, NULL, NULL); }
 static ULONG unregister_unknown(void) { return EventUnregister(0x7777777); }
 static ULONG write_unknown(void)
@@ -476,8 +494,16 @@ static ULONG open_unknown_session(void)
     return OpenTraceA(&lf) == INVALID_PROCESSTRACE_HANDLE ? GetLastError() : 0xBAD;
 }
 static ULONG process_null(void) { return ProcessTrace(NULL, 1, NULL, NULL); }
-static ULONG process_zero_count(void) { TRACEHANDLE h = 1; return ProcessTrace(&h, 0, NULL, NULL); }
-static ULONG process_unknown(void) { TRACEHANDLE h = 0x7777777; return ProcessTrace(&h, 1, NULL, NULL); }
+static ULONG process_zero_count(void)
+{
+    TRACEHANDLE h = 1;
+    return ProcessTrace(&h, 0, NULL, NULL);
+}
+static ULONG process_unknown(void)
+{
+    TRACEHANDLE h = 0x7777777;
+    return ProcessTrace(&h, 1, NULL, NULL);
+}
 static ULONG close_unknown(void) { return CloseTrace(0x7777777); }
 
 struct row {

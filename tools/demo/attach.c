@@ -36,8 +36,8 @@ int demo_run_attach(const struct demo_options *o)
     struct demo_writes writes;
     etw_status st = etw_session_open(&session, o->attach);
     if (st == ETW_ERROR_WMI_INSTANCE_NOT_FOUND) {
-        fprintf(stderr, "openetw-demo: no running session is called %s: start one first (etwctl start %s)\n",
-                o->attach, o->attach);
+        fprintf(stderr, "openetw-demo: no running session is called %s: start one first (etwctl start %s)\n", o->attach,
+                o->attach);
         return 1;
     }
     if (st != ETW_OK)
@@ -61,8 +61,10 @@ int demo_run_attach(const struct demo_options *o)
         return 1;
     }
     if (!etw_provider_is_enabled(provider, ETW_LEVEL_INFORMATION, 0))
-        fprintf(stderr, "openetw-demo: warning: the demo provider is enabled below level %u (information): "
-                        "its events are not logged\n", ETW_LEVEL_INFORMATION);
+        fprintf(stderr,
+                "openetw-demo: warning: the demo provider is enabled below level %u (information): "
+                "its events are not logged\n",
+                ETW_LEVEL_INFORMATION);
 
     demo_write_events(provider, o, &writes);
     etw_provider_unregister(provider);

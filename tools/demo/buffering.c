@@ -80,8 +80,7 @@ int demo_run_buffering(const struct demo_options *o)
             printf("thread %-2lu         logged %lu (last #%lu); in the file %lu (newest #%lu)\n", t,
                    writes.thread_ok[t], writes.newest[t], count.per_thread[t], count.newest[t]);
         if (count.events > writes.ok || (writes.ok > 0 && count.events == 0)) {
-            fprintf(stderr, "openetw-demo: the file holds %lu demo events, of %lu written\n", count.events,
-                    writes.ok);
+            fprintf(stderr, "openetw-demo: the file holds %lu demo events, of %lu written\n", count.events, writes.ok);
             ok = 0;
         }
     }

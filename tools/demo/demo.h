@@ -15,12 +15,12 @@ extern const etw_guid kProvider;
 #define DEMO_MAX_THREADS 256
 
 struct demo_options {
-    const char *session;  /* session name (--session, or NAME of --attach) */
-    const char *output;   /* log file; NULL for none */
-    int output_given;     /* --output was on the command line */
+    const char *session; /* session name (--session, or NAME of --attach) */
+    const char *output;  /* log file; NULL for none */
+    int output_given;    /* --output was on the command line */
     const char *mode_name;
-    uint32_t mode;        /* LogFileMode of the file modes */
-    const char *attach;   /* --attach NAME: provider process only */
+    uint32_t mode;      /* LogFileMode of the file modes */
+    const char *attach; /* --attach NAME: provider process only */
     unsigned long events, threads, buffer_kb, min_buffers, max_buffers, max_file_mb, clock, payload;
 };
 
@@ -36,11 +36,11 @@ struct demo_writes {
 
 /* What a consumer found in a file or a live feed. */
 struct demo_count {
-    unsigned long records;       /* every record, headers included */
-    unsigned long events;        /* events of the demo provider */
-    unsigned long threads;       /* writer threads tracked in newest[] */
-    unsigned long *per_thread;   /* per writer thread: its events seen */
-    unsigned long *newest;       /* per writer thread: 1 + highest event index seen (0: none) */
+    unsigned long records;     /* every record, headers included */
+    unsigned long events;      /* events of the demo provider */
+    unsigned long threads;     /* writer threads tracked in newest[] */
+    unsigned long *per_thread; /* per writer thread: its events seen */
+    unsigned long *newest;     /* per writer thread: 1 + highest event index seen (0: none) */
 };
 
 /* A flag one thread sets and another waits for, with a deadline. */

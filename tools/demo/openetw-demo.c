@@ -47,9 +47,9 @@ static int parse_mode(struct demo_options *o)
     static const struct {
         const char *name;
         uint32_t mode;
-    } modes[] = { { "sequential", ETW_FILE_MODE_SEQUENTIAL }, { "circular", ETW_FILE_MODE_CIRCULAR },
-                  { "newfile", ETW_FILE_MODE_NEWFILE },       { "append", ETW_FILE_MODE_APPEND },
-                  { "realtime", ETW_REAL_TIME_MODE },         { "buffering", ETW_BUFFERING_MODE } };
+    } modes[] = {{"sequential", ETW_FILE_MODE_SEQUENTIAL}, {"circular", ETW_FILE_MODE_CIRCULAR},
+                 {"newfile", ETW_FILE_MODE_NEWFILE},       {"append", ETW_FILE_MODE_APPEND},
+                 {"realtime", ETW_REAL_TIME_MODE},         {"buffering", ETW_BUFFERING_MODE}};
     size_t i;
     for (i = 0; i < sizeof modes / sizeof modes[0]; ++i) {
         if (strcmp(o->mode_name, modes[i].name) == 0) {
@@ -87,19 +87,30 @@ static int parse(int argc, char **argv, struct demo_options *o, int *exit_code)
         if (strcmp(a, "--output") == 0) {
             o->output = v;
             o->output_given = 1;
-        }
-        else if (strcmp(a, "--mode") == 0) o->mode_name = v;
-        else if (strcmp(a, "--session") == 0) o->session = v;
-        else if (strcmp(a, "--attach") == 0) o->attach = v;
-        else if (strcmp(a, "--events") == 0) o->events = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--threads") == 0) o->threads = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--buffer-kb") == 0) o->buffer_kb = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--min-buffers") == 0) o->min_buffers = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--max-buffers") == 0) o->max_buffers = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--max-file-mb") == 0) o->max_file_mb = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--clock") == 0) o->clock = strtoul(v, NULL, 10);
-        else if (strcmp(a, "--payload") == 0) o->payload = strtoul(v, NULL, 10);
-        else return 0;
+        } else if (strcmp(a, "--mode") == 0)
+            o->mode_name = v;
+        else if (strcmp(a, "--session") == 0)
+            o->session = v;
+        else if (strcmp(a, "--attach") == 0)
+            o->attach = v;
+        else if (strcmp(a, "--events") == 0)
+            o->events = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--threads") == 0)
+            o->threads = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--buffer-kb") == 0)
+            o->buffer_kb = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--min-buffers") == 0)
+            o->min_buffers = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--max-buffers") == 0)
+            o->max_buffers = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--max-file-mb") == 0)
+            o->max_file_mb = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--clock") == 0)
+            o->clock = strtoul(v, NULL, 10);
+        else if (strcmp(a, "--payload") == 0)
+            o->payload = strtoul(v, NULL, 10);
+        else
+            return 0;
     }
     return parse_mode(o);
 }

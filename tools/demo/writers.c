@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-const etw_guid kProvider = { 0x6f70656eu, 0x6574u, 0x7764u, { 0x64, 0x65, 0x6d, 0x6f, 0x00, 0x00, 0x00, 0x01 } };
+const etw_guid kProvider = {0x6f70656eu, 0x6574u, 0x7764u, {0x64, 0x65, 0x6d, 0x6f, 0x00, 0x00, 0x00, 0x01}};
 
 struct worker {
     etw_provider *provider;
     unsigned long events;
     unsigned long payload;
     int index;
-    unsigned long newest; /* 1 + index of the last ETW_OK event */
+    unsigned long newest;      /* 1 + index of the last ETW_OK event */
     struct demo_writes writes; /* its totals (newest[] unused) */
 };
 
@@ -84,7 +84,8 @@ void demo_write_events(etw_provider *provider, const struct demo_options *o, str
     for (t = 0; t < o->threads; ++t) {
         started[t] = pthread_create(&tids[t], NULL, write_events, &workers[t]) == 0;
         if (!started[t]) {
-            fprintf(stderr, "openetw-demo: could not start writer thread %lu; its events are written on the main thread\n", t);
+            fprintf(stderr,
+                    "openetw-demo: could not start writer thread %lu; its events are written on the main thread\n", t);
             write_events(&workers[t]);
         }
     }

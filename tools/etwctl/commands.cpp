@@ -204,7 +204,8 @@ int cmd_list(Ctx &c, const Args &a)
     if (st != ETW_OK) {
         result = c.fail(st);
     } else if (c.json) {
-        std::string o = "{\"ok\": true, \"command\": \"list\", \"count\": " + std::to_string(count) + ", \"sessions\": [";
+        std::string o =
+            "{\"ok\": true, \"command\": \"list\", \"count\": " + std::to_string(count) + ", \"sessions\": [";
         for (std::uint32_t i = 0; i < count; ++i) {
             Session s;
             etw_session_open(&s.s, etw_properties_session_name(array[i]));
@@ -223,8 +224,10 @@ int cmd_list(Ctx &c, const Args &a)
             std::string host = "stopped";
             if (etw_session_open(&s.s, etw_properties_session_name(array[i])) == ETW_OK &&
                 etw_session_get_host_info(&h, s.s) == ETW_OK)
-                host = "host " + std::to_string(h.process_id) + (h.state == ETW_SESSION_HOST_ORPHANED ? " orphaned" : "");
-            std::fprintf(c.out, "  %-32s %-22s events lost %u, buffers written %u, real-time buffers lost %u  %s  (%s)\n",
+                host =
+                    "host " + std::to_string(h.process_id) + (h.state == ETW_SESSION_HOST_ORPHANED ? " orphaned" : "");
+            std::fprintf(c.out,
+                         "  %-32s %-22s events lost %u, buffers written %u, real-time buffers lost %u  %s  (%s)\n",
                          etw_properties_session_name(array[i]), mode_text(r.LogFileMode).c_str(), r.EventsLost,
                          r.BuffersWritten, r.RealTimeBuffersLost, etw_properties_log_file_name(array[i]), host.c_str());
         }

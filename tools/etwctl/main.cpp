@@ -13,7 +13,9 @@ int main(int argc, char **argv)
     // Where no host could be reached they ran here: they are stopped so
     // that their log files are complete before the process (and they) end.
     if (const std::size_t n = etwctl::stop_started_sessions())
-        std::fprintf(stderr, "etwctl: note: no session host could be reached (openetw-hostd not found: install it or "
-                             "set OPENETW_HOSTD), so %zu session(s) ran in this process and were stopped at exit.\n", n);
+        std::fprintf(stderr,
+                     "etwctl: note: no session host could be reached (openetw-hostd not found: install it or "
+                     "set OPENETW_HOSTD), so %zu session(s) ran in this process and were stopped at exit.\n",
+                     n);
     return result;
 }

@@ -31,7 +31,7 @@ std::string guid_text(const etw_guid &g);
 struct Args {
     std::vector<std::string> positional;
     std::vector<std::pair<std::string, std::string>> options; // value "" for flags
-    std::string error;                                         // set when an option lacks its value
+    std::string error;                                        // set when an option lacks its value
     bool has(const std::string &k) const;
 };
 Args split(const std::vector<std::string> &a, std::size_t from, const std::vector<std::string> &flags);

@@ -103,9 +103,11 @@ int Ctx::usage(const std::string &msg)
 {
     std::fprintf(err, "etwctl %s: %s\n%s", command.c_str(), msg.c_str(), kUsage);
     if (json)
-        std::fprintf(out, "{\"ok\": false, \"command\": %s, \"status\": %u, \"status_name\": \"ETW_ERROR_INVALID_PARAMETER\", "
-                          "\"message\": %s}\n",
-                     json_string(command).c_str(), unsigned(ETW_ERROR_INVALID_PARAMETER), json_string(msg).c_str());
+        std::fprintf(
+            out,
+            "{\"ok\": false, \"command\": %s, \"status\": %u, \"status_name\": \"ETW_ERROR_INVALID_PARAMETER\", "
+            "\"message\": %s}\n",
+            json_string(command).c_str(), unsigned(ETW_ERROR_INVALID_PARAMETER), json_string(msg).c_str());
     return 2;
 }
 

@@ -12,13 +12,13 @@
 namespace etwdump {
 
 // The usage lines of the decoding options.
-#define ETWDUMP_DECODING_USAGE \
-    "  --no-decode                  no event names and fields (jsonl, text)\n" \
-    "  --manifest FILE              decode the events of an instrumentation manifest\n" \
-    "                               (.man XML; repeatable)\n" \
-    "  --binary FILE                decode the events of the manifest compiled into a\n" \
-    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n" \
-    "  --tmf PATH                   decode WPP messages with a TMF file, or the .tmf\n" \
+#define ETWDUMP_DECODING_USAGE                                                                                         \
+    "  --no-decode                  no event names and fields (jsonl, text)\n"                                         \
+    "  --manifest FILE              decode the events of an instrumentation manifest\n"                                \
+    "                               (.man XML; repeatable)\n"                                                          \
+    "  --binary FILE                decode the events of the manifest compiled into a\n"                               \
+    "                               provider's DLL/EXE (WEVT_TEMPLATE; repeatable)\n"                                  \
+    "  --tmf PATH                   decode WPP messages with a TMF file, or the .tmf\n"                                \
     "                               files of a directory (repeatable)\n"
 
 class Decoding {

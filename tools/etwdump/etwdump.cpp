@@ -16,11 +16,11 @@
 #include <vector>
 
 #if defined(_WIN32)
-#  include <io.h>
-#  define ETWDUMP_ISATTY(fd) _isatty(fd)
+#include <io.h>
+#define ETWDUMP_ISATTY(fd) _isatty(fd)
 #else
-#  include <unistd.h>
-#  define ETWDUMP_ISATTY(fd) isatty(fd)
+#include <unistd.h>
+#define ETWDUMP_ISATTY(fd) isatty(fd)
 #endif
 
 namespace {
@@ -31,8 +31,7 @@ const char kUsage[] =
     "                               event name and fields of events that decode\n"
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
-    "  --payload                    add each record's payload as hex (jsonl, csv)\n"
-    ETWDUMP_DECODING_USAGE
+    "  --payload                    add each record's payload as hex (jsonl, csv)\n" ETWDUMP_DECODING_USAGE
     "  --help                       this text\n"
     "exit status: 0 clean, 1 cannot read, 2 corrupt records found\n";
 
@@ -75,8 +74,8 @@ int32_t on_buffer(void *user, const etw_buffer_info *buffer)
     if (percent != ctx->shown_percent) {
         ctx->shown_percent = percent;
         const int width = 40, filled = percent * width / 100;
-        std::fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "########################################",
-                     width - filled, "", percent);
+        std::fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "########################################", width - filled,
+                     "", percent);
         std::fflush(stderr);
     }
     return 0;
@@ -169,10 +168,9 @@ int main(int argc, char **argv)
     }
     ctx.progress = ETWDUMP_ISATTY(2) && ctx.total_bytes >= (64u << 20);
 
-    etwdump::RecordWriter writer(stdout,
-                                 ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv
-                                                           : etwdump::RecordWriter::Format::Jsonl,
-                                 payload, files.size() > 1);
+    etwdump::RecordWriter writer(
+        stdout, ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv : etwdump::RecordWriter::Format::Jsonl,
+        payload, files.size() > 1);
     etwdump::TextRecordWriter text(stdout);
     if (ctx.output == Output::Text) {
         ctx.text = &text;
@@ -200,7 +198,9 @@ int main(int argc, char **argv)
     case ETW_ERROR_HANDLE_EOF:
     case ETW_ERROR_BAD_LENGTH:
     case ETW_ERROR_INVALID_DATA:
-    case ETW_ERROR_NOT_SUPPORTED: return 2;
-    default: return 1;
+    case ETW_ERROR_NOT_SUPPORTED:
+        return 2;
+    default:
+        return 1;
     }
 }

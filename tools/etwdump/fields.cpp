@@ -71,9 +71,6 @@ void append_fields_json(std::string &out, const etw_decoded_event &e)
     out += '}';
 }
 
-void append_fields_text(std::string &out, const etw_decoded_event &e)
-{
-    members(out, e, kText);
-}
+void append_fields_text(std::string &out, const etw_decoded_event &e) { members(out, e, kText); }
 
 } // namespace etwdump

@@ -12,9 +12,26 @@ namespace etwdump {
 namespace {
 
 // The golden columns (etl-samples/README.md) plus payload_size, in JSON key order.
-const char *const kColumns[] = {"file", "buffer", "offset", "cpu", "kind", "header_type", "size", "thread_id",
-                                "process_id", "timestamp_raw", "timestamp_filetime", "guid", "hook_id", "event_id",
-                                "opcode", "level", "version", "message_number", "payload_size", "payload"};
+const char *const kColumns[] = {"file",
+                                "buffer",
+                                "offset",
+                                "cpu",
+                                "kind",
+                                "header_type",
+                                "size",
+                                "thread_id",
+                                "process_id",
+                                "timestamp_raw",
+                                "timestamp_filetime",
+                                "guid",
+                                "hook_id",
+                                "event_id",
+                                "opcode",
+                                "level",
+                                "version",
+                                "message_number",
+                                "payload_size",
+                                "payload"};
 
 constexpr char kDigits[] = "0123456789abcdef";
 constexpr std::size_t kFlushAt = (1 << 16) - 1024;

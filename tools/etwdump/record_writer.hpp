@@ -16,7 +16,7 @@ public:
     enum class Format { Jsonl, Csv };
     RecordWriter(std::FILE *out, Format format, bool payload, bool with_file);
     ~RecordWriter();
-    void header();                 // the CSV column line (nothing for JSONL)
+    void header(); // the CSV column line (nothing for JSONL)
     void write(const etw_record &r, const etw_decoded_event *decoded = nullptr); // decoded: jsonl only
     void flush();
 
@@ -24,27 +24,32 @@ private:
     // Each field appends to pending_ directly (no string per field: this
     // runs for every record of files of gigabytes).
     void key(const char *name, std::size_t length);
-    template <std::size_t N> void key(const char (&name)[N])
+    template <std::size_t N>
+    void key(const char (&name)[N])
     {
         static_assert(N < 48, "key() copies names through a 64-byte buffer");
         key(name, N - 1);
     }
-    template <std::size_t N> void field(const char (&name)[N], std::uint64_t value)
+    template <std::size_t N>
+    void field(const char (&name)[N], std::uint64_t value)
     {
         key(name);
         number(value);
     }
-    template <std::size_t N> void signed_field(const char (&name)[N], std::int64_t value)
+    template <std::size_t N>
+    void signed_field(const char (&name)[N], std::int64_t value)
     {
         key(name);
         signed_number(value);
     }
-    template <std::size_t N> void text_field(const char (&name)[N], const char *text, std::size_t length)
+    template <std::size_t N>
+    void text_field(const char (&name)[N], const char *text, std::size_t length)
     {
         key(name);
         text_value(text, length);
     }
-    template <std::size_t N> void empty(const char (&name)[N])
+    template <std::size_t N>
+    void empty(const char (&name)[N])
     {
         if (format_ == Format::Csv)
             key(name);

@@ -7,9 +7,9 @@ namespace etwdump {
 std::string guid_text(const etw_guid &g)
 {
     char s[40];
-    std::snprintf(s, sizeof s, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", unsigned(g.Data1),
-                  unsigned(g.Data2), unsigned(g.Data3), g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4],
-                  g.Data4[5], g.Data4[6], g.Data4[7]);
+    std::snprintf(s, sizeof s, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", unsigned(g.Data1), unsigned(g.Data2),
+                  unsigned(g.Data3), g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4], g.Data4[5], g.Data4[6],
+                  g.Data4[7]);
     return s;
 }
 
@@ -46,16 +46,26 @@ std::string mode_text(uint32_t mode)
         const char *name;
     };
     static const Name names[] = {
-        {ETW_FILE_MODE_SEQUENTIAL, "sequential"}, {ETW_FILE_MODE_CIRCULAR, "circular"},
-        {ETW_FILE_MODE_APPEND, "append"},         {ETW_FILE_MODE_NEWFILE, "newfile"},
-        {ETW_FILE_MODE_PREALLOCATE, "preallocate"}, {ETW_NONSTOPPABLE_MODE, "nonstoppable"},
-        {ETW_SECURE_MODE, "secure"},              {ETW_REAL_TIME_MODE, "real-time"},
-        {ETW_DELAY_OPEN_FILE_MODE, "delay-open"}, {ETW_BUFFERING_MODE, "buffering"},
-        {ETW_PRIVATE_LOGGER_MODE, "private"},     {ETW_ADD_HEADER_MODE, "add-header"},
-        {ETW_USE_KBYTES_FOR_SIZE, "kbytes"},      {ETW_USE_GLOBAL_SEQUENCE, "global-sequence"},
-        {ETW_USE_LOCAL_SEQUENCE, "local-sequence"}, {ETW_RELOG_MODE, "relog"},
-        {ETW_PRIVATE_IN_PROC, "in-proc"},         {ETW_USE_PAGED_MEMORY, "paged-memory"},
-        {ETW_SYSTEM_LOGGER_MODE, "system-logger"}, {ETW_COMPRESSED_MODE, "compressed"},
+        {ETW_FILE_MODE_SEQUENTIAL, "sequential"},
+        {ETW_FILE_MODE_CIRCULAR, "circular"},
+        {ETW_FILE_MODE_APPEND, "append"},
+        {ETW_FILE_MODE_NEWFILE, "newfile"},
+        {ETW_FILE_MODE_PREALLOCATE, "preallocate"},
+        {ETW_NONSTOPPABLE_MODE, "nonstoppable"},
+        {ETW_SECURE_MODE, "secure"},
+        {ETW_REAL_TIME_MODE, "real-time"},
+        {ETW_DELAY_OPEN_FILE_MODE, "delay-open"},
+        {ETW_BUFFERING_MODE, "buffering"},
+        {ETW_PRIVATE_LOGGER_MODE, "private"},
+        {ETW_ADD_HEADER_MODE, "add-header"},
+        {ETW_USE_KBYTES_FOR_SIZE, "kbytes"},
+        {ETW_USE_GLOBAL_SEQUENCE, "global-sequence"},
+        {ETW_USE_LOCAL_SEQUENCE, "local-sequence"},
+        {ETW_RELOG_MODE, "relog"},
+        {ETW_PRIVATE_IN_PROC, "in-proc"},
+        {ETW_USE_PAGED_MEMORY, "paged-memory"},
+        {ETW_SYSTEM_LOGGER_MODE, "system-logger"},
+        {ETW_COMPRESSED_MODE, "compressed"},
         {ETW_INDEPENDENT_SESSION_MODE, "independent-session"},
         {ETW_NO_PER_PROCESSOR_BUFFERING, "no-per-processor-buffering"},
     };
@@ -84,10 +94,14 @@ const char *clock_text(uint32_t clock_type)
 {
     switch (clock_type) {
     case 0:
-    case 1: return "QPC";
-    case 2: return "system time (FILETIME)";
-    case 3: return "CPU cycle counter";
-    default: return "unknown";
+    case 1:
+        return "QPC";
+    case 2:
+        return "system time (FILETIME)";
+    case 3:
+        return "CPU cycle counter";
+    default:
+        return "unknown";
     }
 }
 

@@ -12,8 +12,8 @@ void TextRecordWriter::write(const etw_record &r, const etw_decoded_event *decod
         pending_ += filetime_text(r.timestamp);
     else
         pending_ += "-";
-    std::snprintf(buf, sizeof buf, " %s cpu=%u pid=%u tid=%u", etw_record_kind_name(r.kind), r.processor,
-                  r.process_id, r.thread_id);
+    std::snprintf(buf, sizeof buf, " %s cpu=%u pid=%u tid=%u", etw_record_kind_name(r.kind), r.processor, r.process_id,
+                  r.thread_id);
     pending_ += buf;
     if (r.present & ETW_RECORD_HAS_GUID) {
         pending_ += ' ';

@@ -12,33 +12,37 @@
 
 namespace {
 
-const char kUsage[] =
-    "usage: etwprops [options]\n"
-    "  --name NAME            session name (UTF-8), default \"OpenETW Demo\"\n"
-    "  --file PATH            log file name\n"
-    "  --mode MODES           LogFileMode: a number, or names joined by '|':\n"
-    "                         sequential circular append newfile preallocate realtime\n"
-    "                         buffering private inproc kbytes noperproc\n"
-    "  --buffer-kb K          BufferSize in KB (4..16384)\n"
-    "  --min-buffers N        MinimumBuffers\n"
-    "  --max-buffers N        MaximumBuffers\n"
-    "  --max-file N           MaximumFileSize (MB, or KB with kbytes)\n"
-    "  --flush-timer S        FlushTimer in seconds\n"
-    "  --enable-flags F       EnableFlags (system loggers only)\n"
-    "  --clock 0|1|2|3        Wnode.ClientContext\n"
-    "  --import FILE          read the block from FILE instead of building it\n"
-    "  --write FILE           also write the block to FILE\n";
+const char kUsage[] = "usage: etwprops [options]\n"
+                      "  --name NAME            session name (UTF-8), default \"OpenETW Demo\"\n"
+                      "  --file PATH            log file name\n"
+                      "  --mode MODES           LogFileMode: a number, or names joined by '|':\n"
+                      "                         sequential circular append newfile preallocate realtime\n"
+                      "                         buffering private inproc kbytes noperproc\n"
+                      "  --buffer-kb K          BufferSize in KB (4..16384)\n"
+                      "  --min-buffers N        MinimumBuffers\n"
+                      "  --max-buffers N        MaximumBuffers\n"
+                      "  --max-file N           MaximumFileSize (MB, or KB with kbytes)\n"
+                      "  --flush-timer S        FlushTimer in seconds\n"
+                      "  --enable-flags F       EnableFlags (system loggers only)\n"
+                      "  --clock 0|1|2|3        Wnode.ClientContext\n"
+                      "  --import FILE          read the block from FILE instead of building it\n"
+                      "  --write FILE           also write the block to FILE\n";
 
 struct ModeName {
     const char *name;
     uint32_t bit;
 };
 const ModeName kModes[] = {
-    {"sequential", ETW_FILE_MODE_SEQUENTIAL}, {"circular", ETW_FILE_MODE_CIRCULAR},
-    {"append", ETW_FILE_MODE_APPEND},         {"newfile", ETW_FILE_MODE_NEWFILE},
-    {"preallocate", ETW_FILE_MODE_PREALLOCATE}, {"realtime", ETW_REAL_TIME_MODE},
-    {"buffering", ETW_BUFFERING_MODE},        {"private", ETW_PRIVATE_LOGGER_MODE},
-    {"inproc", ETW_PRIVATE_IN_PROC},          {"kbytes", ETW_USE_KBYTES_FOR_SIZE},
+    {"sequential", ETW_FILE_MODE_SEQUENTIAL},
+    {"circular", ETW_FILE_MODE_CIRCULAR},
+    {"append", ETW_FILE_MODE_APPEND},
+    {"newfile", ETW_FILE_MODE_NEWFILE},
+    {"preallocate", ETW_FILE_MODE_PREALLOCATE},
+    {"realtime", ETW_REAL_TIME_MODE},
+    {"buffering", ETW_BUFFERING_MODE},
+    {"private", ETW_PRIVATE_LOGGER_MODE},
+    {"inproc", ETW_PRIVATE_IN_PROC},
+    {"kbytes", ETW_USE_KBYTES_FOR_SIZE},
     {"noperproc", ETW_NO_PER_PROCESSOR_BUFFERING},
 };
 
@@ -94,7 +98,11 @@ struct Field {
     std::size_t size;
 };
 
-#define FIELD(member) Field{#member, offsetof(etw_event_trace_properties, member), sizeof(((etw_event_trace_properties *)nullptr)->member)}
+#define FIELD(member)                                                                                                  \
+    Field                                                                                                              \
+    {                                                                                                                  \
+#member, offsetof(etw_event_trace_properties, member), sizeof(((etw_event_trace_properties *)nullptr)->member) \
+    }
 
 // Reads a whole file (a properties block is at most a few KB; more than 1 MiB
 // is refused). False for anything unreadable: a missing file, a directory
@@ -138,12 +146,14 @@ uint64_t read_le(const std::vector<unsigned char> &b, std::size_t at, std::size_
 void dump(const std::vector<unsigned char> &b, const etw_properties *props)
 {
     const Field fields[] = {
-        FIELD(Wnode.BufferSize), FIELD(Wnode.ProviderId), FIELD(Wnode.HistoricalContext), FIELD(Wnode.TimeStamp),
-        FIELD(Wnode.Guid), FIELD(Wnode.ClientContext), FIELD(Wnode.Flags), FIELD(BufferSize),
-        FIELD(MinimumBuffers), FIELD(MaximumBuffers), FIELD(MaximumFileSize), FIELD(LogFileMode),
-        FIELD(FlushTimer), FIELD(EnableFlags), FIELD(AgeLimit), FIELD(NumberOfBuffers), FIELD(FreeBuffers),
-        FIELD(EventsLost), FIELD(BuffersWritten), FIELD(LogBuffersLost), FIELD(RealTimeBuffersLost),
-        FIELD(LoggerThreadId), FIELD(LogFileNameOffset), FIELD(LoggerNameOffset),
+        FIELD(Wnode.BufferSize), FIELD(Wnode.ProviderId),  FIELD(Wnode.HistoricalContext),
+        FIELD(Wnode.TimeStamp),  FIELD(Wnode.Guid),        FIELD(Wnode.ClientContext),
+        FIELD(Wnode.Flags),      FIELD(BufferSize),        FIELD(MinimumBuffers),
+        FIELD(MaximumBuffers),   FIELD(MaximumFileSize),   FIELD(LogFileMode),
+        FIELD(FlushTimer),       FIELD(EnableFlags),       FIELD(AgeLimit),
+        FIELD(NumberOfBuffers),  FIELD(FreeBuffers),       FIELD(EventsLost),
+        FIELD(BuffersWritten),   FIELD(LogBuffersLost),    FIELD(RealTimeBuffersLost),
+        FIELD(LoggerThreadId),   FIELD(LogFileNameOffset), FIELD(LoggerNameOffset),
     };
     std::printf("EVENT_TRACE_PROPERTIES block, %zu bytes\n", b.size());
     std::size_t end_of_fields = 0;
@@ -151,7 +161,8 @@ void dump(const std::vector<unsigned char> &b, const etw_properties *props)
         std::string note = f.name;
         if (f.size <= 8) {
             char v[48];
-            std::snprintf(v, sizeof v, " = %llu (0x%llx)", static_cast<unsigned long long>(read_le(b, f.offset, f.size)),
+            std::snprintf(v, sizeof v, " = %llu (0x%llx)",
+                          static_cast<unsigned long long>(read_le(b, f.offset, f.size)),
                           static_cast<unsigned long long>(read_le(b, f.offset, f.size)));
             note += v;
         }
@@ -163,7 +174,11 @@ void dump(const std::vector<unsigned char> &b, const etw_properties *props)
         hex_line(b, end_of_fields, sizeof(etw_event_trace_properties) - end_of_fields, "(padding)");
     etw_event_trace_properties rec;
     std::memcpy(&rec, b.data(), sizeof rec);
-    struct Region { uint32_t offset; const char *what; const char *text; };
+    struct Region {
+        uint32_t offset;
+        const char *what;
+        const char *text;
+    };
     const Region regions[] = {{rec.LoggerNameOffset, "session name", etw_properties_session_name(props)},
                               {rec.LogFileNameOffset, "log file name", etw_properties_log_file_name(props)}};
     for (std::size_t r = 0; r < 2; ++r) {
@@ -182,7 +197,12 @@ void dump(const std::vector<unsigned char> &b, const etw_properties *props)
 int main(int argc, char **argv)
 {
     std::string name = "OpenETW Demo", file, import_path, write_path;
-    struct Setting { const char *flag; etw_status (*set)(etw_properties *, uint32_t); uint32_t value; bool given; };
+    struct Setting {
+        const char *flag;
+        etw_status (*set)(etw_properties *, uint32_t);
+        uint32_t value;
+        bool given;
+    };
     Setting settings[] = {
         {"--buffer-kb", etw_properties_set_buffer_size, 0, false},
         {"--min-buffers", etw_properties_set_minimum_buffers, 0, false},
@@ -202,10 +222,14 @@ int main(int argc, char **argv)
         if (i + 1 >= argc)
             die(("missing value after " + arg + "\n" + kUsage).c_str());
         const char *value = argv[++i];
-        if (arg == "--name") name = value;
-        else if (arg == "--file") file = value;
-        else if (arg == "--import") import_path = value;
-        else if (arg == "--write") write_path = value;
+        if (arg == "--name")
+            name = value;
+        else if (arg == "--file")
+            file = value;
+        else if (arg == "--import")
+            import_path = value;
+        else if (arg == "--write")
+            write_path = value;
         else {
             bool known = false;
             for (Setting &s : settings)

@@ -63,12 +63,13 @@ void serve_start(ChannelHandle c, HostIncoming &req, const platform::PeerCredent
 {
     const std::uint32_t me = platform::effective_user_id();
     if (peer.uid != me && peer.uid != 0)
-        return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "the session host of user " + std::to_string(me) +
-                                                               " starts sessions for that user and root only"),
+        return answer_host(c,
+                           Fail(ETW_ERROR_ACCESS_DENIED, "the session host of user " + std::to_string(me) +
+                                                             " starts sessions for that user and root only"),
                            nullptr, 0, 0);
     if (req.props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE)
-        return answer_host(c, Fail(ETW_ERROR_INVALID_PARAMETER, "a private session runs in its own process"), nullptr, 0,
-                           0);
+        return answer_host(c, Fail(ETW_ERROR_INVALID_PARAMETER, "a private session runs in its own process"), nullptr,
+                           0, 0);
     std::shared_ptr<Session> s;
     Hosting &hosting = Hosting::instance();
     Status st = req.options.take_over ? hosting.take_over(req.props, req.options, &s)
@@ -88,8 +89,9 @@ void serve_stop_orphan(ChannelHandle c, const HostIncoming &req, const platform:
             return answer_host(c, Fail(ETW_ERROR_ALREADY_EXISTS, "the session is not orphaned: ask its host"), nullptr,
                                0, 0);
         if (!may_control_orphan(reg, e, peer.uid))
-            return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) +
-                                                                    " has no control right over the orphaned session"),
+            return answer_host(c,
+                               Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) +
+                                                                 " has no control right over the orphaned session"),
                                nullptr, 0, 0);
         Properties props(e.name);
         Status st = RemoteSession(reg, e).stop(&props);
@@ -101,7 +103,8 @@ void serve_stop_orphan(ChannelHandle c, const HostIncoming &req, const platform:
         return answer_host(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running (already stopped)"),
                            nullptr, 0, 0);
     if (peer.uid != 0 && peer.uid != platform::effective_user_id())
-        return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "the orphan was finished by the session host"), nullptr, 0, 0);
+        return answer_host(c, Fail(ETW_ERROR_ACCESS_DENIED, "the orphan was finished by the session host"), nullptr, 0,
+                           0);
     answer_host(c, it->second.status, &it->second.props, 0, 0);
 }
 

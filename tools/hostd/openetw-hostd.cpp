@@ -16,12 +16,11 @@ namespace {
 
 int usage()
 {
-    std::fprintf(stderr,
-                 "usage: openetw-hostd [--registry PATH] [--idle-exit SECONDS] [--print-channel]\n"
-                 "  --registry PATH      the namespace (default: $OPENETW_REGISTRY, or this user's default)\n"
-                 "  --idle-exit SECONDS  exit after that long with no session (default 10 when started on\n"
-                 "                       demand; 0 = never, the default under systemd)\n"
-                 "  --print-channel      print the abstract socket name the host listens under and exit\n");
+    std::fprintf(stderr, "usage: openetw-hostd [--registry PATH] [--idle-exit SECONDS] [--print-channel]\n"
+                         "  --registry PATH      the namespace (default: $OPENETW_REGISTRY, or this user's default)\n"
+                         "  --idle-exit SECONDS  exit after that long with no session (default 10 when started on\n"
+                         "                       demand; 0 = never, the default under systemd)\n"
+                         "  --print-channel      print the abstract socket name the host listens under and exit\n");
     return 2;
 }
 
@@ -50,7 +49,8 @@ int main(int argc, char **argv)
         }
     }
     if (config.registry.empty() || config.registry == "none") {
-        std::fprintf(stderr, "openetw-hostd: sessions are process-local here (OPENETW_REGISTRY=none): nothing to host\n");
+        std::fprintf(stderr,
+                     "openetw-hostd: sessions are process-local here (OPENETW_REGISTRY=none): nothing to host\n");
         return 1;
     }
     if (print) {

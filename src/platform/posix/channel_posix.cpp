@@ -30,17 +30,23 @@ etw_status errno_status(int err) noexcept
     switch (err) {
     case EPIPE:
     case ECONNRESET:
-    case ENOTCONN: return ETW_ERROR_HANDLE_EOF;
+    case ENOTCONN:
+        return ETW_ERROR_HANDLE_EOF;
     case EACCES:
-    case EPERM: return ETW_ERROR_ACCESS_DENIED;
+    case EPERM:
+        return ETW_ERROR_ACCESS_DENIED;
     case EMFILE:
     case ENFILE:
     case ENOBUFS:
-    case ENOMEM: return ETW_ERROR_NO_SYSTEM_RESOURCES;
+    case ENOMEM:
+        return ETW_ERROR_NO_SYSTEM_RESOURCES;
     case EBADF:
-    case ENOTSOCK: return ETW_ERROR_INVALID_HANDLE;
-    case EINVAL: return ETW_ERROR_INVALID_PARAMETER;
-    default: return ETW_ERROR_INTERNAL_ERROR;
+    case ENOTSOCK:
+        return ETW_ERROR_INVALID_HANDLE;
+    case EINVAL:
+        return ETW_ERROR_INVALID_PARAMETER;
+    default:
+        return ETW_ERROR_INTERNAL_ERROR;
     }
 }
 

@@ -18,16 +18,22 @@ namespace {
 etw_status errno_to_status(int err, etw_status fallback)
 {
     switch (err) {
-    case ENOENT: return ETW_ERROR_FILE_NOT_FOUND;
-    case ENOTDIR: return ETW_ERROR_PATH_NOT_FOUND;
+    case ENOENT:
+        return ETW_ERROR_FILE_NOT_FOUND;
+    case ENOTDIR:
+        return ETW_ERROR_PATH_NOT_FOUND;
     case EACCES:
     case EPERM:
-    case EROFS: return ETW_ERROR_ACCESS_DENIED;
+    case EROFS:
+        return ETW_ERROR_ACCESS_DENIED;
     case ENOSPC:
     case EFBIG:
-    case EDQUOT: return ETW_ERROR_DISK_FULL;
-    case ENAMETOOLONG: return ETW_ERROR_BAD_PATHNAME;
-    default: return fallback;
+    case EDQUOT:
+        return ETW_ERROR_DISK_FULL;
+    case ENAMETOOLONG:
+        return ETW_ERROR_BAD_PATHNAME;
+    default:
+        return fallback;
     }
 }
 

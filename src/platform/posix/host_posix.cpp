@@ -45,12 +45,16 @@ std::string folder_of(const std::string &path)
 etw_status errno_status(int err)
 {
     switch (err) {
-    case ENOENT: return ETW_ERROR_FILE_NOT_FOUND;
+    case ENOENT:
+        return ETW_ERROR_FILE_NOT_FOUND;
     case EACCES:
     case EPERM:
-    case ELOOP: return ETW_ERROR_ACCESS_DENIED;
-    case ENOSPC: return ETW_ERROR_DISK_FULL;
-    default: return ETW_ERROR_OUTOFMEMORY;
+    case ELOOP:
+        return ETW_ERROR_ACCESS_DENIED;
+    case ENOSPC:
+        return ETW_ERROR_DISK_FULL;
+    default:
+        return ETW_ERROR_OUTOFMEMORY;
     }
 }
 
@@ -112,7 +116,8 @@ etw_status host_lock(const std::string &registry, std::intptr_t *out) noexcept
         if (etw_status st = prepare_default_folder(folder_of(registry)); st != ETW_OK)
             return st;
     etw_status err = ETW_OK;
-    const int fd = open_owned(registry + "-host.lock", 0600, &err); // nobody else may open it, so nobody else can lock it
+    const int fd =
+        open_owned(registry + "-host.lock", 0600, &err); // nobody else may open it, so nobody else can lock it
     if (fd < 0)
         return err;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -142,8 +147,9 @@ etw_status registry_create(Region *out, const std::string &path, std::size_t siz
 }
 
 namespace {
-etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
-                                  void (*init)(void *base, void *ctx), void *ctx) noexcept
+etw_status registry_create_locked(Region *out, const std::string &path, std::size_t size,
+                                  bool (*check)(const void *base), void (*init)(void *base, void *ctx),
+                                  void *ctx) noexcept
 {
     etw_status err = ETW_OK;
     const int fd = open_owned(path, 0644, &err); // writable by the host's user only

@@ -116,10 +116,7 @@ int aux_read() noexcept
 int detail::g_aux_read = aux_read(); // (at load, as g_vdso_getcpu; 0 before)
 #endif
 
-std::uint32_t current_processor_slow() noexcept
-{
-    return getcpu_call();
-}
+std::uint32_t current_processor_slow() noexcept { return getcpu_call(); }
 
 namespace detail {
 

@@ -64,11 +64,15 @@ namespace {
 etw_status open_error()
 {
     switch (errno) {
-    case ENOENT: return ETW_ERROR_FILE_NOT_FOUND;
+    case ENOENT:
+        return ETW_ERROR_FILE_NOT_FOUND;
     case EACCES:
-    case EPERM: return ETW_ERROR_ACCESS_DENIED;
-    case ENOSPC: return ETW_ERROR_DISK_FULL;
-    default: return ETW_ERROR_OUTOFMEMORY;
+    case EPERM:
+        return ETW_ERROR_ACCESS_DENIED;
+    case ENOSPC:
+        return ETW_ERROR_DISK_FULL;
+    default:
+        return ETW_ERROR_OUTOFMEMORY;
     }
 }
 

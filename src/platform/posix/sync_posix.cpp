@@ -103,7 +103,10 @@ SharedLock shared_mutex_lock(SharedMutex *m, std::int64_t timeout_ms) noexcept
     return SharedLock::Failed; // ETIMEDOUT, or EINVAL/ENOTRECOVERABLE/EDEADLK from scribbled memory
 }
 
-void shared_mutex_unlock(SharedMutex *m) noexcept { pthread_mutex_unlock(reinterpret_cast<pthread_mutex_t *>(m->storage)); }
+void shared_mutex_unlock(SharedMutex *m) noexcept
+{
+    pthread_mutex_unlock(reinterpret_cast<pthread_mutex_t *>(m->storage));
+}
 
 #if defined(__linux__) && defined(SYS_membarrier)
 namespace {

@@ -15,19 +15,25 @@ namespace {
 etw_status win32_to_status(DWORD err, etw_status fallback)
 {
     switch (err) {
-    case ERROR_FILE_NOT_FOUND: return ETW_ERROR_FILE_NOT_FOUND;
+    case ERROR_FILE_NOT_FOUND:
+        return ETW_ERROR_FILE_NOT_FOUND;
     case ERROR_PATH_NOT_FOUND:
-    case ERROR_DIRECTORY: return ETW_ERROR_PATH_NOT_FOUND;
+    case ERROR_DIRECTORY:
+        return ETW_ERROR_PATH_NOT_FOUND;
     case ERROR_ACCESS_DENIED:
     case ERROR_SHARING_VIOLATION:
     case ERROR_LOCK_VIOLATION:
-    case ERROR_WRITE_PROTECT: return ETW_ERROR_ACCESS_DENIED;
+    case ERROR_WRITE_PROTECT:
+        return ETW_ERROR_ACCESS_DENIED;
     case ERROR_DISK_FULL:
-    case ERROR_HANDLE_DISK_FULL: return ETW_ERROR_DISK_FULL;
+    case ERROR_HANDLE_DISK_FULL:
+        return ETW_ERROR_DISK_FULL;
     case ERROR_FILENAME_EXCED_RANGE:
     case ERROR_INVALID_NAME:
-    case ERROR_BAD_PATHNAME: return ETW_ERROR_BAD_PATHNAME;
-    default: return fallback;
+    case ERROR_BAD_PATHNAME:
+        return ETW_ERROR_BAD_PATHNAME;
+    default:
+        return fallback;
     }
 }
 
@@ -86,11 +92,10 @@ etw_status File::open_handle(const std::string &path, OpenMode mode) noexcept
         return ETW_ERROR_BAD_PATHNAME;
     const DWORD disposition = mode == OpenMode::CreateTruncate ? CREATE_ALWAYS
                               : mode == OpenMode::ReadExisting ? OPEN_EXISTING
-                                                                : OPEN_ALWAYS;
+                                                               : OPEN_ALWAYS;
     const DWORD access = mode == OpenMode::ReadExisting ? GENERIC_READ : GENERIC_READ | GENERIC_WRITE;
-    HANDLE h = CreateFileW(wpath.c_str(), access,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, disposition,
-                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    HANDLE h = CreateFileW(wpath.c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                           disposition, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE)
         return win32_to_status(GetLastError(), ETW_ERROR_WRITE_FAULT);
     handle_ = reinterpret_cast<std::intptr_t>(h);

@@ -22,7 +22,8 @@ struct SynchApi {
     WakeByAddressAllFn wake_all = nullptr;
 };
 
-template <typename Fn> Fn lookup(HMODULE module, const char *name)
+template <typename Fn>
+Fn lookup(HMODULE module, const char *name)
 {
     // Through void(*)(void): the one function pointer type -Wcast-function-type accepts.
     return reinterpret_cast<Fn>(reinterpret_cast<void (*)(void)>(GetProcAddress(module, name)));
