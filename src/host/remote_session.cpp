@@ -31,49 +31,43 @@ Status RemoteSession::orphan_access()
 
 Status RemoteSession::enable(const EnableRecord &rec, bool enable)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it can only be stopped");
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
     return request_enable(registry_, entry_, rec, enable);
 }
 
 Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it can only be stopped");
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
     return request_grant(registry_, entry_, GrantRecord{uid, rights});
 }
 
 Status RemoteSession::options(SessionOptions *out)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it can only be stopped");
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
     return request_options(registry_, entry_, out);
 }
 
 Status RemoteSession::flush_to(const std::string &path, Properties *props)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it can only be stopped");
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
     auto abs = utf8_to_utf16(platform::absolute_path(path)); // the host's folder is not the caller's
     if (!abs || abs->size() > kRegistryNameMax)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "path is not valid UTF-8 or longer than 1024 characters");
     return request_flush_to(registry_, entry_, *abs, props);
+}
+
+Status RemoteSession::reachable(const char *instead)
+{
+    if (!registry_.refresh(entry_))
+        return gone();
+    if (entry_.orphaned)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
+                                                          std::to_string(entry_.host_pid) + " died): " + instead);
+    return Status::ok();
 }
 
 Status RemoteSession::gone() const
@@ -102,23 +96,15 @@ Status RemoteSession::query(Properties &props)
 
 Status RemoteSession::update(Properties &props)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it cannot be updated, only stopped");
+    if (Status st = reachable("it cannot be updated, only stopped"); !st)
+        return st;
     return request_control(registry_, entry_, Request::Update, &props);
 }
 
 Status RemoteSession::flush(Properties *props)
 {
-    if (!registry_.refresh(entry_))
-        return gone();
-    if (entry_.orphaned)
-        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is orphaned (its host process " +
-                                                          std::to_string(entry_.host_pid) +
-                                                          " died): it cannot be flushed, only stopped");
+    if (Status st = reachable("it cannot be flushed, only stopped"); !st)
+        return st;
     return request_control(registry_, entry_, Request::Flush, props);
 }
 

@@ -32,6 +32,9 @@ public:
 
 private:
     Status gone() const;
+    // Ok while the session runs and its host lives; otherwise why a request
+    // cannot go to it (`instead`: what can still be done with an orphan).
+    Status reachable(const char *instead);
     Status orphan_access();
     SystemRegistry &registry_;
     RegistryEntry entry_;

@@ -1,4 +1,6 @@
 /* The README's example, kept compiling and running by the test suite. */
+/* README.md shows this file verbatim, laid out for reading there. */
+/* clang-format off */
 #include <openetw/openetw.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,18 +22,16 @@ int main(void)
     etw_properties_set_log_file_mode(props, ETW_FILE_MODE_SEQUENTIAL);
 
     etw_session *session;
-    if (etw_session_start(&session, props) != ETW_OK) {    /* props gets the adjusted values */
+    if (etw_session_start(&session, props) != ETW_OK) { /* props gets the adjusted values */
         fprintf(stderr, "%s\n", etw_last_error_message()); /* names the field at fault */
         return 1;
     }
-    etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0);
+    etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER,
+                                ETW_LEVEL_VERBOSE, 0, 0);
 
     etw_provider *provider;
     etw_provider_register(&provider, &kProvider, NULL, NULL, NULL);
-    struct {
-        etw_event_trace_header h;
-        char text[16];
-    } ev;
+    struct { etw_event_trace_header h; char text[16]; } ev;
     memset(&ev, 0, sizeof ev);
     ev.h.Size = sizeof ev;
     ev.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;

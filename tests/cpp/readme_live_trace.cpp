@@ -1,4 +1,6 @@
 // The README's C++ example: a live trace of 100,000 events from 2 threads, every one received.
+// README.md shows this file verbatim, laid out for reading there.
+// clang-format off
 #include <openetw/openetw.hpp>
 
 #include <atomic>
@@ -13,10 +15,7 @@ int main()
     openetw::live_trace trace("Live C++", {{.guid = guid, .level = ETW_LEVEL_INFORMATION}},
                               [&](const openetw::event &e) { received += e.text() == "hello"; });
 
-    auto write = [&] {
-        for (int i = 0; i < 50000; ++i)
-            provider.write(10, ETW_LEVEL_INFORMATION, "hello");
-    };
+    auto write = [&] { for (int i = 0; i < 50000; ++i) provider.write(10, ETW_LEVEL_INFORMATION, "hello"); };
     std::thread a(write), b(write);
     a.join(), b.join();
     const openetw::properties &done = trace.stop(); // every event logged has been delivered

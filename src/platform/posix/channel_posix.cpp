@@ -124,6 +124,22 @@ etw_status wait_ready(int fd, short events, const Deadline &deadline, bool *hang
     }
 }
 
+// After a non-blocking call on fd failed with err: ETW_OK to try again (at
+// once for EINTR, once fd is ready for events otherwise), or the status that
+// ends the transfer (another error, a hung-up socket, the deadline).
+etw_status retry_when_ready(int err, int fd, short events, const Deadline &deadline, bool *hangup) noexcept
+{
+    if (err == EINTR)
+        return ETW_OK;
+    if (err != EAGAIN && err != EWOULDBLOCK)
+        return errno_status(err);
+    // A socket that hung up polls as ready with nothing to transfer:
+    // report it instead of spinning.
+    if (*hangup)
+        return ETW_ERROR_HANDLE_EOF;
+    return wait_ready(fd, events, deadline, hangup);
+}
+
 void close_quietly(int fd) noexcept
 {
     // Linux frees the descriptor even when close reports EINTR: no retry.
@@ -193,16 +209,10 @@ etw_status channel_accept(ChannelHandle listener, std::int64_t timeout_ms, Chann
         if (fd >= 0)
             break;
         const int err = errno;
-        if (err == EINTR || err == ECONNABORTED)
+        if (err == ECONNABORTED)
             continue;
-        if (err != EAGAIN && err != EWOULDBLOCK)
-            return errno_status(err);
-        // A listener that was shut down polls as hung up with nobody to
-        // accept: report it instead of spinning.
-        if (hangup)
-            return ETW_ERROR_HANDLE_EOF;
-        const etw_status s = wait_ready(lfd, POLLIN, deadline, &hangup);
-        if (s != ETW_OK)
+        // A listener that was shut down polls as hung up with nobody to accept.
+        if (const etw_status s = retry_when_ready(err, lfd, POLLIN, deadline, &hangup); s != ETW_OK)
             return s;
     }
     if (peer != nullptr) {
@@ -288,14 +298,7 @@ etw_status channel_send(ChannelHandle c, const void *data, std::size_t len, std:
             continue;
         }
         const int err = n < 0 ? errno : EAGAIN;
-        if (err == EINTR)
-            continue;
-        if (err != EAGAIN && err != EWOULDBLOCK)
-            return errno_status(err);
-        if (hangup)
-            return ETW_ERROR_HANDLE_EOF;
-        const etw_status s = wait_ready(sock, POLLOUT, deadline, &hangup);
-        if (s != ETW_OK)
+        if (const etw_status s = retry_when_ready(err, sock, POLLOUT, deadline, &hangup); s != ETW_OK)
             return s;
     }
     return ETW_OK;
