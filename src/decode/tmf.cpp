@@ -21,15 +21,6 @@ TmfKey tmf_key(const etw_guid &guid, std::uint16_t number)
 
 namespace {
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
 bool decimal(std::string_view s, std::uint32_t max, std::uint32_t &out)
 {
     if (s.empty() || s.size() > 9)
@@ -47,7 +38,7 @@ bool decimal(std::string_view s, std::uint32_t max, std::uint32_t &out)
 void parse_trailer(std::string_view t, std::map<std::string, std::string> &keys)
 {
     while (true) {
-        t = trim(t);
+        t = trim_space(t);
         if (t.empty())
             return;
         std::size_t end = 0;
@@ -71,7 +62,7 @@ public:
     bool line(std::string_view text)
     {
         ++line_;
-        text = trim(text);
+        text = trim_space(text);
         if (in_block_)
             return block_line(text);
         if (text.empty() || text.starts_with("//"))
@@ -118,7 +109,7 @@ private:
         std::string_view rest = space == std::string_view::npos ? std::string_view{} : text.substr(space);
         if (const std::size_t c = rest.find("//"); c != std::string_view::npos)
             rest = rest.substr(0, c);
-        rest = trim(rest);
+        rest = trim_space(rest);
         if (rest.empty() || rest.find_first_of(" \t") != std::string_view::npos)
             return fail("the message GUID line names no module (or more than one word)");
         guid_ = *guid;
@@ -136,23 +127,23 @@ private:
             return fail("#typev before any message GUID line");
         if (text.empty() || !std::isspace(static_cast<unsigned char>(text[0])))
             return fail("expected '#typev <name> <number> \"<format>\"'");
-        text = trim(text);
+        text = trim_space(text);
         const std::size_t s1 = text.find_first_of(" \t");
         if (s1 == std::string_view::npos)
             return fail("#typev has no message number");
         const std::string_view name = text.substr(0, s1);
-        text = trim(text.substr(s1));
+        text = trim_space(text.substr(s1));
         const std::size_t s2 = text.find_first_of(" \t");
         std::uint32_t number = 0;
         if (!decimal(text.substr(0, s2), 0xFFFF, number))
             return fail("#typev message number '" + std::string(text.substr(0, s2)) + "' is not a number up to 65535");
-        text = s2 == std::string_view::npos ? std::string_view{} : trim(text.substr(s2));
+        text = s2 == std::string_view::npos ? std::string_view{} : trim_space(text.substr(s2));
         if (text.empty() || text[0] != '"')
             return fail("#typev has no quoted format string");
         // The format ends at the first quote followed by nothing or by the "//" trailer.
         std::size_t close = std::string_view::npos;
         for (std::size_t q = text.find('"', 1); q != std::string_view::npos; q = text.find('"', q + 1)) {
-            const std::string_view after = trim(text.substr(q + 1));
+            const std::string_view after = trim_space(text.substr(q + 1));
             if (after.empty() || after.starts_with("//")) {
                 close = q;
                 break;
@@ -166,7 +157,7 @@ private:
         current_->schema.event_name = std::string(name);
         current_->schema.provider_name = module_;
         current_->format = std::string(text.substr(1, close - 1));
-        const std::string_view after = trim(text.substr(close + 1));
+        const std::string_view after = trim_space(text.substr(close + 1));
         if (!after.empty())
             parse_trailer(after.substr(2), current_->keys);
         number_ = static_cast<std::uint16_t>(number);
@@ -189,10 +180,10 @@ private:
         if (dash == std::string_view::npos)
             return fail("expected an argument line '<name>, <Item type> -- <number>' or '}'");
         std::uint32_t n = 0;
-        if (!decimal(trim(text.substr(dash + 4)), 9999, n) || n < 10)
-            return fail("argument number '" + std::string(trim(text.substr(dash + 4))) +
+        if (!decimal(trim_space(text.substr(dash + 4)), 9999, n) || n < 10)
+            return fail("argument number '" + std::string(trim_space(text.substr(dash + 4))) +
                         "' is not a number from 10 to 9999");
-        const std::string_view left = trim(text.substr(0, dash));
+        const std::string_view left = trim_space(text.substr(0, dash));
         // The name may hold commas (an expression); the type is the last ", Item...".
         std::size_t at = left.rfind(", Item");
         if (at == std::string_view::npos)
@@ -201,7 +192,7 @@ private:
             return fail("the argument has no Item type after a comma");
         Arg arg;
         arg.number = static_cast<std::uint16_t>(n);
-        arg.field.name = std::string(trim(left.substr(0, at)));
+        arg.field.name = std::string(trim_space(left.substr(0, at)));
         if (arg.field.name.empty())
             return fail("the argument has no name");
         std::string error;

@@ -62,15 +62,6 @@ constexpr Listed kListed[] = {
     {"ItemSetByte", kInUInt8, true},   {"ItemSetShort", kInUInt16, true},   {"ItemSetLong", kInUInt32, true},
 };
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
 bool identifier(std::string_view s)
 {
     if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
@@ -112,12 +103,12 @@ bool parse_list(std::string_view list, bool bitmap, ValueMap &map, std::string &
     std::size_t bit = 0;
     while (true) {
         const std::size_t comma = list.find(',');
-        std::string_view entry = trim(list.substr(0, comma));
+        std::string_view entry = trim_space(list.substr(0, comma));
         std::string_view name = entry;
         std::uint64_t value = bitmap ? (bit < 64 ? 1ull << bit : 0) : next;
         if (const std::size_t eq = entry.find('='); eq != std::string_view::npos) {
-            name = trim(entry.substr(0, eq));
-            if (!number(trim(entry.substr(eq + 1)), value)) {
+            name = trim_space(entry.substr(0, eq));
+            if (!number(trim_space(entry.substr(eq + 1)), value)) {
                 error = "the value of '" + std::string(name) + "' is not a number";
                 return false;
             }
@@ -144,9 +135,9 @@ bool parse_list(std::string_view list, bool bitmap, ValueMap &map, std::string &
 bool tmf_item(std::string_view text, Field &field, ValueMap &map, bool &has_map, std::string &error)
 {
     has_map = false;
-    text = trim(text);
+    text = trim_space(text);
     const std::size_t open = text.find('(');
-    const std::string_view name = trim(text.substr(0, open));
+    const std::string_view name = trim_space(text.substr(0, open));
     if (open == std::string_view::npos) {
         for (const Simple &s : kSimple)
             if (name == s.name) {
@@ -164,7 +155,7 @@ bool tmf_item(std::string_view text, Field &field, ValueMap &map, bool &has_map,
     const std::string_view inner = text.substr(open + 1, text.size() - open - 2);
     if (name == "ItemEnum") {
         // A C enum the PDB's types define; the TMF names it only: shown as its number.
-        if (!identifier(trim(inner))) {
+        if (!identifier(trim_space(inner))) {
             error = "ItemEnum needs a type name";
             return false;
         }
@@ -185,6 +176,15 @@ bool tmf_item(std::string_view text, Field &field, ValueMap &map, bool &has_map,
         }
     error = "unknown item type '" + std::string(text) + "'";
     return false;
+}
+
+std::string_view trim_space(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
 }
 
 } // namespace openetw::decode

@@ -14,4 +14,7 @@ namespace openetw::decode {
 // Returns false with error set for an unknown type or a bad list.
 bool tmf_item(std::string_view text, Field &field, ValueMap &map, bool &has_map, std::string &error);
 
+// s without the white space around it (TMF lines and their items).
+std::string_view trim_space(std::string_view s);
+
 } // namespace openetw::decode
