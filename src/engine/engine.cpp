@@ -441,12 +441,6 @@ std::vector<SessionEnable> Engine::enables_locked(const Session *session)
     return out;
 }
 
-std::vector<SessionEnable> Engine::enables_of(const Session *session)
-{
-    std::lock_guard<std::mutex> lock(mutex_);
-    return enables_locked(session);
-}
-
 void Engine::set_hosting(SessionHosting *hosting)
 {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -105,8 +105,6 @@ public:
     // for a session.
     Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
                            std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all);
-    // What the session enables (empty for one not running here).
-    std::vector<SessionEnable> enables_of(const Session *session);
 
     // The control plane's part in the sessions started from now on (one per
     // process, installed before the first start; null: none).
