@@ -74,14 +74,14 @@ bool get_props(Reader &r, Properties *p)
 }
 
 etw_status send_frame(platform::ChannelHandle c, std::uint32_t kind, std::uint32_t status,
-                      const std::vector<std::uint8_t> &body, std::intptr_t fd)
+                      const std::vector<std::uint8_t> &body, std::intptr_t fd, std::int64_t timeout_ms)
 {
     Frame f{kMagic, kind, status, std::uint32_t(body.size())};
     std::vector<std::uint8_t> all(sizeof f + body.size());
     std::memcpy(all.data(), &f, sizeof f);
     if (!body.empty())
         std::memcpy(all.data() + sizeof f, body.data(), body.size());
-    return platform::channel_send(c, all.data(), all.size(), -1, fd);
+    return platform::channel_send(c, all.data(), all.size(), timeout_ms, fd);
 }
 
 etw_status send_request_frame(platform::ChannelHandle c, std::uint32_t kind, const std::vector<std::uint8_t> &body)
@@ -89,7 +89,7 @@ etw_status send_request_frame(platform::ChannelHandle c, std::uint32_t kind, con
     return send_frame(c, kind, kProtocol, body);
 }
 
-bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why)
+bool same_protocol(const Frame &f, Status *why)
 {
     if (f.status == kProtocol)
         return true;
@@ -98,7 +98,6 @@ bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why)
                     ") is of another OpenETW build: it speaks host protocol " + std::to_string(kProtocol) +
                     ", this library " + std::to_string(f.status) +
                     "; stop the sessions it hosts (etwctl list, etwctl stop) so that it exits, then start again");
-    send_answer(c, *why, {});
     return false;
 }
 
@@ -143,12 +142,12 @@ Status await_answer(platform::ChannelHandle c, std::vector<std::uint8_t> *body, 
 }
 
 etw_status send_answer(platform::ChannelHandle c, const Status &st, const std::vector<std::uint8_t> &extra,
-                       std::intptr_t fd)
+                       std::intptr_t fd, std::int64_t timeout_ms)
 {
     Writer w;
     w.text8(st.message);
     w.put(extra.data(), extra.size());
-    return send_frame(c, Answer, st.code, w.bytes, fd);
+    return send_frame(c, Answer, st.code, w.bytes, fd, timeout_ms);
 }
 
 } // namespace openetw::host::frames

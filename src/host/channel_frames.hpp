@@ -17,7 +17,6 @@ namespace openetw::host::frames {
 
 inline constexpr std::uint32_t kMagic = 0x4843454F;           // "OECH"
 inline constexpr std::uint32_t kMaxBody = (16u << 20) + 4096; // a 16 MiB buffer and its frame
-inline constexpr std::int64_t kRequestWaitMs = 5000;          // a caller's request must arrive within this
 inline constexpr std::uint32_t kMessageMax = 1024;
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
@@ -50,21 +49,23 @@ struct Reader {
 void put_props(Writer &w, const Properties &p);
 bool get_props(Reader &r, Properties *p);
 
+// Sends one frame within timeout_ms (negative: no limit; 0: only what goes
+// without waiting, for a caller the host does not wait for).
 etw_status send_frame(platform::ChannelHandle c, std::uint32_t kind, std::uint32_t status,
-                      const std::vector<std::uint8_t> &body, std::intptr_t fd = -1);
+                      const std::vector<std::uint8_t> &body, std::intptr_t fd = -1, std::int64_t timeout_ms = -1);
 // Reads one frame; false (with why) for a closed channel or a malformed frame.
 bool recv_frame(platform::ChannelHandle c, Frame *f, std::vector<std::uint8_t> *body, std::int64_t timeout_ms,
                 std::intptr_t *fd, Status *why);
 // Sends a request of this build's protocol.
 etw_status send_request_frame(platform::ChannelHandle c, std::uint32_t kind, const std::vector<std::uint8_t> &body);
-// Host side, after recv_frame of a request: true when it is of this build's
-// protocol; otherwise answers c with the mismatch and returns false (why set).
-bool same_protocol(platform::ChannelHandle c, const Frame &f, Status *why);
+// Host side, a request's head: true when it is of this build's protocol;
+// otherwise false, with why to answer.
+bool same_protocol(const Frame &f, Status *why);
 // Waits for an answer (as long as the host lives: a stop may take a while):
 // its status and message; *body keeps what follows the message.
 Status await_answer(platform::ChannelHandle c, std::vector<std::uint8_t> *body, std::intptr_t *fd);
 // Sends an answer: status, message, then extra (may be empty).
 etw_status send_answer(platform::ChannelHandle c, const Status &st, const std::vector<std::uint8_t> &extra,
-                       std::intptr_t fd = -1);
+                       std::intptr_t fd = -1, std::int64_t timeout_ms = -1);
 
 } // namespace openetw::host::frames

@@ -157,14 +157,23 @@ Status host_stop_orphan(const RegistryEntry &e, Properties *props)
     return st;
 }
 
-Status read_host_request(ChannelHandle c, HostIncoming *out)
+std::int64_t max_host_request_body(std::uint32_t kind)
 {
-    Frame f;
-    std::vector<std::uint8_t> body;
-    Status why;
-    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why) || !same_protocol(c, f, &why))
-        return why;
-    out->code = HostRequest(f.kind);
+    constexpr std::int64_t text16 = 4 + 2 * std::int64_t(kRegistryNameMax);
+    switch (HostRequest(kind)) {
+    case HostRequest::Start: // the session name, its properties and log file name, the options
+        return text16 + std::int64_t(sizeof(etw_event_trace_properties)) + text16 + 12;
+    case HostRequest::StopOrphan:
+        return 8;
+    }
+    return -1;
+}
+
+Status parse_host_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, HostIncoming *out)
+{
+    if (max_host_request_body(kind) < 0)
+        return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(kind));
+    out->code = HostRequest(kind);
     Reader r{body};
     bool ok = false;
     if (out->code == HostRequest::Start) {

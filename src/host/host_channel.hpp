@@ -50,7 +50,11 @@ struct HostIncoming {
     SessionOptions options;
     std::uint32_t slot = 0, generation = 0; // StopOrphan
 };
-Status read_host_request(platform::ChannelHandle c, HostIncoming *out);
+// The most body bytes a host request of that kind can need; -1 for an
+// unknown kind (read before any body is).
+std::int64_t max_host_request_body(std::uint32_t kind);
+// The request in a complete frame. ETW_ERROR_INVALID_DATA for a malformed one.
+Status parse_host_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, HostIncoming *out);
 // Answers a start (slot and generation of the new session) or a stop.
 void answer_host(platform::ChannelHandle c, const Status &st, const Properties *props, std::uint32_t slot,
                  std::uint32_t generation);

@@ -1,11 +1,12 @@
 // The sessions this process hosts (docs/SYSTEM_SESSIONS.md): their registry
-// slots, their rights, the servant that answers other processes' requests,
+// slots, their rights, the door through which other processes' requests come,
 // taking over an orphan, and the sessions other hosts run.
 #include "host/hosting.hpp"
 
 #include "base/utf.hpp"
 
 #include "host/remote_session.hpp"
+#include "host/request_loop.hpp"
 #include "host/session_channel.hpp"
 
 #include "platform/files.hpp"
@@ -24,7 +25,7 @@ using engine::RealtimeReader;
 
 namespace {
 
-// Requests a servant is answering: a host that exits right after another
+// Control requests being answered: a host that exits right after another
 // process stopped its session must still answer (exit waits for them).
 std::atomic<int> g_serving{0};
 
@@ -47,6 +48,56 @@ public:
     SystemRegistry &reg;
     std::uint32_t slot, generation;
     platform::ChannelHandle listener = platform::kNoChannel;
+    std::shared_ptr<SessionDoor> door; // set once the request loop serves the listener
+};
+
+// A hosted session's channel as the request loop sees it: who may ask what,
+// decided from the request's kind and the caller's user before its body is read.
+class Hosting::SessionDoor final : public RequestDoor {
+public:
+    explicit SessionDoor(Hosting &hosting) : hosting_(hosting) {}
+    // The session runs: requests are served from now on.
+    void open(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
+    {
+        hosted_ = std::move(h);
+        session_ = std::move(s);
+        ready_.store(true, std::memory_order_release);
+    }
+
+    Status admit(std::uint32_t kind, const platform::PeerCredentials &peer, std::uint32_t *max_body) override
+    {
+        const std::int64_t max = max_request_body(kind);
+        if (max < 0)
+            return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(kind));
+        if (!ready_.load(std::memory_order_acquire))
+            return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is still starting");
+        const auto code = Request(kind);
+        if (!hosting_.allowed(*hosted_, peer.uid, right_needed(code))) {
+            const char *right = code == Request::Writer    ? "logging"
+                                : code == Request::Consume ? "consuming"
+                                                           : "control";
+            return Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
+                                                     " right over the session (see etw_session_grant)");
+        }
+        if (code == Request::FlushTo && peer.uid != 0 && peer.uid != platform::effective_user_id())
+            // The host writes the file as its user: a grant does not extend to that.
+            return Fail(ETW_ERROR_ACCESS_DENIED,
+                        "only the session's own user or root may flush it to a file of their choosing");
+        *max_body = std::uint32_t(max);
+        return Status::ok();
+    }
+
+    void serve(platform::ChannelHandle c, const platform::PeerCredentials &, std::uint32_t kind,
+               std::vector<std::uint8_t> body) override
+    {
+        hosting_.serve(*hosted_, session_, c, kind, body);
+    }
+
+private:
+    Hosting &hosting_;
+    std::atomic<bool> ready_{false};
+    std::shared_ptr<Hosted> hosted_;
+    std::shared_ptr<Session> session_;
 };
 
 Hosting &Hosting::instance()
@@ -89,13 +140,22 @@ Status Hosting::listen(Claim &claim)
     auto &c = static_cast<SlotClaim &>(claim);
     if (etw_status ls = platform::channel_listen(c.reg.channel_name(c.slot, c.generation), &c.listener); ls != ETW_OK)
         return Fail(ls, "cannot listen for other processes' requests");
+    auto door = std::make_shared<SessionDoor>(*this);
+    if (Status st = RequestLoop::instance().add(c.listener, door); !st) {
+        platform::channel_close(&c.listener);
+        return st;
+    }
+    c.door = std::move(door);
     return Status::ok();
 }
 
 void Hosting::abandon(std::unique_ptr<Claim> claim)
 {
     auto &c = static_cast<SlotClaim &>(*claim);
-    platform::channel_close(&c.listener);
+    if (c.door)
+        RequestLoop::instance().remove(c.listener);
+    else
+        platform::channel_close(&c.listener);
     // Session::create maps the region before it opens the log file: a start
     // that failed there leaves no region behind.
     platform::remove_file(c.region_path());
@@ -116,7 +176,7 @@ void Hosting::host(std::unique_ptr<Claim> claim, const std::shared_ptr<Session> 
     }
     static const bool registered = (std::atexit(finish_answers), true);
     (void)registered;
-    h->servant = std::thread([this, h, session] { serve(h, session); });
+    c.door->open(h, session);
 }
 
 std::size_t Hosting::enable_limit(const Session *session)
@@ -166,18 +226,14 @@ void Hosting::stopped(const Session *session)
     SystemRegistry &reg = *SystemRegistry::get();
     // Every committed buffer is in the file: the region is not needed to recover anything.
     platform::remove_file(reg.region_path(hosted->slot, hosted->generation));
-    if (hosted->servant.get_id() == std::this_thread::get_id()) {
-        // A stop requested by another process: the servant answers, then frees the slot.
-        hosted->quit.store(true, std::memory_order_release);
-        hosted->servant.detach();
-    } else {
-        reg.release(hosted->slot, hosted->generation);
-        // Wakes the servant out of its accept now (it closes the listener
-        // only after it sees quit, so the descriptor is still its own).
-        platform::channel_shutdown(hosted->listener);
-        hosted->quit.store(true, std::memory_order_release);
-        hosted->servant.join();
+    {
+        std::lock_guard<std::mutex> lock(hosted->publish_mutex);
+        hosted->released = true;
     }
+    // No request is admitted from now on (those being served get "not running");
+    // the name is free before a stop requested by another process is answered.
+    RequestLoop::instance().remove(hosted->listener);
+    reg.release(hosted->slot, hosted->generation);
 }
 
 void Hosting::Hosted::relay_started()
@@ -303,132 +359,91 @@ Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid
     return Status::ok();
 }
 
-void Hosting::serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s)
+void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::ChannelHandle c, std::uint32_t kind,
+                    const std::vector<std::uint8_t> &body)
 {
-    SystemRegistry &reg = *SystemRegistry::get();
     struct Close {
-        Hosted &h;
-        ~Close() { platform::channel_close(&h.listener); }
-    } close_listener{*h};
-    while (!h->quit.load(std::memory_order_acquire)) {
-        platform::ChannelHandle c = platform::kNoChannel;
-        platform::PeerCredentials peer;
-        if (platform::channel_accept(h->listener, 250, &c, &peer) != ETW_OK)
-            continue;
-        IncomingRequest req;
-        req.props.assign_session_name(s->name());
-        if (Status st = read_request(c, &req); !st) {
-            platform::channel_close(&c);
-            continue;
-        }
-        if (!allowed(*h, peer.uid, right_needed(req.code))) {
-            const char *right = req.code == Request::Writer    ? "logging"
-                                : req.code == Request::Consume ? "consuming"
-                                                               : "control";
-            answer(c,
-                   Fail(ETW_ERROR_ACCESS_DENIED, "user " + std::to_string(peer.uid) + " has no " + right +
-                                                     " right over the session (see etw_session_grant)"),
-                   nullptr);
-            platform::channel_close(&c);
-            continue;
-        }
-        if (req.code == Request::Consume) {
-            std::unique_ptr<RealtimeReader> reader;
-            if (Status st = s->attach(&reader); !st) {
-                answer(c, st, nullptr);
-                platform::channel_close(&c);
-                continue;
-            }
-            // Detached: a consumer that stops reading must not hold the
-            // servant; a stopped session's feeds still send their tail
-            // before this process exits (drain_relays, finish_answers).
-            h->relay_started();
-            std::thread([c, h, r = std::move(reader), hb = s->header_buffer()]() mutable {
-                relay(c, std::move(r), hb);
-                h->relay_ended();
-            }).detach();
-            continue;
-        }
-        if (req.code == Request::Writer) {
-            if (s->state.load() != Session::Running)
-                answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
-            else if (!s->is_shared())
-                answer(c,
-                       Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region file "
-                                                     "could not be created)"),
-                       nullptr);
-            else
-                answer_writer(c, s->region_fd(), s->writer_params());
-            platform::channel_close(&c);
-            continue;
-        }
-        if (req.code == Request::Options) {
-            SessionOptions o = s->options();
-            o.lossless = s->is_lossless();
-            o.realtime_backlog = s->realtime_backlog_limit();
-            answer_options(c, o);
-            platform::channel_close(&c);
-            continue;
-        }
-        if (req.code == Request::FlushTo && peer.uid != 0 && peer.uid != platform::effective_user_id()) {
-            // The host writes the file as its user: a grant does not extend to that.
-            answer(c,
-                   Fail(ETW_ERROR_ACCESS_DENIED, "only the session's own user or root may flush it to a file of "
-                                                 "their choosing"),
-                   nullptr);
-            platform::channel_close(&c);
-            continue;
-        }
-        g_serving.fetch_add(1, std::memory_order_acq_rel);
-        struct Done {
-            ~Done() { g_serving.fetch_sub(1, std::memory_order_acq_rel); }
-        } done;
-        Properties out(s->name());
-        Status st;
-        bool with_props = true;
-        switch (req.code) {
-        case Request::Query:
-            st = engine_.query(s, out);
-            break;
-        case Request::Update:
-            st = engine_.update(s, req.props);
-            out = req.props;
-            break;
-        case Request::Flush:
-            st = engine_.flush(s, &out);
-            break;
-        case Request::FlushTo:
-            if (!s->is_buffering())
-                st = Fail(ETW_ERROR_INVALID_PARAMETER,
-                          "flushing to a file needs a buffering session (ETW_BUFFERING_MODE)");
-            else
-                st = engine_.flush(s, &out, utf16_to_utf8_lossy(req.path));
-            break;
-        case Request::Stop:
-            st = engine_.stop(s, &out);
-            break;
-        case Request::Enable:
-            with_props = false;
-            st = engine_.enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level),
-                                         req.enable.match_any, req.enable.match_all);
-            break;
-        case Request::Grant:
-            with_props = false;
-            st = grant(s, req.grant.uid, req.grant.rights);
-            break;
-        default:
-            st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request");
-            break;
-        }
-        if (st && with_props && req.code != Request::Stop)
-            reg.publish(h->slot, out); // what an orphan will report
-        answer(c, st, with_props ? &out : nullptr);
-        platform::channel_close(&c);
-        if (req.code == Request::Stop && s->state.load() != Session::Running) {
-            reg.release(h->slot, h->generation);
-            return;
-        }
+        platform::ChannelHandle &c;
+        ~Close() { platform::channel_close(&c); }
+    } close_channel{c};
+    IncomingRequest req;
+    req.props.assign_session_name(s->name());
+    if (Status st = parse_request(kind, body, &req); !st)
+        return answer(c, st, nullptr);
+    if (req.code == Request::Consume) {
+        std::unique_ptr<RealtimeReader> reader;
+        if (Status st = s->attach(&reader); !st)
+            return answer(c, st, nullptr);
+        // A stopped session's feeds still send their tail before this
+        // process exits (drain_relays, finish_answers).
+        h.relay_started();
+        relay(c, std::move(reader), s->header_buffer());
+        c = platform::kNoChannel; // relay closed it
+        h.relay_ended();
+        return;
     }
+    if (req.code == Request::Writer) {
+        if (s->state.load() != Session::Running)
+            return answer(c, Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is stopping"), nullptr);
+        if (!s->is_shared())
+            return answer(c,
+                          Fail(ETW_ERROR_NOT_SUPPORTED, "the session's buffers are private to its host (its region "
+                                                        "file could not be created)"),
+                          nullptr);
+        return answer_writer(c, s->region_fd(), s->writer_params());
+    }
+    if (req.code == Request::Options) {
+        SessionOptions o = s->options();
+        o.lossless = s->is_lossless();
+        o.realtime_backlog = s->realtime_backlog_limit();
+        return answer_options(c, o);
+    }
+    g_serving.fetch_add(1, std::memory_order_acq_rel);
+    struct Done {
+        ~Done() { g_serving.fetch_sub(1, std::memory_order_acq_rel); }
+    } done;
+    Properties out(s->name());
+    Status st;
+    bool with_props = true;
+    switch (req.code) {
+    case Request::Query:
+        st = engine_.query(s, out);
+        break;
+    case Request::Update:
+        st = engine_.update(s, req.props);
+        out = req.props;
+        break;
+    case Request::Flush:
+        st = engine_.flush(s, &out);
+        break;
+    case Request::FlushTo:
+        if (!s->is_buffering())
+            st = Fail(ETW_ERROR_INVALID_PARAMETER, "flushing to a file needs a buffering session (ETW_BUFFERING_MODE)");
+        else
+            st = engine_.flush(s, &out, utf16_to_utf8_lossy(req.path));
+        break;
+    case Request::Stop:
+        st = engine_.stop(s, &out);
+        break;
+    case Request::Enable:
+        with_props = false;
+        st = engine_.enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level),
+                                     req.enable.match_any, req.enable.match_all);
+        break;
+    case Request::Grant:
+        with_props = false;
+        st = grant(s, req.grant.uid, req.grant.rights);
+        break;
+    default:
+        st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request");
+        break;
+    }
+    if (st && with_props && req.code != Request::Stop) {
+        std::lock_guard<std::mutex> lock(h.publish_mutex);
+        if (!h.released)
+            SystemRegistry::get()->publish(h.slot, out); // what an orphan will report
+    }
+    answer(c, st, with_props ? &out : nullptr);
 }
 
 std::vector<RegistryEntry> Hosting::foreign_sessions()

@@ -1,6 +1,6 @@
 // This process as a session host (docs/SYSTEM_SESSIONS.md): the engine's
 // sessions made reachable from other processes (a registry slot, the rights
-// granted, a servant answering requests, live feeds relayed), orphans taken
+// granted, requests answered, live feeds relayed), orphans taken
 // over, and this process's providers writing into other processes' sessions.
 #pragma once
 
@@ -16,7 +16,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace openetw::host {
@@ -63,14 +62,15 @@ public:
 private:
     explicit Hosting(Engine &engine) : engine_(engine) {}
 
-    // A session this process hosts in the system registry, and the thread
-    // serving other processes' requests for it.
+    // A session this process hosts in the system registry; its channel is
+    // served by the process's request loop (request_loop.hpp).
     struct Hosted {
         std::uint32_t slot = 0;
         std::uint32_t generation = 0;
-        std::intptr_t listener = -1; // platform::ChannelHandle
-        std::thread servant;
-        std::atomic<bool> quit{false};
+        std::intptr_t listener = -1; // platform::ChannelHandle, the request loop's
+        // Set when the slot is released: a request finishing later publishes nothing.
+        std::mutex publish_mutex;
+        bool released = false;
         std::vector<GrantRecord> grants;   // guarded by mutex_
         std::vector<EnableRecord> enables; // guarded by mutex_: what was last published
         // Live feeds to consumers of other processes. Once the session
@@ -84,8 +84,11 @@ private:
         void drain_relays();
     };
     class SlotClaim;
+    class SessionDoor;
 
-    void serve(std::shared_ptr<Hosted> h, std::shared_ptr<Session> s);
+    // A request for a hosted session, admitted by its door (on a thread of its own).
+    void serve(Hosted &h, const std::shared_ptr<Session> &s, std::intptr_t c, std::uint32_t kind,
+               const std::vector<std::uint8_t> &body);
     bool allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights);
     // Publishes what a hosted session enables and grants. Caller holds mutex_.
     void publish_tables(const Hosted &h);

@@ -222,16 +222,36 @@ void RemoteFeed::interrupt()
 
 // ---- Host side ----
 
-Status read_request(ChannelHandle c, IncomingRequest *out)
+std::int64_t max_request_body(std::uint32_t kind)
 {
-    Frame f;
-    std::vector<std::uint8_t> body;
-    Status why;
-    if (!recv_frame(c, &f, &body, kRequestWaitMs, nullptr, &why) || !same_protocol(c, f, &why))
-        return why;
-    if (f.kind < std::uint32_t(Request::Query) || f.kind > std::uint32_t(Request::FlushTo))
-        return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(f.kind));
-    out->code = Request(f.kind);
+    // A properties record and its log file name; a name is at most kRegistryNameMax units.
+    constexpr std::int64_t text16 = 4 + 2 * std::int64_t(kRegistryNameMax);
+    constexpr std::int64_t props = std::int64_t(sizeof(etw_event_trace_properties)) + text16;
+    switch (Request(kind)) {
+    case Request::Query:
+    case Request::Update:
+    case Request::Flush:
+    case Request::Stop:
+        return props;
+    case Request::Enable:
+        return std::int64_t(sizeof(EnableRecord)) + 4;
+    case Request::Grant:
+        return std::int64_t(sizeof(GrantRecord));
+    case Request::FlushTo:
+        return text16 + props;
+    case Request::Writer:
+    case Request::Consume:
+    case Request::Options:
+        return 0;
+    }
+    return -1;
+}
+
+Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, IncomingRequest *out)
+{
+    if (max_request_body(kind) < 0)
+        return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(kind));
+    out->code = Request(kind);
     Reader r{body};
     bool ok = true;
     switch (out->code) {

@@ -79,9 +79,12 @@ struct IncomingRequest {
     GrantRecord grant{}; // Grant
     std::u16string path; // FlushTo
 };
-// Reads one request from a caller (bounded wait: a caller that sends nothing
-// is dropped). ETW_ERROR_INVALID_DATA for a malformed one.
-Status read_request(platform::ChannelHandle c, IncomingRequest *out);
+// The most body bytes a request of that kind can need: 0 for a request
+// without a body, -1 for an unknown kind (read before any body is).
+std::int64_t max_request_body(std::uint32_t kind);
+// The request in a complete frame (kind and body). ETW_ERROR_INVALID_DATA
+// for a malformed one.
+Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, IncomingRequest *out);
 // Answers a control request (props may be null).
 void answer(platform::ChannelHandle c, const Status &st, const Properties *props);
 // Answers an Options request.

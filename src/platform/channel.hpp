@@ -53,6 +53,10 @@ etw_status channel_send(ChannelHandle c, const void *data, std::size_t len, std:
 // when none came.
 etw_status channel_recv(ChannelHandle c, void *data, std::size_t len, std::int64_t timeout_ms,
                         std::intptr_t *fd = nullptr) noexcept;
+// Reads what c holds now, at most len bytes, without waiting: *got is 0
+// when nothing is there yet. ETW_ERROR_HANDLE_EOF when the peer closed.
+// Descriptors sent along are closed (a request never carries one).
+etw_status channel_read_some(ChannelHandle c, void *data, std::size_t len, std::size_t *got) noexcept;
 // Ends both directions: a channel_recv/send blocked on c in another thread
 // returns ETW_ERROR_HANDLE_EOF. c stays open until channel_close.
 void channel_shutdown(ChannelHandle c) noexcept;

@@ -3,11 +3,11 @@
 #include "host/hosting.hpp"
 #include "host/host_channel.hpp"
 #include "host/remote_session.hpp"
+#include "host/request_loop.hpp"
 #include "platform/channel.hpp"
 
 #include <openetw/session.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -59,14 +59,8 @@ bool may_control_orphan(SystemRegistry &reg, const RegistryEntry &e, std::uint32
     return false;
 }
 
-void serve_start(ChannelHandle c, HostIncoming &req, const platform::PeerCredentials &peer)
+void serve_start(ChannelHandle c, HostIncoming &req)
 {
-    const std::uint32_t me = platform::effective_user_id();
-    if (peer.uid != me && peer.uid != 0)
-        return answer_host(c,
-                           Fail(ETW_ERROR_ACCESS_DENIED, "the session host of user " + std::to_string(me) +
-                                                             " starts sessions for that user and root only"),
-                           nullptr, 0, 0);
     if (req.props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE)
         return answer_host(c, Fail(ETW_ERROR_INVALID_PARAMETER, "a private session runs in its own process"), nullptr,
                            0, 0);
@@ -108,20 +102,37 @@ void serve_stop_orphan(ChannelHandle c, const HostIncoming &req, const platform:
     answer_host(c, it->second.status, &it->second.props, 0, 0);
 }
 
-std::atomic<int> g_in_flight{0};
+// The host's own channel: a start is for the host's user and root only,
+// which the frame head and the kernel's word on the caller settle; a stop of
+// an orphan is checked against its grants once its body is read.
+class HostDoor final : public RequestDoor {
+public:
+    Status admit(std::uint32_t kind, const platform::PeerCredentials &peer, std::uint32_t *max_body) override
+    {
+        const std::int64_t max = max_host_request_body(kind);
+        if (max < 0)
+            return Fail(ETW_ERROR_INVALID_DATA, "unknown request " + std::to_string(kind));
+        const std::uint32_t me = platform::effective_user_id();
+        if (HostRequest(kind) == HostRequest::Start && peer.uid != me && peer.uid != 0)
+            return Fail(ETW_ERROR_ACCESS_DENIED, "the session host of user " + std::to_string(me) +
+                                                     " starts sessions for that user and root only");
+        *max_body = std::uint32_t(max);
+        return Status::ok();
+    }
 
-void serve(ChannelHandle c, platform::PeerCredentials peer)
-{
-    HostIncoming req;
-    if (read_host_request(c, &req)) {
-        if (req.code == HostRequest::Start)
-            serve_start(c, req, peer);
+    void serve(ChannelHandle c, const platform::PeerCredentials &peer, std::uint32_t kind,
+               std::vector<std::uint8_t> body) override
+    {
+        HostIncoming req;
+        if (Status st = parse_host_request(kind, body, &req); !st)
+            answer_host(c, st, nullptr, 0, 0);
+        else if (req.code == HostRequest::Start)
+            serve_start(c, req);
         else
             serve_stop_orphan(c, req, peer);
+        platform::channel_close(&c);
     }
-    platform::channel_close(&c);
-    g_in_flight.fetch_sub(1, std::memory_order_acq_rel);
-}
+};
 
 } // namespace
 
@@ -152,23 +163,23 @@ int run_host(const HostConfig &config)
     }
     // Callers that connect meanwhile wait in the backlog.
     finish_orphans(*reg);
+    RequestLoop &loop = RequestLoop::instance();
+    if (Status st = loop.add(listener, std::make_shared<HostDoor>()); !st) {
+        std::fprintf(stderr, "openetw-hostd: cannot serve requests: %s\n", st.message.c_str());
+        return 1;
+    }
     auto idle_since = std::chrono::steady_clock::now();
     for (;;) {
-        ChannelHandle c = platform::kNoChannel;
-        platform::PeerCredentials peer;
-        if (platform::channel_accept(listener, 200, &c, &peer) == ETW_OK) {
-            g_in_flight.fetch_add(1, std::memory_order_acq_rel);
-            std::thread(serve, c, peer).detach();
-        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         const auto now = std::chrono::steady_clock::now();
-        if (g_in_flight.load(std::memory_order_acquire) != 0 || !process_engine().running().empty())
+        if (loop.busy() != 0 || !process_engine().running().empty())
             idle_since = now;
         else if (config.idle_exit_ms > 0 && now - idle_since >= std::chrono::milliseconds(config.idle_exit_ms))
             break;
     }
     // Idle: nothing to finish. Closing the listener first turns new callers
     // to a host they start themselves once the lock is gone.
-    platform::channel_close(&listener);
+    loop.remove(listener);
     platform::close_fd(lock);
     return 0;
 }

@@ -360,6 +360,40 @@ etw_status channel_recv(ChannelHandle c, void *data, std::size_t len, std::int64
     return result;
 }
 
+etw_status channel_read_some(ChannelHandle c, void *data, std::size_t len, std::size_t *got) noexcept
+{
+    if (got != nullptr)
+        *got = 0;
+    if (data == nullptr || len == 0 || got == nullptr)
+        return ETW_ERROR_INVALID_PARAMETER;
+    if (c < 0 || c > INT_MAX)
+        return ETW_ERROR_INVALID_HANDLE;
+    for (;;) {
+        iovec iov{data, len};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRecv)];
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(int(c), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (n >= 0) {
+            int kept = -1;
+            take_fds(&msg, &kept);
+            close_quietly(kept);
+        }
+        if (n > 0) {
+            *got = std::size_t(n);
+            return ETW_OK;
+        }
+        if (n == 0)
+            return ETW_ERROR_HANDLE_EOF;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? ETW_OK : errno_status(errno);
+    }
+}
+
 etw_status channel_peer(ChannelHandle c, PeerCredentials *peer) noexcept
 {
     if (c < 0 || peer == nullptr)

@@ -38,6 +38,13 @@ etw_status channel_recv(ChannelHandle, void *, std::size_t, std::int64_t, std::i
     return ETW_ERROR_NOT_SUPPORTED;
 }
 
+etw_status channel_read_some(ChannelHandle, void *, std::size_t, std::size_t *got) noexcept
+{
+    if (got != nullptr)
+        *got = 0;
+    return ETW_ERROR_NOT_SUPPORTED;
+}
+
 etw_status channel_peer(ChannelHandle, PeerCredentials *) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
 
 void channel_shutdown(ChannelHandle) noexcept {}

@@ -1,0 +1,339 @@
+#include "host/request_loop.hpp"
+
+#include "host/channel_frames.hpp"
+#include "platform/poller.hpp"
+#include "platform/process.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+namespace openetw::host {
+
+using platform::ChannelHandle;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::uint64_t kListenerBit = std::uint64_t(1) << 32; // tokens: listeners apart from connections
+constexpr int kAcceptBatch = 64;                               // callers taken per wake-up of one listener
+constexpr auto kSweepEvery = std::chrono::milliseconds(100);
+constexpr auto kAcceptPause = std::chrono::milliseconds(100); // after accept failed (out of descriptors)
+
+struct Entry {
+    std::shared_ptr<RequestDoor> door;
+    bool open = true; // guarded by State::mutex
+};
+
+// A connection whose request is still being read (the loop thread's alone).
+struct Connection {
+    ChannelHandle c = platform::kNoChannel;
+    platform::PeerCredentials peer;
+    std::shared_ptr<Entry> entry;
+    frames::Frame head{};
+    std::size_t head_got = 0;
+    std::vector<std::uint8_t> body; // sized to the admitted length
+    std::size_t body_got = 0;
+    Clock::time_point deadline;
+};
+
+bool is_owner(std::uint32_t uid) { return uid == 0 || uid == platform::effective_user_id(); }
+
+// Answers a caller the loop refuses; a caller that does not read it is not waited for.
+void refuse(ChannelHandle c, const Status &st) { frames::send_answer(c, st, {}, -1, 0); }
+
+} // namespace
+
+struct RequestLoop::State {
+    platform::Poller poller;
+    std::mutex mutex; // guards listeners, the entries' open flags, per_user, reading, serving
+    std::map<ChannelHandle, std::shared_ptr<Entry>> listeners;
+    std::map<ChannelHandle, Clock::time_point> paused; // listeners not watched until then
+    std::map<std::uint32_t, int> per_user;             // connections open per user: read or served
+    int reading = 0;
+    int serving = 0;
+    std::unordered_map<ChannelHandle, Connection> connections; // the loop thread's
+
+    void run();
+    void accept_from(ChannelHandle listener);
+    void read_from(Connection &k);
+    // Head complete: false when the request is refused (answered, to be dropped).
+    bool check_head(Connection &k);
+    void drop(ChannelHandle c);
+    void dispatch(ChannelHandle c);
+    void served(std::uint32_t uid);
+    void sweep(Clock::time_point now);
+};
+
+RequestLoop &RequestLoop::instance()
+{
+    static RequestLoop *loop = new RequestLoop(); // never destroyed: served threads may outlive main
+    return *loop;
+}
+
+Status RequestLoop::add(ChannelHandle listener, std::shared_ptr<RequestDoor> door)
+{
+    static std::mutex start_mutex;
+    {
+        std::lock_guard<std::mutex> lock(start_mutex);
+        if (!state_) {
+            auto *s = new State();
+            if (etw_status st = platform::poller_open(&s->poller); st != ETW_OK) {
+                delete s;
+                return Fail(st, "cannot wait for other processes' requests");
+            }
+            try {
+                std::thread([s] { s->run(); }).detach();
+            } catch (const std::system_error &) {
+                platform::poller_close(&s->poller);
+                delete s;
+                return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "cannot start the thread serving other processes");
+            }
+            state_ = s;
+        }
+    }
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (etw_status st = platform::poller_add(state_->poller, listener, std::uint64_t(listener) | kListenerBit);
+        st != ETW_OK)
+        return Fail(st, "cannot wait for other processes' requests");
+    auto e = std::make_shared<Entry>();
+    e->door = std::move(door);
+    state_->listeners[listener] = std::move(e);
+    return Status::ok();
+}
+
+void RequestLoop::remove(ChannelHandle listener)
+{
+    if (state_) {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        if (auto it = state_->listeners.find(listener); it != state_->listeners.end()) {
+            it->second->open = false; // its connections are dropped at the next sweep, never dispatched
+            state_->listeners.erase(it);
+            state_->paused.erase(listener);
+            platform::poller_remove(state_->poller, listener);
+        }
+        platform::poller_wake(state_->poller);
+    }
+    // The loop looks a listener up under the mutex before it accepts: closed after, it is not touched again.
+    platform::channel_close(&listener);
+}
+
+int RequestLoop::busy() const
+{
+    if (!state_)
+        return 0;
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->reading + state_->serving;
+}
+
+void RequestLoop::State::run()
+{
+    std::uint64_t tokens[64];
+    auto next_sweep = Clock::now() + kSweepEvery;
+    for (;;) {
+        std::int64_t timeout = -1;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!connections.empty() || !paused.empty())
+                timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kSweepEvery).count();
+        }
+        std::size_t n = 0;
+        if (platform::poller_wait(poller, timeout, tokens, 64, &n) != ETW_OK)
+            std::this_thread::sleep_for(kSweepEvery); // never spin on a failing wait
+        for (std::size_t i = 0; i < n; ++i) {
+            if (tokens[i] == platform::kPollerWoken)
+                continue;
+            const auto c = ChannelHandle(tokens[i] & (kListenerBit - 1));
+            if (tokens[i] & kListenerBit) {
+                accept_from(c);
+            } else if (auto it = connections.find(c); it != connections.end()) {
+                read_from(it->second);
+            }
+        }
+        const auto now = Clock::now();
+        if (now >= next_sweep || n == 0) {
+            sweep(now);
+            next_sweep = now + kSweepEvery;
+        }
+    }
+}
+
+void RequestLoop::State::accept_from(ChannelHandle listener)
+{
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = listeners.find(listener);
+    if (it == listeners.end())
+        return; // removed meanwhile
+    for (int i = 0; i < kAcceptBatch; ++i) {
+        ChannelHandle c = platform::kNoChannel;
+        platform::PeerCredentials peer;
+        const etw_status st = platform::channel_accept(listener, 0, &c, &peer);
+        if (st == ETW_ERROR_TIMEOUT)
+            return;
+        if (st != ETW_OK) {
+            // Out of descriptors (or memory): stop watching a while rather than spin on it.
+            platform::poller_remove(poller, listener);
+            paused[listener] = Clock::now() + kAcceptPause;
+            return;
+        }
+        int &open = per_user[peer.uid];
+        if (open >= (is_owner(peer.uid) ? kConnectionsPerOwner : kConnectionsPerUser)) {
+            refuse(c, Fail(ETW_ERROR_BUSY, "user " + std::to_string(peer.uid) + " already has " + std::to_string(open) +
+                                               " connections open to this session host"));
+            platform::channel_close(&c);
+            continue;
+        }
+        if (platform::poller_add(poller, c, std::uint64_t(c)) != ETW_OK) {
+            refuse(c, Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the session host cannot take more connections"));
+            platform::channel_close(&c);
+            continue;
+        }
+        ++open;
+        ++reading;
+        Connection k;
+        k.c = c;
+        k.peer = peer;
+        k.entry = it->second;
+        k.deadline = Clock::now() + std::chrono::milliseconds(kRequestWaitMs);
+        connections[c] = std::move(k);
+    }
+}
+
+void RequestLoop::State::read_from(Connection &k)
+{
+    const ChannelHandle c = k.c;
+    for (;;) {
+        std::size_t got = 0;
+        etw_status st;
+        if (k.head_got < sizeof k.head) {
+            st = platform::channel_read_some(c, reinterpret_cast<std::uint8_t *>(&k.head) + k.head_got,
+                                             sizeof k.head - k.head_got, &got);
+            k.head_got += got;
+            if (st == ETW_OK && k.head_got == sizeof k.head && !check_head(k))
+                return drop(c);
+        } else if (k.body_got < k.body.size()) {
+            st = platform::channel_read_some(c, k.body.data() + k.body_got, k.body.size() - k.body_got, &got);
+            k.body_got += got;
+        } else {
+            return dispatch(c);
+        }
+        if (st != ETW_OK)
+            return drop(c); // the caller hung up (or the channel failed) before its request was whole
+        if (got == 0 && !(k.head_got == sizeof k.head && k.body_got == k.body.size()))
+            return; // nothing more for now: the loop comes back when there is
+    }
+}
+
+bool RequestLoop::State::check_head(Connection &k)
+{
+    const frames::Frame &f = k.head;
+    if (f.magic != frames::kMagic)
+        return false; // not a caller of ours: no answer it could read
+    Status why;
+    if (!frames::same_protocol(f, &why)) {
+        refuse(k.c, why);
+        return false;
+    }
+    std::uint32_t max_body = 0;
+    if (Status st = k.entry->door->admit(f.kind, k.peer, &max_body); !st) {
+        refuse(k.c, st);
+        return false;
+    }
+    if (f.length > max_body) {
+        refuse(k.c, Fail(ETW_ERROR_INVALID_DATA, "request " + std::to_string(f.kind) + " announces " +
+                                                     std::to_string(f.length) + " bytes; it needs at most " +
+                                                     std::to_string(max_body)));
+        return false;
+    }
+    try {
+        k.body.resize(f.length);
+    } catch (const std::bad_alloc &) {
+        refuse(k.c, Fail(ETW_ERROR_NOT_ENOUGH_MEMORY, "the session host is out of memory"));
+        return false;
+    }
+    return true;
+}
+
+void RequestLoop::State::drop(ChannelHandle c)
+{
+    auto it = connections.find(c);
+    if (it == connections.end())
+        return;
+    const std::uint32_t uid = it->second.peer.uid;
+    platform::poller_remove(poller, c);
+    platform::channel_close(&it->second.c);
+    connections.erase(it);
+    std::lock_guard<std::mutex> lock(mutex);
+    --reading;
+    if (--per_user[uid] <= 0)
+        per_user.erase(uid);
+}
+
+void RequestLoop::State::dispatch(ChannelHandle c)
+{
+    auto it = connections.find(c);
+    Connection k = std::move(it->second);
+    connections.erase(it);
+    platform::poller_remove(poller, c);
+    std::unique_lock<std::mutex> lock(mutex);
+    --reading;
+    Status refused;
+    if (!k.entry->open) {
+        refused = Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session stopped");
+    } else if (serving >= kServingMax) {
+        refused = Fail(ETW_ERROR_BUSY, "the session host serves " + std::to_string(serving) + " requests already");
+    } else {
+        ++serving;
+        try {
+            std::thread([this, k = std::move(k)]() mutable {
+                k.entry->door->serve(k.c, k.peer, k.head.kind, std::move(k.body));
+                served(k.peer.uid);
+            }).detach();
+            return;
+        } catch (const std::system_error &) {
+            --serving;
+            refused = Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                           "the session host cannot start a thread for this request (a tasks limit?)");
+        }
+    }
+    if (--per_user[k.peer.uid] <= 0)
+        per_user.erase(k.peer.uid);
+    lock.unlock();
+    refuse(k.c, refused);
+    platform::channel_close(&k.c);
+}
+
+void RequestLoop::State::served(std::uint32_t uid)
+{
+    std::lock_guard<std::mutex> lock(mutex);
+    --serving;
+    if (--per_user[uid] <= 0)
+        per_user.erase(uid);
+}
+
+void RequestLoop::State::sweep(Clock::time_point now)
+{
+    std::vector<ChannelHandle> late;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (auto &[c, k] : connections)
+            if (now >= k.deadline || !k.entry->open)
+                late.push_back(c);
+        for (auto it = paused.begin(); it != paused.end();) {
+            if (now >= it->second) {
+                platform::poller_add(poller, it->first, std::uint64_t(it->first) | kListenerBit);
+                it = paused.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (ChannelHandle c : late)
+        drop(c);
+}
+
+} // namespace openetw::host

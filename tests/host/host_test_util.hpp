@@ -1,0 +1,84 @@
+// What the session host's system tests share (tests/host): a private
+// namespace, running tools as other processes (and as a second user),
+// counting a file's events.
+#pragma once
+
+#include <openetw/openetw.h>
+
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hosttest {
+
+using namespace std::chrono_literals;
+
+inline constexpr char kGuid[] = "6f2c1a3e-9b4d-4e21-8c7a-0123456789ab";
+inline constexpr etw_guid kProvider = {0x6f2c1a3e, 0x9b4d, 0x4e21, {0x8c, 0x7a, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab}};
+inline constexpr char kSecondUser[] = "openetw-test";
+
+// This program's own namespace (every helper and host inherits it), and a
+// scratch folder; the hosts it caused are killed at the end.
+struct Namespace {
+    std::string registry;
+    std::string dir;
+    std::set<pid_t> hosts;
+    Namespace();
+    ~Namespace();
+    std::string path(const std::string &name) const { return dir + "/" + name; }
+};
+extern Namespace g_ns;
+
+struct Proc {
+    int status = -1; // exit status; 128 + signal; -2 when it timed out (killed)
+    std::string out;
+};
+
+// Runs argv as a new process (as pw when given), collecting stdout+stderr,
+// killing it after timeout.
+Proc run(std::vector<std::string> argv, const passwd *pw = nullptr, std::chrono::milliseconds timeout = 30s);
+std::string env(const char *name);
+Proc etwctl(std::vector<std::string> args, const passwd *pw = nullptr);
+// host_helper writing events of kProvider (numbered) from threads.
+Proc provider(unsigned events, unsigned threads, const passwd *pw = nullptr);
+// The host process of a running session, as this process sees it (0: none).
+pid_t host_of(const std::string &name, bool *orphaned = nullptr);
+
+struct FileCount {
+    etw_status open = ETW_OK, process = ETW_OK;
+    std::uint64_t events = 0; // of kProvider
+    std::set<std::uint64_t> numbers;
+};
+FileCount count_file(const std::string &path);
+bool listed(const std::string &name);
+// The region files of the namespace's sessions.
+std::vector<std::string> region_files();
+
+// The second user (openetw-test, created when missing); null, with why, when
+// this process cannot act as another user.
+const passwd *second_user(std::string *why);
+
+// Runs fn as the second user in a child; its exit status.
+template <class Fn>
+int as_user(const passwd *pw, Fn fn)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+            _exit(126);
+        _exit(fn());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace hosttest
