@@ -258,8 +258,13 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         s->has_file_.store(true, std::memory_order_release);
     }
 
-    // Logger thread.
-    s->logger_ = std::thread([p = s.get()] { p->logger_main(); });
+    // Logger thread. A process out of threads (a tasks limit) refuses the start, never dies of it.
+    try {
+        s->logger_ = std::thread([p = s.get()] { p->logger_main(); });
+    } catch (const std::system_error &) {
+        return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "cannot start the session's logger thread (a limit on the "
+                                                   "process's tasks or threads?)");
+    }
     // Sleep (not spin) until the logger has published its id.
     while (s->logger_tid_.load(std::memory_order_acquire) == 0)
         platform::wait_on(&s->logger_tid_, 0, 10);

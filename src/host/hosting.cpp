@@ -362,10 +362,6 @@ Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid
 void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::ChannelHandle c, std::uint32_t kind,
                     const std::vector<std::uint8_t> &body)
 {
-    struct Close {
-        platform::ChannelHandle &c;
-        ~Close() { platform::channel_close(&c); }
-    } close_channel{c};
     IncomingRequest req;
     req.props.assign_session_name(s->name());
     if (Status st = parse_request(kind, body, &req); !st)
@@ -378,7 +374,6 @@ void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::Chan
         // process exits (drain_relays, finish_answers).
         h.relay_started();
         relay(c, std::move(reader), s->header_buffer());
-        c = platform::kNoChannel; // relay closed it
         h.relay_ended();
         return;
     }

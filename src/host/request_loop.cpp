@@ -290,7 +290,14 @@ void RequestLoop::State::dispatch(ChannelHandle c)
         ++serving;
         try {
             std::thread([this, k = std::move(k)]() mutable {
-                k.entry->door->serve(k.c, k.peer, k.head.kind, std::move(k.body));
+                try {
+                    k.entry->door->serve(k.c, k.peer, k.head.kind, std::move(k.body));
+                } catch (const std::exception &e) {
+                    // Out of memory or threads midway: that caller hears of it, the host goes on.
+                    refuse(k.c, Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                                     std::string("the session host could not serve the request: ") + e.what()));
+                }
+                platform::channel_close(&k.c);
                 served(k.peer.uid);
             }).detach();
             return;

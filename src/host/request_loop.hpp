@@ -38,7 +38,8 @@ public:
     // the most body bytes a request of that kind can need, or the status that
     // refuses it (answered at once). Must not block nor call into the engine.
     virtual Status admit(std::uint32_t kind, const platform::PeerCredentials &peer, std::uint32_t *max_body) = 0;
-    // A complete request, on a thread of its own: answers on c and closes it.
+    // A complete request, on a thread of its own: answers on c (which the
+    // loop closes afterwards, also when serve throws).
     virtual void serve(platform::ChannelHandle c, const platform::PeerCredentials &peer, std::uint32_t kind,
                        std::vector<std::uint8_t> body) = 0;
 };

@@ -329,7 +329,6 @@ void relay(ChannelHandle c, std::unique_ptr<RealtimeReader> reader, const std::v
             break;
     }
     reader.reset(); // detach before the caller learns the feed ended
-    platform::channel_close(&c);
 }
 
 } // namespace openetw::host

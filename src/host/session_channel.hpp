@@ -92,7 +92,7 @@ void answer_options(platform::ChannelHandle c, const SessionOptions &o);
 // Answers a writer request: the region's descriptor travels with the answer.
 void answer_writer(platform::ChannelHandle c, std::intptr_t region_fd, const Session::WriterParams &params);
 // Relays a real-time reader to a caller until the session ends or the
-// caller goes away (run on a thread of its own; closes c).
+// caller goes away (run on a thread of its own; c stays the caller's to close).
 void relay(platform::ChannelHandle c, std::unique_ptr<RealtimeReader> reader, const std::vector<std::uint8_t> &header);
 
 } // namespace openetw::host

@@ -130,7 +130,6 @@ public:
             serve_start(c, req);
         else
             serve_stop_orphan(c, req, peer);
-        platform::channel_close(&c);
     }
 };
 
