@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 namespace {
@@ -33,11 +34,11 @@ std::string env(const char *name)
     return v ? v : "";
 }
 
-// Runs etwctl with args (none of them needs quoting), at most 30 s.
-Proc etwctl(const std::string &args)
+// Runs a shell command (stdout and stderr), at most 30 s.
+Proc sh(const std::string &command)
 {
     Proc r;
-    const std::string cmd = "timeout 30 " + env("ETWCTL") + " " + args + " 2>&1";
+    const std::string cmd = "timeout 30 " + command + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     if (!p)
         return r;
@@ -49,6 +50,39 @@ Proc etwctl(const std::string &args)
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return r;
 }
+
+// etwctl with args (none of them needs quoting).
+Proc etwctl(const std::string &args) { return sh(env("ETWCTL") + " " + args); }
+
+// etwctl as pw in that user's default namespace (no OPENETW_REGISTRY).
+Proc etwctl_as(const passwd *pw, const std::string &args)
+{
+    return sh("setpriv --reuid=" + std::to_string(pw->pw_uid) + " --regid=" + std::to_string(pw->pw_gid) +
+              " --clear-groups env -u OPENETW_REGISTRY " + env("ETWCTL") + " " + args);
+}
+
+// The second user's default namespace folder, empty for the test: one that
+// was there is kept aside and put back afterwards.
+struct DefaultFolder {
+    std::string path, saved;
+    explicit DefaultFolder(const passwd *pw)
+        : path("/dev/shm/openetw-3-u" + std::to_string(pw->pw_uid)), saved(path + ".saved-by-test")
+    {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(path, ec)))
+            fs::rename(path, saved, ec);
+    }
+    ~DefaultFolder()
+    {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+        for (const auto &e : fs::directory_iterator("/dev/shm", ec))
+            if (e.path().string().rfind(path + ".squatted-", 0) == 0)
+                fs::remove_all(e.path(), ec);
+        if (fs::exists(fs::symlink_status(saved, ec)))
+            fs::rename(saved, path, ec);
+    }
+};
 
 // A namespace of this test alone, in folder (made by the caller), its files
 // and the folder removed afterwards.
@@ -103,6 +137,66 @@ TEST(HostNamespace, AFolderAnotherUserMadeFirstIsRefusedNamingIt)
     // Refused before anything was made there.
     std::error_code ec;
     EXPECT_TRUE(fs::is_empty(folder, ec)) << "root's files were created in the squatted folder";
+}
+
+TEST(HostNamespace, AUsersDefaultFolderMadeByAnotherUserIsRefusedNamingIt)
+{
+    std::string why;
+    const passwd *pw = hosttest::second_user(&why);
+    if (!pw)
+        GTEST_SKIP() << why;
+    DefaultFolder folder(pw);
+    // Made first by another user (root here: the second user cannot move it away).
+    ASSERT_EQ(mkdir(folder.path.c_str(), 0777), 0);
+    ASSERT_EQ(chmod(folder.path.c_str(), 0777), 0);
+
+    const Proc start = etwctl_as(pw, "start SquatUser --real-time");
+    const bool ran = etwctl_as(pw, "list").out.find("SquatUser") != std::string::npos;
+    if (ran)
+        etwctl_as(pw, "stop SquatUser");
+    EXPECT_NE(start.status, 0) << "the start in a folder of root's succeeded: " << start.out;
+    EXPECT_FALSE(ran) << "a session runs in a namespace another user controls";
+    EXPECT_NE(start.out.find("ERROR_ACCESS_DENIED"), std::string::npos) << start.out;
+    EXPECT_NE(start.out.find(folder.path), std::string::npos) << "the message names the folder: " << start.out;
+    EXPECT_NE(start.out.find("(root)"), std::string::npos) << "and its owner: " << start.out;
+}
+
+TEST(HostNamespace, AUsersOwnUnsafeFolderIsMovedAsideAndTheSessionOutlivesItsStarter)
+{
+    std::string why;
+    const passwd *pw = hosttest::second_user(&why);
+    if (!pw)
+        GTEST_SKIP() << why;
+    DefaultFolder folder(pw);
+    const std::string marker = folder.path + "/planted";
+    // The user's own folder, but writable by everyone: anything in it may have been planted.
+    ASSERT_EQ(hosttest::as_user(pw,
+                                [&] {
+                                    return mkdir(folder.path.c_str(), 0777) == 0 &&
+                                                   chmod(folder.path.c_str(), 0777) == 0 &&
+                                                   creat(marker.c_str(), 0666) >= 0
+                                               ? 0
+                                               : 1;
+                                }),
+              0);
+
+    const Proc start = etwctl_as(pw, "start OwnFolder --real-time");
+    EXPECT_EQ(start.status, 0) << start.out;
+    EXPECT_EQ(start.out.find("ran in this process"), std::string::npos) << start.out;
+    EXPECT_NE(etwctl_as(pw, "list").out.find("OwnFolder"), std::string::npos) << "the session did not outlive etwctl";
+    struct stat st {};
+    ASSERT_EQ(lstat(folder.path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_uid, pw->pw_uid);
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+    EXPECT_FALSE(fs::exists(marker)) << "the planted file is still in the namespace";
+    bool moved = false;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator("/dev/shm", ec))
+        if (e.path().string().rfind(folder.path + ".squatted-", 0) == 0)
+            moved = moved || fs::exists(e.path() / "planted");
+    EXPECT_TRUE(moved) << "the unsafe folder was not moved aside with what it held";
+    EXPECT_EQ(etwctl_as(pw, "stop OwnFolder").status, 0);
 }
 
 TEST(HostNamespace, NoHostProgramFailsTheStartSayingWhyUnlessInProcessIsAsked)
