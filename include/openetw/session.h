@@ -16,14 +16,17 @@
  * any process are requests to the host, authorised by the caller's user as
  * the kernel reports it (etw_session_grant); providers write straight into
  * the session's shared buffers and live consumers read them, with no round
- * trip to the host. When no host can be found or started (openetw-hostd not
- * installed beside the library or in its libexec folder, and $OPENETW_HOSTD
- * unset), and on Windows, the session runs in the calling process and ends
- * with it (etw_session_get_host_info says is_local). Private sessions
- * (ETW_PRIVATE_LOGGER_MODE) always run in their process. Environment:
- * OPENETW_REGISTRY=PATH chooses the namespace (none: sessions are
- * process-local); OPENETW_HOST=inprocess makes each process host what it
- * starts (the sessions end with it).
+ * trip to the host. When no host can be reached or started (openetw-hostd
+ * not installed beside the library or in its libexec folder and
+ * $OPENETW_HOSTD unset, or the namespace's folder unfit), the start fails
+ * and says why: a session never ends with its starter unless asked to.
+ * Asking: ETW_SESSION_IN_PROCESS (etw_session_start_ex), or the
+ * environment below. The session then runs in the calling process and ends
+ * with it (etw_session_get_host_info says is_local); so it does on Windows.
+ * Private sessions (ETW_PRIVATE_LOGGER_MODE) always run in their process.
+ * Environment: OPENETW_REGISTRY=PATH chooses the namespace (none: sessions
+ * are process-local); OPENETW_HOST=inprocess makes each process host what
+ * it starts (the sessions end with it).
  *
  * Real-time mode (ETW_REAL_TIME_MODE, alone or with a log file): every
  * buffer the logger flushes is queued for the live consumers
@@ -122,8 +125,10 @@ typedef struct etw_session etw_session;
  * Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),
  * ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...), and
  * from the session host: ETW_ERROR_ACCESS_DENIED (the namespace's host runs
- * as another user), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before
- * answering). A relative log file name is the caller's: it is made absolute
+ * as another user, or the namespace's folder belongs to another user or is
+ * writable by others), ETW_ERROR_FILE_NOT_FOUND (no host runs and
+ * openetw-hostd is not found, or the host started does not answer),
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made absolute
  * before the host sees it. A log file that cannot be created leaves no
  * name, region or file behind.
  */
@@ -146,6 +151,12 @@ ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
  * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when no orphan has the name;
  * ETW_ERROR_ALREADY_EXISTS when its host is alive. */
 #define ETW_SESSION_TAKE_OVER_ORPHAN 0x4u
+/* Start only: run the session in the calling process rather than in the
+ * session host; it ends with the process (is_local in
+ * etw_session_get_host_info) and is this process's alone, as with
+ * OPENETW_REGISTRY=none: other processes neither list nor control it.
+ * Without it, a start that cannot reach a session host fails (see above). */
+#define ETW_SESSION_IN_PROCESS 0x8u
 
 /**
  * Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to

@@ -37,7 +37,8 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
                     ETW_ERROR_INVALID_PARAMETER,
                     "options->struct_size is " + std::to_string(options->struct_size) +
                         "; set it to sizeof(etw_session_options) = " + std::to_string(sizeof(etw_session_options)));
-            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN))
+            if (options->flags & ~(ETW_SESSION_LOSSLESS | ETW_SESSION_REPLACE_ORPHAN | ETW_SESSION_TAKE_OVER_ORPHAN |
+                                   ETW_SESSION_IN_PROCESS))
                 return Fail(ETW_ERROR_INVALID_PARAMETER, "options->flags has unknown bits");
             if ((options->flags & ETW_SESSION_REPLACE_ORPHAN) && (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN))
                 return Fail(
@@ -46,6 +47,7 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.lossless = (options->flags & ETW_SESSION_LOSSLESS) != 0;
             o.replace_orphan = (options->flags & ETW_SESSION_REPLACE_ORPHAN) != 0;
             o.take_over = (options->flags & ETW_SESSION_TAKE_OVER_ORPHAN) != 0;
+            o.in_process = (options->flags & ETW_SESSION_IN_PROCESS) != 0;
             o.lossless_timeout_ms = options->lossless_timeout_ms;
             o.realtime_backlog = options->realtime_backlog_buffers;
         }

@@ -57,6 +57,7 @@ struct SessionOptions {
     std::uint32_t realtime_backlog = 0;       // buffers kept without a consumer; 0 = default
     bool replace_orphan = false;              // start: stop an orphan holding the name first
     bool take_over = false;                   // start: continue an orphan (Engine::take_over)
+    bool in_process = false;                  // start: run here, not in the session host (host/session_ref)
 };
 
 // What a real-time reader learns about losses since its last report.

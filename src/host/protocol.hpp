@@ -5,15 +5,18 @@
 #pragma once
 
 #include "engine/buffer_pool.hpp"
+#include "platform/namespace_folder.hpp"
 
 #include <cstdint>
 
 namespace openetw::host {
 
 // The system registry file (system_registry.cpp). Also in the default
-// folder's name (platform::registry_path), so builds of other layouts keep
-// registries of their own.
+// folder's name (platform::default_registry_path), so builds of other
+// layouts keep registries of their own.
 inline constexpr std::uint32_t kRegistryLayout = 3;
+static_assert(platform::kDefaultNamespaceLayout == kRegistryLayout,
+              "the default namespace folders are named after the registry layout");
 
 // A request carries its sender's protocol in the frame's status field. A
 // host left running by another build would misread the bodies, so it answers

@@ -6,6 +6,8 @@
 #include "host/session_channel.hpp"
 
 #include "base/utf.hpp"
+#include "platform/host.hpp"
+#include "platform/namespace_folder.hpp"
 #include "platform/process.hpp"
 
 #include <openetw/constants.h>
@@ -131,25 +133,38 @@ private:
     RemoteSession r_;
 };
 
+// No host could serve a start (connect_host's "no session host ..."): adds
+// what the caller can do.
+Status no_host(Status st, const std::string &registry)
+{
+    if (st.message.rfind("no session host answers", 0) == 0)
+        st.message += " (run `openetw-hostd --registry " + registry + "` to see why it does not start)";
+    st.message += "; to run the session in this process instead, where it ends with the process, pass "
+                  "ETW_SESSION_IN_PROCESS (etwctl start --in-process) or set OPENETW_HOST=inprocess";
+    return st;
+}
+
 Status start_anywhere(Properties &props, const SessionOptions &options, std::unique_ptr<SessionRef> *out)
 {
     Hosting &hosting = Hosting::instance();
     const bool is_private = (props.record().LogFileMode & ETW_PRIVATE_LOGGER_MODE) != 0;
-    if (!is_private && sessions_start_in_host()) {
+    if (!is_private && !options.in_process && sessions_start_in_host()) {
         props.clear_outputs();
         if (Status v = props.validate(); !v)
             return v; // said here, with the member at fault, before any host is started
+        // Checked (and for a default namespace made fit) here, where the
+        // reason reaches the caller; the host checks again.
+        const std::string registry = platform::registry_path();
+        std::string why;
+        if (etw_status f = platform::prepare_namespace_folder(registry, &why); f != ETW_OK)
+            return Fail(f, why);
         RegistryEntry e;
         Status st = host_start(props, options, &e);
-        if (st) {
-            *out = std::make_unique<HostedRef>(e);
-            hosting.sync_providers(); // the caller's providers hear of it before this returns
-            return st;
-        }
-        if (st.code != ETW_ERROR_FILE_NOT_FOUND || st.message.rfind("no session host", 0) != 0)
-            return st;
-        // No host here at all (none runs and openetw-hostd is not installed):
-        // the session runs in this process, as etw_session_get_host_info says.
+        if (!st)
+            return st.message.rfind("no session host", 0) == 0 ? no_host(std::move(st), registry) : st;
+        *out = std::make_unique<HostedRef>(e);
+        hosting.sync_providers(); // the caller's providers hear of it before this returns
+        return st;
     }
     std::shared_ptr<Session> local;
     Status st =

@@ -27,19 +27,18 @@ bool shared_registry_supported() noexcept;
 // user: /dev/shm/openetw-3-u<uid>/registry); empty when the variable is
 // "none" (process-local sessions).
 std::string registry_path();
-// True when registry_path() is a default namespace (its folder is made by
-// the session host, owner-only for users, readable by all for root).
-bool registry_path_is_default();
 
 // Host: takes the namespace's host lock (the file registry + "-host.lock", owner-only,
-// flock'ed for the host's life; *fd keeps it). ETW_ERROR_ALREADY_EXISTS when
-// another host holds it; ETW_ERROR_ACCESS_DENIED when the file (or the
-// namespace folder) belongs to another user.
+// flock'ed for the host's life; *fd keeps it), after prepare_namespace_folder
+// (namespace_folder.hpp). ETW_ERROR_ALREADY_EXISTS when another host holds
+// it; ETW_ERROR_ACCESS_DENIED when the file belongs to another user or the
+// folder is unfit.
 etw_status host_lock(const std::string &registry, std::intptr_t *fd) noexcept;
 // Host: maps the registry at path, size bytes, writable by this user only
 // and readable by every user that can reach its folder. A file that is new,
 // or of another size or layout (check says so), is (re)initialised by
-// init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it.
+// init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it or its
+// folder is unfit (prepare_namespace_folder).
 etw_status registry_create(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
                            void (*init)(void *base, void *ctx), void *ctx) noexcept;
 // Everyone else: maps the registry read-only (nothing written to it by

@@ -168,25 +168,4 @@ std::vector<std::string> region_files()
     return out;
 }
 
-const passwd *second_user(std::string *why)
-{
-    if (geteuid() != 0) {
-        *why = "not root: cannot act as a second user";
-        return nullptr;
-    }
-    if (!getpwnam(kSecondUser)) {
-        const int rc = std::system("useradd --system --no-create-home --shell /usr/sbin/nologin openetw-test "
-                                   ">/dev/null 2>&1");
-        (void)rc;
-    }
-    static passwd pw;
-    const passwd *p = getpwnam(kSecondUser);
-    if (!p) {
-        *why = "cannot create the user openetw-test";
-        return nullptr;
-    }
-    pw = *p;
-    return &pw;
-}
-
 } // namespace hosttest

@@ -6,6 +6,7 @@
 #include <openetw/openetw.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -64,7 +65,26 @@ std::vector<std::string> region_files();
 
 // The second user (openetw-test, created when missing); null, with why, when
 // this process cannot act as another user.
-const passwd *second_user(std::string *why);
+inline const passwd *second_user(std::string *why)
+{
+    if (geteuid() != 0) {
+        *why = "not root: cannot act as a second user";
+        return nullptr;
+    }
+    if (!getpwnam(kSecondUser)) {
+        const int rc = std::system("useradd --system --no-create-home --shell /usr/sbin/nologin openetw-test "
+                                   ">/dev/null 2>&1");
+        (void)rc;
+    }
+    static passwd pw;
+    const passwd *p = getpwnam(kSecondUser);
+    if (!p) {
+        *why = "cannot create the user openetw-test";
+        return nullptr;
+    }
+    pw = *p;
+    return &pw;
+}
 
 // Runs fn as the second user in a child; its exit status.
 template <class Fn>

@@ -14,12 +14,12 @@ namespace etwctl::detail {
 
 namespace {
 
-// The sessions started here that live in this process (no session host),
-// which the program stops at exit.
+// The sessions started here that live in this process (not in a session
+// host), which the program stops at exit.
 std::mutex g_mutex;
-// Handles of the sessions started here that run in this process (no host
-// was reached): stopped at exit through these handles, never by name (the
-// name may by then be another process's session).
+// Handles of the sessions started here that run in this process: stopped
+// at exit through these handles, never by name (the name may by then be
+// another process's session).
 std::vector<etw_session *> g_started;
 
 struct Session {
@@ -72,6 +72,10 @@ int cmd_start(Ctx &c, const Args &a)
             opt.flags |= ETW_SESSION_LOSSLESS;
             if (!v.empty() && !number(&opt.lossless_timeout_ms))
                 return c.usage("--lossless=MS needs a number of milliseconds");
+        } else if (k == "in-process") {
+            if (!v.empty())
+                return c.usage("--in-process takes no value");
+            opt.flags |= ETW_SESSION_IN_PROCESS;
         } else if (k == "guid") {
             etw_guid g;
             if (!parse_guid(v, &g))
@@ -122,8 +126,9 @@ int cmd_start(Ctx &c, const Args &a)
     host.struct_size = sizeof host;
     c.ok(describe(props.p, s.s), ("started " + a.positional[0]).c_str());
     if (etw_session_get_host_info(&host, s.s) == ETW_OK && host.is_local) {
-        // No session host could be reached: the session lives in this
-        // process, so it is stopped (its file finished) before etwctl ends.
+        // Asked for (--in-process, OPENETW_HOST=inprocess, OPENETW_REGISTRY=none),
+        // or no hosts on this system: the session lives in this process, so it is stopped (its file
+        // finished) before etwctl ends.
         std::lock_guard<std::mutex> lock(g_mutex);
         g_started.push_back(s.s);
         s.s = nullptr;

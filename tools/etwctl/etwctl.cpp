@@ -23,7 +23,7 @@ int run(const std::vector<std::string> &args, std::FILE *out, std::FILE *err)
     }
     c.command = a[0];
     if (c.command == "start") {
-        Args p = split(a, 1, {"real-time", "realtime", "buffering", "lossless"});
+        Args p = split(a, 1, {"real-time", "realtime", "buffering", "lossless", "in-process"});
         return p.error.empty() ? cmd_start(c, p) : c.usage(p.error);
     }
     if (c.command == "stop" || c.command == "query" || c.command == "flush" || c.command == "update") {

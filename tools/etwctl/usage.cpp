@@ -8,7 +8,7 @@ const char kUsage[] = // external: declared in usage.hpp
     "  start NAME [--file PATH] [--mode MODES] [--real-time] [--buffering]\n"
     "             [--buffer-size KB] [--min-buffers N] [--max-buffers N] [--max-file-size N]\n"
     "             [--flush-timer S] [--enable-flags F] [--flush-threshold N] [--guid GUID]\n"
-    "             [--clock qpc|system|cycle|N] [--lossless[=MS]] [--backlog N]\n"
+    "             [--clock qpc|system|cycle|N] [--lossless[=MS]] [--backlog N] [--in-process]\n"
     "  stop NAME          query NAME          list\n"
     "  flush NAME [--file PATH]   (a buffering session writes its buffers to PATH)\n"
     "  update NAME [--file PATH] [--flush-timer S] [--max-buffers N] [--enable-flags F]\n"
@@ -22,6 +22,8 @@ const char kUsage[] = // external: declared in usage.hpp
     "  independent, or numbers (0x...).\n"
     "Sessions are system-wide (docs/SYSTEM_SESSIONS.md): `start` hands the session to the\n"
     "session host (openetw-hostd, started on demand), so it runs until someone stops it;\n"
-    "every command works from any process.\n";
+    "every command works from any process. When no host can be reached or started, `start`\n"
+    "fails and says why. --in-process runs the session in etwctl instead: it is stopped\n"
+    "when etwctl exits (in a `script`, after the last line).\n";
 
 } // namespace etwctl::detail

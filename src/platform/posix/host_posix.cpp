@@ -6,6 +6,7 @@
 // (SIGBUS) nor lock it (nothing here ever locks a file others can open).
 #include "platform/files.hpp"
 #include "platform/host.hpp"
+#include "platform/namespace_folder.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -27,15 +28,6 @@ bool shared_registry_supported() noexcept { return true; }
 
 namespace {
 
-// Layout 3: the host owns the registry (also in the default folder names).
-std::string default_registry_path()
-{
-    const uid_t uid = geteuid();
-    if (uid == 0)
-        return "/dev/shm/openetw-3/registry";
-    return "/dev/shm/openetw-3-u" + std::to_string(uid) + "/registry";
-}
-
 std::string folder_of(const std::string &path)
 {
     const auto slash = path.rfind('/');
@@ -56,21 +48,6 @@ etw_status errno_status(int err)
     default:
         return ETW_ERROR_OUTOFMEMORY;
     }
-}
-
-// A default namespace folder: made by its host (root's readable by all, a
-// user's owner-only) and used only when it is a real folder of that user.
-etw_status prepare_default_folder(const std::string &folder)
-{
-    const uid_t uid = geteuid();
-    if (::mkdir(folder.c_str(), uid == 0 ? 0755 : 0700) != 0 && errno != EEXIST)
-        return errno_status(errno);
-    struct stat st;
-    if (::lstat(folder.c_str(), &st) != 0)
-        return errno_status(errno);
-    if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 022) != 0)
-        return ETW_ERROR_ACCESS_DENIED; // squatted, a link, or writable by others
-    return ETW_OK;
 }
 
 // Opens (creating) a file this user owns, with mode whatever the umask;
@@ -108,13 +85,11 @@ std::string registry_path()
     return v;
 }
 
-bool registry_path_is_default() { return registry_path() == default_registry_path(); }
-
 etw_status host_lock(const std::string &registry, std::intptr_t *out) noexcept
 {
-    if (registry_path_is_default() && registry == default_registry_path())
-        if (etw_status st = prepare_default_folder(folder_of(registry)); st != ETW_OK)
-            return st;
+    std::string why; // said by the client, which checks the folder before it starts a host
+    if (etw_status st = prepare_namespace_folder(registry, &why); st != ETW_OK)
+        return st;
     etw_status err = ETW_OK;
     const int fd =
         open_owned(registry + "-host.lock", 0600, &err); // nobody else may open it, so nobody else can lock it
@@ -135,6 +110,9 @@ etw_status registry_create(Region *out, const std::string &path, std::size_t siz
     // Processes of the owner that create it at once (OPENETW_HOST=inprocess)
     // take turns on an owner-only lock file: nobody else can open it, so
     // nobody else can hold them up.
+    std::string why; // an unfit folder leaves the registry unmapped: sessions stay process-local
+    if (etw_status st = prepare_namespace_folder(path, &why); st != ETW_OK)
+        return st;
     etw_status err = ETW_OK;
     const int lk = open_owned(path + "-init.lock", 0600, &err);
     if (lk < 0)

@@ -8,7 +8,6 @@ namespace openetw::platform {
 bool shared_registry_supported() noexcept { return false; }
 
 std::string registry_path() { return {}; }
-bool registry_path_is_default() { return false; }
 
 etw_status host_lock(const std::string &, std::intptr_t *) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
 etw_status registry_create(Region *, const std::string &, std::size_t, bool (*)(const void *), void (*)(void *, void *),

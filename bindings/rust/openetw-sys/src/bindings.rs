@@ -179,6 +179,7 @@ pub const ETW_TRACE_LOGFILE_HEADER32_SIZE: u32 = 272;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
+pub const ETW_SESSION_IN_PROCESS: u32 = 8;
 pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
@@ -2579,8 +2580,10 @@ extern "C" {
     #[doc = " Other statuses: ETW_ERROR_INVALID_PARAMETER (NULL arguments, bad members),"]
     #[doc = " ETW_ERROR_OUTOFMEMORY, file errors (ETW_ERROR_ACCESS_DENIED, ...), and"]
     #[doc = " from the session host: ETW_ERROR_ACCESS_DENIED (the namespace's host runs"]
-    #[doc = " as another user), ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before"]
-    #[doc = " answering). A relative log file name is the caller's: it is made absolute"]
+    #[doc = " as another user, or the namespace's folder belongs to another user or is"]
+    #[doc = " writable by others), ETW_ERROR_FILE_NOT_FOUND (no host runs and"]
+    #[doc = " openetw-hostd is not found, or the host started does not answer),"]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made absolute"]
     #[doc = " before the host sees it. A log file that cannot be created leaves no"]
     #[doc = " name, region or file behind."]
     pub fn etw_session_start(out: *mut *mut etw_session, props: *mut etw_properties) -> etw_status;
