@@ -39,7 +39,9 @@ etw_status host_lock(const std::string &registry, std::intptr_t *fd) noexcept;
 // Host: maps the registry at path, size bytes, writable by this user only
 // and readable by every user that can reach its folder. A file that is new,
 // or of another size or layout (check says so), is (re)initialised by
-// init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it.
+// init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it;
+// every page is reserved before it is touched, so a full file system is
+// ETW_ERROR_DISK_FULL (or region_commit's other statuses), never a fault.
 etw_status registry_create(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
                            void (*init)(void *base, void *ctx), void *ctx) noexcept;
 // Everyone else: maps the registry read-only (nothing written to it by
