@@ -157,7 +157,10 @@ TEST_F(FullTmpfsNamespace, AStartWithoutRoomRunsWithPrivateBuffersAndTheHostKeep
     r = etwctl("start HostFullB --file " + file_b);
     EXPECT_EQ(r.status, 0) << r.out;
     ASSERT_TRUE(alive(host)) << "the host died when a session was started on a full tmpfs";
-    EXPECT_EQ(host_pid("HostFullB"), host);
+    const pid_t host_b = host_pid("HostFullB");
+    if (host_b > 0 && host_b != host)
+        hosts_.push_back(host_b); // a second host, started when the first died
+    EXPECT_EQ(host_b, host);
 
     // The session already running still logs another process's events.
     ASSERT_EQ(etwctl(std::string("enable HostFullA ") + kGuidA).status, 0);
