@@ -1,7 +1,6 @@
 #include "engine/buffer_pool.hpp"
 
 #include "format/etl_layout.hpp"
-#include "platform/files.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -57,11 +56,15 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
                               const std::string &shared_path) noexcept
 {
     const std::size_t size = region_size(buffer_size, streams, capacity);
+    const Layout l = layout_of(streams, capacity);
+    // Everything written below, and the minimum's buffers, is backed before
+    // it is touched: a full file system fails the start here, never with a
+    // fault on a page (the processes the region is handed to touch the same).
+    const std::size_t backed = l.data_offset + std::size_t(buffer_size) * min_buffers;
     const etw_status mapped = shared_path.empty() ? platform::region_map_private(&region_, size)
-                                                  : platform::shared_region_create(&region_, shared_path, size);
+                                                  : platform::shared_region_create(&region_, shared_path, size, backed);
     if (mapped != ETW_OK)
         return mapped;
-    const Layout l = layout_of(streams, capacity);
     auto *cb = new (region_.base) ControlBlock{};
     cb->layout_version = kRegionLayout;
     cb->region_size = size;
@@ -91,13 +94,6 @@ etw_status BufferPool::create(std::uint32_t buffer_size, std::uint32_t streams, 
     cb->free_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     cb->flush_head.store(pack(kNoBuffer, 0), std::memory_order_relaxed);
     // The session starts with the minimum, all free.
-    if (etw_status st = platform::region_commit(region_, l.data_offset, std::size_t(buffer_size) * min_buffers);
-        st != ETW_OK) {
-        platform::region_unmap(&region_); // nothing half made stays (the caller may try again)
-        if (!shared_path.empty())
-            platform::remove_file(shared_path);
-        return st;
-    }
     cb->allocated.store(min_buffers, std::memory_order_relaxed);
     for (std::uint32_t i = min_buffers; i-- > 0;)
         push_free(i);

@@ -196,7 +196,9 @@ public:
     BufferPool &operator=(const BufferPool &) = delete;
 
     // Maps a region (private, or the file shared_path when not empty) and
-    // initializes it with min_buffers allocated and free.
+    // initializes it with min_buffers allocated and free. A shared file
+    // that finds no room fails (ETW_ERROR_DISK_FULL, region.hpp), leaving
+    // no file; the pool then holds nothing.
     // capacity >= max_buffers >= min_buffers >= 1.
     etw_status create(std::uint32_t buffer_size, std::uint32_t streams, std::uint32_t min_buffers,
                       std::uint32_t max_buffers, std::uint32_t capacity, const std::string &shared_path = {}) noexcept;

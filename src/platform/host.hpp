@@ -38,7 +38,9 @@ etw_status host_lock(const std::string &registry, std::intptr_t *fd) noexcept;
 // and readable by every user that can reach its folder. A file that is new,
 // or of another size or layout (check says so), is (re)initialised by
 // init(base, ctx). ETW_ERROR_ACCESS_DENIED when another user owns it or its
-// folder is unfit (prepare_namespace_folder).
+// folder is unfit (prepare_namespace_folder); every page is reserved before
+// it is touched, so a full file system is ETW_ERROR_DISK_FULL (or
+// region_commit's other statuses), never a fault.
 etw_status registry_create(Region *out, const std::string &path, std::size_t size, bool (*check)(const void *base),
                            void (*init)(void *base, void *ctx), void *ctx) noexcept;
 // Everyone else: maps the registry read-only (nothing written to it by

@@ -30,7 +30,8 @@ etw_status region_map_private(Region *out, std::size_t size) noexcept;
 // Makes [offset, offset+len) usable before first touch: a shared region
 // reserves the file's blocks, so touching them later cannot fault when the
 // file system is full (no-op for private regions, committed on touch).
-// ETW_ERROR_NOT_ENOUGH_MEMORY when there is no room.
+// ETW_ERROR_DISK_FULL when there is no room, ETW_ERROR_NOT_ENOUGH_MEMORY
+// when the kernel has no memory for it, ETW_ERROR_WRITE_FAULT otherwise.
 etw_status region_commit(const Region &region, std::size_t offset, std::size_t len) noexcept;
 // Unmaps the region and closes its file, if any.
 void region_unmap(Region *region) noexcept;
@@ -42,9 +43,12 @@ void memory_prefault(void *p, std::size_t len) noexcept;
 
 // Session regions (docs/SYSTEM_SESSIONS.md): a file of size bytes at path,
 // created owner-only (a stale file of that name is replaced) and mapped
-// shared; out->fd stays open so the host can hand the region to the
+// shared, its first `backed` bytes reserved (region_commit) before it is
+// mapped: nothing in them can fault when touched, here or in a process the
+// region is handed to. Statuses of region_commit; no file is left when it
+// fails. out->fd stays open so the host can hand the region to the
 // processes it admits (channel_send with its descriptor, channel.hpp).
-etw_status shared_region_create(Region *out, const std::string &path, std::size_t size) noexcept;
+etw_status shared_region_create(Region *out, const std::string &path, std::size_t size, std::size_t backed) noexcept;
 // Maps a region file by name (a stopped host's, for recovery) or from a
 // descriptor received from its host (fd is adopted), whole, shared.
 // ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_ACCESS_DENIED.

@@ -7,6 +7,7 @@
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/namespace_folder.hpp"
+#include "platform/posix/file_space.hpp"
 
 #include <cerrno>
 #include <climits>
@@ -139,9 +140,26 @@ etw_status registry_create_locked(Region *out, const std::string &path, std::siz
         return ETW_ERROR_ACCESS_DENIED;
     }
     const bool sized = std::size_t(st.st_size) == size;
-    if (!sized && (ftruncate(fd, 0) != 0 || ftruncate(fd, off_t(size)) != 0)) {
+    // Every page reserved before it is mapped: one that cannot be backed
+    // (a full /dev/shm) would kill the host at its first write (SIGBUS),
+    // and the readers at theirs. A file of another size is made anew; it
+    // keeps no size until the reservation succeeds, so no reader maps a
+    // registry with holes. Where the file system cannot reserve, zeros are
+    // written into a new file; one of the right size was written so.
+    bool unreservable = false;
+    etw_status reserved = !sized && ftruncate(fd, 0) != 0 ? ETW_ERROR_DISK_FULL : ETW_OK;
+    if (reserved == ETW_OK)
+        reserved = reserve_file_space(fd, 0, size, &unreservable);
+    if (reserved == ETW_OK && unreservable && !sized)
+        reserved = write_file_zeros(fd, 0, size);
+    if (reserved != ETW_OK) {
+        // No reader may map what is not backed (reading a hole of a full
+        // tmpfs faults too). A file of the right size fails only when it
+        // has holes (a creator that died before filling it): nobody can use
+        // it anyway; one its host filled reserves again without room.
+        (void)ftruncate(fd, 0);
         ::close(fd);
-        return ETW_ERROR_DISK_FULL;
+        return reserved;
     }
     void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd); // the mapping keeps the file

@@ -2,6 +2,8 @@
 // shared between processes.
 #include "platform/region.hpp"
 
+#include "platform/posix/file_space.hpp"
+
 #include <cerrno>
 
 #include <fcntl.h>
@@ -27,11 +29,10 @@ etw_status region_commit(const Region &region, std::size_t offset, std::size_t l
         return ETW_OK;
     // A page of a shared file that cannot be backed would fault (SIGBUS) on
     // touch: reserve the blocks now, where a full file system is a status.
-    int r;
-    do
-        r = posix_fallocate(int(region.fd), off_t(offset), off_t(len));
-    while (r == EINTR);
-    return r == 0 ? ETW_OK : ETW_ERROR_NOT_ENOUGH_MEMORY;
+    // Where the file system cannot reserve, shared_region_create wrote the
+    // whole file: the range is backed already.
+    bool unreservable = false;
+    return reserve_file_space(int(region.fd), offset, len, &unreservable);
 }
 
 void memory_prefault(void *p, std::size_t len) noexcept
@@ -96,7 +97,7 @@ etw_status map_fd(Region *out, int fd)
 }
 } // namespace
 
-etw_status shared_region_create(Region *out, const std::string &path, std::size_t size) noexcept
+etw_status shared_region_create(Region *out, const std::string &path, std::size_t size, std::size_t backed) noexcept
 {
     // A file of that name belongs to a session whose slot was reused: gone.
     ::unlink(path.c_str());
@@ -104,12 +105,19 @@ etw_status shared_region_create(Region *out, const std::string &path, std::size_
     if (fd < 0)
         return open_error();
     fchmod(fd, 0600); // owner-only whatever the umask
-    if (ftruncate(fd, off_t(size)) != 0) {
+    etw_status st = ftruncate(fd, off_t(size)) == 0 ? ETW_OK : ETW_ERROR_DISK_FULL;
+    // Nobody else has the file yet: where the file system cannot reserve
+    // blocks, zeros written now back every page, those the pool grows into
+    // later included (region_commit counts on it).
+    bool unreservable = false;
+    if (st == ETW_OK)
+        st = reserve_file_space(fd, 0, backed < size ? backed : size, &unreservable);
+    if (st == ETW_OK && unreservable)
+        st = write_file_zeros(fd, 0, size);
+    if (st == ETW_OK)
+        st = map_fd(out, fd); // closes fd when it fails
+    else
         ::close(fd);
-        ::unlink(path.c_str());
-        return ETW_ERROR_DISK_FULL;
-    }
-    const etw_status st = map_fd(out, fd);
     if (st != ETW_OK)
         ::unlink(path.c_str());
     return st;

@@ -31,7 +31,10 @@ void region_unmap(Region *region) noexcept
     region->size = 0;
 }
 
-etw_status shared_region_create(Region *, const std::string &, std::size_t) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
+etw_status shared_region_create(Region *, const std::string &, std::size_t, std::size_t) noexcept
+{
+    return ETW_ERROR_NOT_SUPPORTED;
+}
 etw_status shared_region_open(Region *, const std::string &) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
 etw_status shared_region_adopt(Region *, std::intptr_t) noexcept { return ETW_ERROR_NOT_SUPPORTED; }
 void close_fd(std::intptr_t) noexcept {}
