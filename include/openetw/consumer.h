@@ -31,12 +31,17 @@
  * the file, and the disagreement is reported (ETW_ERROR_INVALID_DATA); a
  * buffer repeating an earlier one byte for byte is reported and its records
  * are not delivered twice; an end marker before a buffer's filled end is
- * reported. Memory stays bounded by the buffer size: time order holds one
- * stored buffer per processor stream of each file and at most 64 MB of
- * decompressed images in all (an image freed for room is decompressed again
- * when its stream is next read), file order one buffer in all; no buffer or
- * image exceeds 16 MB. Time order also keeps a 32-byte entry per buffer of
- * the files.
+ * reported. A buffer whose header disagrees with its records (an Offset
+ * short of the records that follow it, or outside the buffer) is read as far
+ * as its records frame within the buffer; when every record was framed that
+ * is a warning, not a problem: it is flagged ETW_BUFFER_STATUS_WARNING to
+ * the buffer callback, with its status and message, and does not change the
+ * status etw_consumer_process returns. Memory stays bounded by the buffer
+ * size: time order holds one stored buffer per processor stream of each
+ * file and at most 64 MB of decompressed images in all (an image freed for
+ * room is decompressed again when its stream is next read), file order one
+ * buffer in all; no buffer or image exceeds 16 MB. Time order also keeps a
+ * 32-byte entry per buffer of the files.
  *
  * Threads. Callbacks run only on the thread inside etw_consumer_process;
  * no library lock is held while they run. etw_consumer_cancel may be called
@@ -202,6 +207,7 @@ typedef struct etw_event_record {
 /* ---- etw_buffer_info.status_flags ---- */
 #define ETW_BUFFER_STATUS_CORRUPT      0x1u /* a problem was found; status/message say which */
 #define ETW_BUFFER_STATUS_DECOMPRESSED 0x2u /* image is the decompressed copy of data */
+#define ETW_BUFFER_STATUS_WARNING      0x4u /* the header disagrees with its records, all of which were read */
 
 /**
  * One buffer, passed to the buffer callback after the buffer's last record
@@ -230,12 +236,12 @@ typedef struct etw_buffer_info {
     uint32_t record_count;    /* records delivered from this buffer */
     uint32_t corrupt_records; /* records skipped or cut off in this buffer */
     uint32_t status_flags;    /* ETW_BUFFER_STATUS_* */
-    etw_status status;        /* ETW_OK, or the first problem found in this buffer */
+    etw_status status;        /* ETW_OK, or the first problem found in this buffer, else its warning */
     uint32_t image_size;
     uint32_t reserved1;
     const uint8_t *data;      /* the bytes as stored */
     const uint8_t *image;     /* what records are read from (== data unless decompressed) */
-    const char *message;      /* the problem, naming file and offsets; "" when status is ETW_OK */
+    const char *message;      /* the problem (then the warning), naming file and offsets; "" when status is ETW_OK */
 #if UINTPTR_MAX == 0xFFFFFFFFu
     uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
 #endif

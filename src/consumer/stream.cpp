@@ -80,6 +80,19 @@ void Stream::note(const format::Problem &problem)
     buffer_.problem = problem;
     buffer_.message = problem_message(source_->info().path, buffer_.stored.location.index,
                                       buffer_.stored.location.file_offset, buffer_.image.decompressed, problem);
+    // One message per buffer: the warning found first stays in it.
+    if (buffer_.warning)
+        buffer_.message += "; warning: " + buffer_.warning.detail;
+}
+
+void Stream::warn(const format::Problem &warning)
+{
+    buffer_.warning = warning;
+    if (!buffer_.problem)
+        buffer_.message = problem_message(source_->info().path, buffer_.stored.location.index,
+                                          buffer_.stored.location.file_offset, buffer_.image.decompressed, warning);
+    else
+        buffer_.message += "; warning: " + warning.detail;
 }
 
 void Stream::begin_buffer()
@@ -91,6 +104,7 @@ void Stream::begin_buffer()
     b.record_count = 0;
     b.corrupt_records = 0;
     b.problem.clear();
+    b.warning.clear();
     b.message.clear();
     if (b.stored.problem)
         note(b.stored.problem);
@@ -107,6 +121,8 @@ void Stream::begin_buffer()
         format::make_buffer_image(b.stored.bytes, b.header, source_->info().image_context, b.scratch, b.image, p);
     if (p)
         note(p);
+    if (b.image.warning)
+        warn(b.image.warning);
     if (!ok)
         return;
     b.readable = true;

@@ -28,7 +28,8 @@ struct BufferState {
     std::uint32_t record_count = 0;
     std::uint32_t corrupt_records = 0;
     format::Problem problem; // the first one in this buffer
-    std::string message;     // problem as a sentence naming the file offset
+    format::Problem warning; // its header disagrees with records all of which are read
+    std::string message;     // the problem, else the warning, as a sentence naming the file offset
 };
 
 class Stream {
@@ -69,6 +70,7 @@ private:
     Status fetch(bool &have);
     void begin_buffer();
     void note(const format::Problem &problem);
+    void warn(const format::Problem &warning);
     void forget_image();
 
     BufferSource *source_;

@@ -188,7 +188,9 @@ void fill_buffer_info(etw_buffer_info &out, const BufferState &b, const ViewCont
         out.status_flags |= ETW_BUFFER_STATUS_CORRUPT;
     if (b.image.decompressed)
         out.status_flags |= ETW_BUFFER_STATUS_DECOMPRESSED;
-    out.status = b.problem.code;
+    if (b.warning)
+        out.status_flags |= ETW_BUFFER_STATUS_WARNING;
+    out.status = b.problem ? b.problem.code : b.warning.code;
     out.message = b.message.c_str();
 }
 

@@ -1,6 +1,7 @@
 #include "format/buffer_header.hpp"
 
 #include "format/etl_layout.hpp"
+#include "format/filled_end.hpp"
 #include "format/xpress.hpp"
 
 #include <algorithm>
@@ -39,31 +40,25 @@ namespace {
 
 bool plain_image(std::span<const std::uint8_t> stored, const BufferHeader &h, BufferImage &image, Problem &problem)
 {
-    auto in_range = [&](std::uint32_t v) { return v >= kBufferHeaderSize && v <= h.buffer_size; };
-    // Offset is what Windows 7 through 11 keep right; SavedOffset is 0 in
-    // Windows 7 header buffers, so it is only the fallback (section 2.1).
-    std::uint32_t filled;
-    if (in_range(h.offset)) {
-        filled = h.offset;
-    } else if (in_range(h.saved_offset)) {
-        filled = h.saved_offset;
-    } else {
-        problem.set(ETW_ERROR_BAD_LENGTH, static_cast<std::uint32_t>(buf::Offset),
-                    text_printf("Offset 0x%X and SavedOffset 0x%X are both outside 0x48..BufferSize 0x%X", h.offset,
-                                h.saved_offset, h.buffer_size));
+    FilledEnd end;
+    if (!find_filled_end(stored, h, end)) {
+        problem = end.problem;
         return false;
     }
     image.bytes = stored;
     image.decompressed = false;
-    if (filled > stored.size()) {
+    image.warning = end.warning;
+    if (end.filled > stored.size()) {
         // The file ends inside the filled part: the records before the cut are intact.
         problem.set(ETW_ERROR_HANDLE_EOF, static_cast<std::uint32_t>(stored.size()),
                     text_printf("the file ends 0x%zX bytes into the buffer, before its filled end 0x%X", stored.size(),
-                                filled));
+                                end.filled));
         image.filled = static_cast<std::uint32_t>(stored.size());
         return true;
     }
-    image.filled = filled;
+    image.filled = end.filled;
+    if (end.problem)
+        problem = end.problem;
     return true;
 }
 

@@ -43,13 +43,18 @@ struct BufferImage {
     std::span<const std::uint8_t> bytes; // the stored bytes, or the decompressed copy
     std::uint32_t filled = 0;            // end of record data (<= bytes.size())
     bool decompressed = false;
+    // The header's filled end disagrees with the records, all of which are
+    // still read (filled is where they end): not a problem, since no record
+    // is left out, but on record (filled_end.hpp).
+    Problem warning;
 };
 
 // Builds the image of one buffer from its stored bytes (which may be fewer
 // than BufferSize when the file ends early). Decompressed images live in
 // scratch, which is reused from call to call. Returns false when none of the
 // buffer's records can be read; returns true with problem set when the
-// buffer is damaged but its leading records can still be read safely.
+// buffer is damaged but its leading records can still be read safely; sets
+// image.warning when its header disagrees with records all of which are read.
 // The image never exceeds etl::kMaxBufferBytes.
 bool make_buffer_image(std::span<const std::uint8_t> stored, const BufferHeader &header, const ImageContext &context,
                        std::vector<std::uint8_t> &scratch, BufferImage &image, Problem &problem);

@@ -2,6 +2,8 @@
 
 #include "format/etl_layout.hpp"
 
+#include <algorithm>
+
 namespace openetw::format {
 
 using namespace openetw::etl;
@@ -282,7 +284,87 @@ bool decode_message(const std::uint8_t *p, Record &r, Problem &problem)
     return true;
 }
 
+// A record's framing: its kind and where it ends.
+struct Frame {
+    std::uint8_t type = 0;
+    KindInfo info{};
+    std::uint32_t size = 0;   // the Size field
+    std::uint32_t header = 0; // fixed header plus header extensions
+};
+
+// Frames the record at pos (at least 4 bytes before filled): its marker and
+// Size, checked against its header kind and filled. On failure sets
+// *problem, if given (a scan for the end of the records needs no sentence).
+bool frame(const std::uint8_t *p, std::uint32_t pos, std::uint32_t filled, Frame &f, Problem *problem)
+{
+    const std::uint32_t marker = rd32(p);
+    if (marker == kEndOfBufferMarker) {
+        // The end marker belongs at the filled end (Offset) or past it; one
+        // before it hides the rest of the filled bytes, which is damage.
+        if (problem)
+            problem->set(ETW_ERROR_INVALID_DATA, pos,
+                         text_printf("an end-of-buffer marker 0xFFFFFFFF stands before the filled end 0x%X: the 0x%X "
+                                     "bytes after it are not read",
+                                     filled, filled - pos));
+        return false;
+    }
+    if (!classify(marker, f.type, f.info)) {
+        const bool known_flags = (marker >> 24) == kMarkerFixedHeader;
+        if (problem)
+            problem->set(ETW_ERROR_INVALID_DATA, pos,
+                         known_flags
+                             ? text_printf("unknown header type 0x%02X in marker 0x%08X", unsigned(f.type), marker)
+                             : text_printf("unknown record marker 0x%08X", marker));
+        return false;
+    }
+    if (f.info.size_at_4) {
+        if (filled - pos < 8) {
+            if (problem)
+                problem->set(ETW_ERROR_BAD_LENGTH, pos,
+                             text_printf("the record header is cut off by the filled end 0x%X", filled));
+            return false;
+        }
+        f.size = rd16(p + 4);
+    } else {
+        f.size = rd16(p);
+    }
+    f.header = f.info.fixed;
+    if (f.info.size_at_4)
+        f.header += extension_bytes(rd16(p));
+    if (f.size < f.header) {
+        if (problem)
+            problem->set(ETW_ERROR_BAD_LENGTH, pos,
+                         text_printf("record Size 0x%X is smaller than its 0x%X-byte %s header", f.size, f.header,
+                                     record_kind_name(f.info.kind)));
+        return false;
+    }
+    if (f.size > filled - pos) {
+        if (problem)
+            problem->set(ETW_ERROR_BAD_LENGTH, pos,
+                         text_printf("record Size 0x%X crosses the filled end 0x%X of the buffer", f.size, filled));
+        return false;
+    }
+    return true;
+}
+
 } // namespace
+
+std::uint32_t framed_end(std::span<const std::uint8_t> image, std::uint32_t start, std::uint32_t limit,
+                         std::uint32_t *last_start)
+{
+    if (limit > image.size())
+        limit = static_cast<std::uint32_t>(image.size());
+    std::uint32_t pos = start;
+    if (last_start)
+        *last_start = start;
+    Frame f;
+    while (limit >= 4 && pos <= limit - 4 && frame(image.data() + pos, pos, limit, f, nullptr)) {
+        if (last_start)
+            *last_start = pos;
+        pos = static_cast<std::uint32_t>(std::min<std::uint64_t>(pos + align8(f.size), limit));
+    }
+    return pos;
+}
 
 RecordReader::Step RecordReader::next(Record &rec, std::vector<ExtendedItem> &items, Problem &problem)
 {
@@ -292,55 +374,16 @@ RecordReader::Step RecordReader::next(Record &rec, std::vector<ExtendedItem> &it
         return Step::End;
     }
     const std::uint8_t *p = image_.data() + pos_;
+    Frame f;
+    if (!frame(p, pos_, filled_, f, &problem)) {
+        done_ = true;
+        return Step::StopCorrupt;
+    }
     const std::uint32_t marker = rd32(p);
-    if (marker == kEndOfBufferMarker) {
-        // The end marker belongs at the filled end (Offset) or past it; one
-        // before it hides the rest of the filled bytes, which is damage.
-        done_ = true;
-        problem.set(ETW_ERROR_INVALID_DATA, pos_,
-                    text_printf("an end-of-buffer marker 0xFFFFFFFF stands before the filled end 0x%X: the 0x%X "
-                                "bytes after it are not read",
-                                filled_, filled_ - pos_));
-        return Step::StopCorrupt;
-    }
-    std::uint8_t type = 0;
-    KindInfo info{};
-    if (!classify(marker, type, info)) {
-        done_ = true;
-        const bool known_flags = (marker >> 24) == kMarkerFixedHeader;
-        problem.set(ETW_ERROR_INVALID_DATA, pos_,
-                    known_flags ? text_printf("unknown header type 0x%02X in marker 0x%08X", unsigned(type), marker)
-                                : text_printf("unknown record marker 0x%08X", marker));
-        return Step::StopCorrupt;
-    }
-    std::uint32_t size;
-    if (info.size_at_4) {
-        if (filled_ - pos_ < 8) {
-            done_ = true;
-            problem.set(ETW_ERROR_BAD_LENGTH, pos_,
-                        text_printf("the record header is cut off by the filled end 0x%X", filled_));
-            return Step::StopCorrupt;
-        }
-        size = rd16(p + 4);
-    } else {
-        size = rd16(p);
-    }
-    std::uint32_t header = info.fixed;
-    if (info.size_at_4)
-        header += extension_bytes(rd16(p));
-    if (size < header) {
-        done_ = true;
-        problem.set(ETW_ERROR_BAD_LENGTH, pos_,
-                    text_printf("record Size 0x%X is smaller than its 0x%X-byte %s header", size, header,
-                                record_kind_name(info.kind)));
-        return Step::StopCorrupt;
-    }
-    if (size > filled_ - pos_) {
-        done_ = true;
-        problem.set(ETW_ERROR_BAD_LENGTH, pos_,
-                    text_printf("record Size 0x%X crosses the filled end 0x%X of the buffer", size, filled_));
-        return Step::StopCorrupt;
-    }
+    const std::uint32_t size = f.size;
+    const std::uint32_t header = f.header;
+    const KindInfo &info = f.info;
+    const std::uint8_t type = f.type;
 
     rec = Record{};
     rec.kind = info.kind;

@@ -121,6 +121,14 @@ private:
     bool done_ = true;
 };
 
+// Where the chain of well-formed records starting at start ends: the
+// aligned end of the last record whose marker and Size frame it (the checks
+// RecordReader makes before decoding) within limit, or start if none does.
+// It stops at an end marker, an unknown marker or a Size that cannot be.
+// last_start, if given, receives where the last framed record starts.
+std::uint32_t framed_end(std::span<const std::uint8_t> image, std::uint32_t start, std::uint32_t limit,
+                         std::uint32_t *last_start = nullptr);
+
 // Reads a GUID stored in the Windows layout.
 etw_guid read_guid(const std::uint8_t *p);
 

@@ -136,18 +136,76 @@ TEST(BadInput, BufferSizePastTheEndOfTheFile)
     EXPECT_EQ(event_ids(run), all_ids());
 }
 
+// An Offset that disagrees with the records: they are all delivered, and the
+// buffer callback hears a warning naming the buffer and both ends; the
+// status of the run stays ETW_OK (no record is lost).
+void expect_offset_warning(const std::string &path, const std::string &detail)
+{
+    const RunResult run = check_both_orders(path);
+    EXPECT_EQ(run.status, ETW_OK) << run.message;
+    EXPECT_EQ(event_ids(run), all_ids());
+    EXPECT_EQ(run.stats.corrupt_buffers, 0u);
+    ASSERT_EQ(run.buffers.size(), 5u);
+    for (std::size_t i = 0; i < run.buffers.size(); ++i) {
+        const etw_buffer_info &b = run.buffers[i].info;
+        if (i != 2) {
+            EXPECT_EQ(b.status_flags, 0u) << i;
+            continue;
+        }
+        EXPECT_EQ(b.status_flags, unsigned(ETW_BUFFER_STATUS_WARNING));
+        EXPECT_EQ(b.status, ETW_ERROR_BAD_LENGTH);
+        EXPECT_EQ(b.record_count, 3u);
+        EXPECT_EQ(b.filled_size, 0x180u);
+        EXPECT_EQ(run.buffers[2].message, path + ": file offset 0x2030 (buffer 2 at 0x2000, offset 0x30): " + detail);
+    }
+}
+
 TEST(BadInput, OffsetPastBufferSize)
 {
     TempDir dir;
     Bytes bytes = good_file().build();
     put32(bytes, 2 * kBuf + 0x30, kBuf + 8);
     put32(bytes, 2 * kBuf + 0x04, kBuf + 8);
-    const RunResult run = check_both_orders(dir.write("offset.etl", bytes));
+    expect_offset_warning(dir.write("offset.etl", bytes),
+                          "Offset 0x1008 and SavedOffset 0x1008 are both outside 0x48..BufferSize 0x1000: the "
+                          "records framed from 0x48 are read, up to 0x180");
+    // SavedOffset still right: it is taken, and said.
+    put32(bytes, 2 * kBuf + 0x04, 0x180);
+    expect_offset_warning(dir.write("offset2.etl", bytes), "Offset 0x1008 is outside 0x48..BufferSize 0x1000 and "
+                                                           "SavedOffset 0x180 is taken as the filled end");
+}
+
+TEST(BadInput, OffsetShortOfItsRecords)
+{
+    TempDir dir;
+    Bytes bytes = good_file().build();
+    // After the first record, then in the alignment padding after it (zeros, like fill).
+    for (std::uint32_t offset : {0xB0u, 0xACu}) {
+        put32(bytes, 2 * kBuf + 0x30, offset);
+        expect_offset_warning(dir.write("short.etl", bytes),
+                              format::text_printf("Offset 0x%X falls short of the records, which run on to 0x180: "
+                                                  "they are read up to there",
+                                                  offset));
+    }
+}
+
+TEST(BadInput, AWarningAndAProblemInOneBufferShareItsMessage)
+{
+    TempDir dir;
+    Bytes bytes = good_file().build();
+    const std::size_t second = 2 * kBuf + 0x48 + 0x68;
+    put32(bytes, 2 * kBuf + 0x30, 0xB0);
+    put16(bytes, second + 0x50, 0x7FFF); // the second record's first extended item, announced
+    put16(bytes, second + 4, 0x0001);    // by EVENT_HEADER_FLAG_EXTENDED_INFO
+    const std::string path = dir.write("both.etl", bytes);
+    const RunResult run = check_both_orders(path);
     EXPECT_EQ(run.status, ETW_ERROR_BAD_LENGTH);
-    EXPECT_TRUE(contains(run.message, "file offset 0x2030 (buffer 2 at 0x2000, offset 0x30): Offset 0x1008 and "
-                                      "SavedOffset 0x1008 are both outside 0x48..BufferSize 0x1000"))
-        << run.message;
-    EXPECT_EQ(event_ids(run), without(all_ids(), {20, 21, 22}));
+    EXPECT_EQ(event_ids(run), without(all_ids(), {21}));
+    ASSERT_EQ(run.buffers.size(), 5u);
+    EXPECT_EQ(run.buffers[2].info.status_flags, unsigned(ETW_BUFFER_STATUS_CORRUPT | ETW_BUFFER_STATUS_WARNING));
+    EXPECT_TRUE(contains(run.buffers[2].message, "; warning: Offset 0xB0 falls short of the records"))
+        << run.buffers[2].message;
+    EXPECT_EQ(run.message, run.buffers[2].message);
 }
 
 TEST(BadInput, RecordSizeSmallerThanItsHeader)

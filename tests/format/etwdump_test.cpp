@@ -51,15 +51,17 @@ struct Output {
 };
 
 // Runs program (etwdump unless said) with args; prefix goes before it (a
-// `timeout` on POSIX).
-Output run(const std::string &args, const std::string &program = etwdump(), const std::string &prefix = "")
+// `timeout` on POSIX). stderr is dropped, or with keep_stderr mixed in.
+Output run(const std::string &args, const std::string &program = etwdump(), const std::string &prefix = "",
+           bool keep_stderr = false)
 {
     Output out;
 #if defined(_WIN32)
     // cmd.exe drops the outermost quotes of a command line that starts with one.
-    const std::string command = "\"" + prefix + "\"" + program + "\" " + args + " 2>NUL\"";
+    const std::string command =
+        "\"" + prefix + "\"" + program + "\" " + args + (keep_stderr ? " 2>&1" : " 2>NUL") + "\"";
 #else
-    const std::string command = prefix + "\"" + program + "\" " + args + " 2>/dev/null";
+    const std::string command = prefix + "\"" + program + "\" " + args + (keep_stderr ? " 2>&1" : " 2>/dev/null");
 #endif
     std::FILE *p = popen(command.c_str(), "r");
     if (!p)
@@ -190,6 +192,59 @@ TEST(Etwdump, ExitStatuses)
     fs::remove(cut);
     EXPECT_EQ(out.exit_code, 2);
     EXPECT_GE(out.lines.size(), 100u);
+}
+
+// Copies of a sample whose buffer header Offset (0x30) disagrees with the
+// records: every record is printed, the warning names the buffer and both
+// ends, and only --strict makes it a failure.
+TEST(Etwdump, AnOffsetThatDisagreesWithTheRecordsIsAWarning)
+{
+    const fs::path sample = kSamples / "s4_CldFlt0-2025-12-21-121418.etl";
+    const Output clean = run("--format jsonl --order file " + quoted(sample));
+    ASSERT_EQ(clean.exit_code, 0);
+    ASSERT_EQ(clean.lines.size(), 17u);
+    struct Case {
+        std::size_t at; // Offset field in the file
+        std::uint32_t offset;
+        std::string warning;
+    };
+    const Case cases[] = {
+        // Beyond BufferSize (the header buffer's SavedOffset 0x250 stops before its last two records).
+        {0x30, 0x080002B8,
+         "file offset 0x30 (buffer 0 at 0x0, offset 0x30): Offset 0x80002B8 is outside "
+         "0x48..BufferSize 0x1000 and SavedOffset 0x250 falls short of the records, which run on "
+         "to 0x2B8: they are read up to there"},
+        // Short of the records: six WPP messages follow it.
+        {0x1030, 0x1C8,
+         "file offset 0x1030 (buffer 1 at 0x1000, offset 0x30): Offset 0x1C8 falls short of the "
+         "records, which run on to 0x388: they are read up to there"},
+    };
+    for (const Case &c : cases) {
+        etltest::Bytes bytes = etltest::read_file(sample.string());
+        etltest::put32(bytes, c.at, c.offset);
+        const fs::path path =
+            fs::temp_directory_path() / ("openetw-etwdump-offset-" + std::to_string(std::random_device{}()) + ".etl");
+        etltest::write_file(path.string(), bytes);
+        const Output jsonl = run("--format jsonl --order file " + quoted(path));
+        const Output strict = run("--strict --format jsonl --order file " + quoted(path));
+        const Output summary = run(quoted(path), etwdump(), "", true);
+        const Output strict_summary = run("--strict " + quoted(path), etwdump(), "", true);
+        fs::remove(path);
+        EXPECT_EQ(jsonl.exit_code, 0) << c.warning;
+        EXPECT_EQ(jsonl.lines, clean.lines) << c.warning;
+        EXPECT_EQ(strict.exit_code, 2) << c.warning;
+        EXPECT_EQ(strict.lines, clean.lines) << c.warning;
+        EXPECT_EQ(summary.exit_code, 0) << c.warning;
+        EXPECT_EQ(strict_summary.exit_code, 2) << c.warning;
+        std::string all;
+        for (const auto &l : summary.lines)
+            all += l + "\n";
+        EXPECT_NE(all.find("etwdump: warning: " + native(path.string()) + ": " + c.warning + "\n"), std::string::npos)
+            << all;
+        EXPECT_NE(all.find("records: 17 in 2 buffers"), std::string::npos) << all;
+        EXPECT_NE(all.find("  warnings:     1 buffers whose header disagrees with their records\n"), std::string::npos)
+            << all;
+    }
 }
 
 TEST(Etwdump, AKilledHostsFileIsReadByItsBuffersAndExits2)

@@ -1,7 +1,7 @@
 // etwdump: reads .etl files (OpenETW's or Windows') and prints a summary,
 // or every record as JSON Lines or CSV. Uses only the public API.
-// Exit status: 0 clean, 1 cannot read, 2 corrupt input (good records are
-// still printed).
+// Exit status: 0 clean (or only warnings), 1 cannot read, 2 corrupt input
+// (good records are still printed) or, with --strict, warnings.
 #include <openetw/openetw.h>
 
 #include "decoding.hpp"
@@ -32,8 +32,11 @@ const char kUsage[] =
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
     "  --payload                    add each record's payload as hex (jsonl, csv)\n" ETWDUMP_DECODING_USAGE
+    "  --strict                     exit 2 on warnings too (a buffer header that disagrees with\n"
+    "                               its records, all of which were still read)\n"
     "  --help                       this text\n"
-    "exit status: 0 clean, 1 cannot read, 2 corrupt records found\n";
+    "exit status: 0 clean or only warnings, 1 cannot read, 2 corrupt records found (or warnings,\n"
+    "with --strict)\n";
 
 enum class Output { Summary, Jsonl, Csv, Text };
 
@@ -43,6 +46,7 @@ struct Context {
     etwdump::TextRecordWriter *text = nullptr;
     etwdump::Decoding decoding;
     etwdump::Summary summary;
+    uint64_t warnings = 0; // buffers flagged ETW_BUFFER_STATUS_WARNING
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
     uint64_t total_bytes = 0;
@@ -65,8 +69,13 @@ int32_t on_record(void *user, const etw_record *record)
 int32_t on_buffer(void *user, const etw_buffer_info *buffer)
 {
     auto *ctx = static_cast<Context *>(user);
+    const bool warning = (buffer->status_flags & ETW_BUFFER_STATUS_WARNING) != 0;
+    const bool corrupt = (buffer->status_flags & ETW_BUFFER_STATUS_CORRUPT) != 0;
+    if (warning)
+        ++ctx->warnings;
     if (buffer->status != ETW_OK)
-        std::fprintf(stderr, "%setwdump: %s\n", ctx->progress ? "\r\033[K" : "", buffer->message);
+        std::fprintf(stderr, "%setwdump: %s%s\n", ctx->progress ? "\r\033[K" : "",
+                     warning && !corrupt ? "warning: " : "", buffer->message);
     if (!ctx->progress)
         return 0;
     ctx->done_bytes += buffer->stored_size;
@@ -88,6 +97,7 @@ int main(int argc, char **argv)
     Context ctx;
     uint32_t flags = ETW_CONSUMER_ORDER_TIME;
     bool payload = false;
+    bool strict = false;
     std::vector<const char *> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -132,6 +142,8 @@ int main(int argc, char **argv)
             }
         } else if (arg == "--payload") {
             payload = true;
+        } else if (arg == "--strict") {
+            strict = true;
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
             std::fprintf(stderr, "etwdump: unknown option '%s'\n%s", arg.c_str(), kUsage);
             return 1;
@@ -186,12 +198,17 @@ int main(int argc, char **argv)
     if (ctx.progress)
         std::fputs("\r\033[K", stderr);
     if (ctx.output == Output::Summary)
-        ctx.summary.print(stdout, consumer, status);
+        ctx.summary.print(stdout, consumer, status, ctx.warnings);
     etw_consumer_close(consumer);
     std::fflush(stdout);
 
-    if (status == ETW_OK)
-        return 0;
+    if (status == ETW_OK) {
+        if (ctx.warnings == 0)
+            return 0;
+        std::fprintf(stderr, "etwdump: %llu buffers with warnings (their records were all read)%s\n",
+                     (unsigned long long)ctx.warnings, strict ? "; --strict: exit 2" : "");
+        return strict ? 2 : 0;
+    }
     std::fprintf(stderr, "etwdump: %s\n", message.c_str());
     // Damaged input is exit 2 (what could be read was printed); I/O errors and the like are 1.
     switch (status) {

@@ -35,7 +35,7 @@ void Summary::add(const etw_record &r)
     }
 }
 
-void Summary::print(std::FILE *out, const etw_consumer *consumer, etw_status status) const
+void Summary::print(std::FILE *out, const etw_consumer *consumer, etw_status status, uint64_t warnings) const
 {
     uint32_t files = 0;
     etw_consumer_file_count(&files, consumer);
@@ -74,6 +74,9 @@ void Summary::print(std::FILE *out, const etw_consumer *consumer, etw_status sta
         std::fprintf(out, "  problems:     %llu corrupt buffers, %llu corrupt records (%s)\n",
                      (unsigned long long)stats.corrupt_buffers, (unsigned long long)stats.corrupt_records,
                      etw_status_name(status));
+    if (warnings)
+        std::fprintf(out, "  warnings:     %llu buffers whose header disagrees with their records\n",
+                     (unsigned long long)warnings);
     std::fprintf(out, "by kind:\n");
     for (const auto &[kind, n] : by_kind_)
         std::fprintf(out, "  %-10s %llu\n", kind.c_str(), (unsigned long long)n);

@@ -14,7 +14,8 @@ namespace etwdump {
 class Summary {
 public:
     void add(const etw_record &r);
-    void print(std::FILE *out, const etw_consumer *consumer, etw_status status) const;
+    // warnings: buffers the consumer flagged ETW_BUFFER_STATUS_WARNING.
+    void print(std::FILE *out, const etw_consumer *consumer, etw_status status, uint64_t warnings) const;
 
 private:
     std::map<std::string, uint64_t> by_kind_;

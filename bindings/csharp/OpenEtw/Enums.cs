@@ -176,6 +176,7 @@ namespace OpenEtw
         None = 0,
         Corrupt = N.ETW_BUFFER_STATUS_CORRUPT,
         Decompressed = N.ETW_BUFFER_STATUS_DECOMPRESSED,
+        Warning = N.ETW_BUFFER_STATUS_WARNING,
 #pragma warning restore CS1591
     }
 
