@@ -1,6 +1,5 @@
 #include "host/channel_frames.hpp"
 
-#include "host/system_registry.hpp"
 #include "platform/process.hpp"
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 #include "base/status.hpp"
 #include "host/engine_names.hpp"
 #include "host/protocol.hpp"
+#include "host/system_registry.hpp"
 #include "platform/channel.hpp"
 
 #include <cstdint>
@@ -18,6 +19,11 @@ namespace openetw::host::frames {
 inline constexpr std::uint32_t kMagic = 0x4843454F;           // "OECH"
 inline constexpr std::uint32_t kMaxBody = (16u << 20) + 4096; // a 16 MiB buffer and its frame
 inline constexpr std::uint32_t kMessageMax = 1024;
+// The most bytes Writer::text16 writes for a name or path (kRegistryNameMax
+// units), and put_props for a properties record: what request bodies are
+// bounded by.
+inline constexpr std::uint32_t kText16Max = 4 + 2 * kRegistryNameMax;
+inline constexpr std::uint32_t kPropsMax = std::uint32_t(sizeof(etw_event_trace_properties)) + kText16Max;
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
 

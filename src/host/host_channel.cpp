@@ -159,10 +159,9 @@ Status host_stop_orphan(const RegistryEntry &e, Properties *props)
 
 std::int64_t max_host_request_body(std::uint32_t kind)
 {
-    constexpr std::int64_t text16 = 4 + 2 * std::int64_t(kRegistryNameMax);
     switch (HostRequest(kind)) {
     case HostRequest::Start: // the session name, its properties and log file name, the options
-        return text16 + std::int64_t(sizeof(etw_event_trace_properties)) + text16 + 12;
+        return kText16Max + kPropsMax + 12;
     case HostRequest::StopOrphan:
         return 8;
     }

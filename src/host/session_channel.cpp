@@ -224,21 +224,18 @@ void RemoteFeed::interrupt()
 
 std::int64_t max_request_body(std::uint32_t kind)
 {
-    // A properties record and its log file name; a name is at most kRegistryNameMax units.
-    constexpr std::int64_t text16 = 4 + 2 * std::int64_t(kRegistryNameMax);
-    constexpr std::int64_t props = std::int64_t(sizeof(etw_event_trace_properties)) + text16;
     switch (Request(kind)) {
     case Request::Query:
     case Request::Update:
     case Request::Flush:
     case Request::Stop:
-        return props;
+        return kPropsMax;
     case Request::Enable:
         return std::int64_t(sizeof(EnableRecord)) + 4;
     case Request::Grant:
         return std::int64_t(sizeof(GrantRecord));
     case Request::FlushTo:
-        return text16 + props;
+        return kText16Max + kPropsMax;
     case Request::Writer:
     case Request::Consume:
     case Request::Options:

@@ -166,6 +166,23 @@ void take_fds(msghdr *msg, int *kept) noexcept
     }
 }
 
+// One recvmsg that does not wait; descriptors that came (even with an EOF)
+// go to take_fds. errno as recvmsg left it.
+ssize_t recv_now(int sock, void *data, std::size_t len, int *kept) noexcept
+{
+    iovec iov{data, len};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRecv)];
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n >= 0)
+        take_fds(&msg, kept);
+    return n;
+}
+
 } // namespace
 
 etw_status channel_listen(const std::string &name, ChannelHandle *out) noexcept
@@ -320,16 +337,7 @@ etw_status channel_recv(ChannelHandle c, void *data, std::size_t len, std::int64
     int kept = -1;
     etw_status result = ETW_OK;
     while (left > 0) {
-        iovec iov{p, left};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRecv)];
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        const ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-        if (n >= 0)
-            take_fds(&msg, &kept); // descriptors may come even with an EOF
+        const ssize_t n = recv_now(sock, p, left, &kept);
         if (n > 0) {
             p += n;
             left -= std::size_t(n);
@@ -369,19 +377,9 @@ etw_status channel_read_some(ChannelHandle c, void *data, std::size_t len, std::
     if (c < 0 || c > INT_MAX)
         return ETW_ERROR_INVALID_HANDLE;
     for (;;) {
-        iovec iov{data, len};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerRecv)];
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        const ssize_t n = ::recvmsg(int(c), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-        if (n >= 0) {
-            int kept = -1;
-            take_fds(&msg, &kept);
-            close_quietly(kept);
-        }
+        int kept = -1;
+        const ssize_t n = recv_now(int(c), data, len, &kept);
+        close_quietly(kept);
         if (n > 0) {
             *got = std::size_t(n);
             return ETW_OK;
