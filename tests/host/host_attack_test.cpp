@@ -25,6 +25,8 @@
 namespace {
 
 using namespace hosttest;
+
+Namespace g_ns;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t kMagic = 0x4843454F; // a request frame's head: magic, kind, protocol, length

@@ -3,6 +3,8 @@
 // and the sessions it already hosts go on (docs/SYSTEM_SESSIONS.md, "Limits
 // and what is left alone"). Separate processes only: etwctl, host_helper,
 // openetw-hostd. Needs root (mount); skipped with the reason otherwise.
+#include "host_test_util.hpp"
+
 #include <openetw/openetw.h>
 
 #include <gtest/gtest.h>
@@ -31,34 +33,10 @@ const char kGuidA[] = "6f2c1a3e-9b4d-4e21-8c7a-0123456789b0";
 const char kGuidB[] = "6f2c1a3e-9b4d-4e21-8c7a-0123456789b1";
 const etw_guid kProviderA = {0x6f2c1a3e, 0x9b4d, 0x4e21, {0x8c, 0x7a, 0x01, 0x23, 0x45, 0x67, 0x89, 0xb0}};
 
-struct Proc {
-    int status = -1; // exit status; 128 + signal
-    std::string out;
-};
+using hosttest::env;
+using hosttest::Proc;
 
-// Runs a command line (arguments without spaces) in a new process,
-// stdout and stderr together.
-Proc run(const std::string &command)
-{
-    Proc r;
-    FILE *f = popen((command + " 2>&1").c_str(), "r");
-    if (!f)
-        return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
-        r.out.append(buf, n);
-    const int st = pclose(f);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return r;
-}
-
-std::string tool(const char *name)
-{
-    const char *v = std::getenv(name);
-    return v ? v : "";
-}
-
-Proc etwctl(const std::string &args) { return run(tool("ETWCTL") + " " + args); }
+Proc etwctl(const std::string &args) { return hosttest::sh(env("ETWCTL") + " " + args); }
 
 // Neither gone nor a zombie (a dead daemon waits for init to reap it).
 bool alive(pid_t pid)
@@ -164,11 +142,11 @@ TEST_F(FullTmpfsNamespace, AStartWithoutRoomRunsWithPrivateBuffersAndTheHostKeep
 
     // The session already running still logs another process's events.
     ASSERT_EQ(etwctl(std::string("enable HostFullA ") + kGuidA).status, 0);
-    r = run(tool("HOST_HELPER") + " write " + kGuidA + " 1000 1");
+    r = hosttest::sh(env("HOST_HELPER") + " write " + kGuidA + " 1000 1");
     EXPECT_EQ(r.status, 0) << r.out;
     // The one with private buffers admits no provider of another process.
     ASSERT_EQ(etwctl(std::string("enable HostFullB ") + kGuidB).status, 0);
-    r = run(tool("HOST_HELPER") + " write " + kGuidB + " 10 1");
+    r = hosttest::sh(env("HOST_HELPER") + " write " + kGuidB + " 10 1");
     EXPECT_EQ(r.status, 3) << "a provider process was admitted into private buffers: " << r.out;
 
     r = etwctl("stop HostFullA");

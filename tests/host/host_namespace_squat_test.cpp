@@ -23,33 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Proc {
-    int status = -1;
-    std::string out; // stdout and stderr
-};
-
-std::string env(const char *name)
-{
-    const char *v = std::getenv(name);
-    return v ? v : "";
-}
-
-// Runs a shell command (stdout and stderr), at most 30 s.
-Proc sh(const std::string &command)
-{
-    Proc r;
-    const std::string cmd = "timeout 30 " + command + " 2>&1";
-    FILE *p = popen(cmd.c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-        r.out.append(buf, n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return r;
-}
+using hosttest::env;
+using hosttest::Proc;
+using hosttest::sh;
 
 // etwctl with args (none of them needs quoting).
 Proc etwctl(const std::string &args) { return sh(env("ETWCTL") + " " + args); }

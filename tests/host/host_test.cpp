@@ -30,6 +30,8 @@ namespace {
 
 using namespace hosttest;
 
+Namespace g_ns;
+
 // ---- The logman workflow ----
 
 TEST(Host, ASessionOutlivesItsStarterAndEveryStepIsAnotherProcess)
@@ -82,7 +84,7 @@ TEST(Host, OneHostServesEveryStarterOfTheNamespace)
 
 TEST(Host, AStartWhoseLogFileCannotBeCreatedLeavesNothingBehind)
 {
-    const std::vector<std::string> before = region_files();
+    const std::vector<std::string> before = g_ns.region_files();
     // A folder that does not exist, and a log file name that is a folder.
     Proc r = etwctl({"start", "HostBadFile", "--file", g_ns.path("missing/x.etl")});
     EXPECT_NE(r.status, 0);
@@ -90,7 +92,7 @@ TEST(Host, AStartWhoseLogFileCannotBeCreatedLeavesNothingBehind)
     r = etwctl({"start", "HostBadFile", "--file", g_ns.dir});
     EXPECT_NE(r.status, 0) << r.out;
     EXPECT_FALSE(listed("HostBadFile"));
-    EXPECT_EQ(region_files(), before) << "a failed start left its region file";
+    EXPECT_EQ(g_ns.region_files(), before) << "a failed start left its region file";
     // The name is free: the same start with a good file works.
     r = etwctl({"start", "HostBadFile", "--file", g_ns.path("good.etl")});
     ASSERT_EQ(r.status, 0) << r.out;
@@ -165,7 +167,7 @@ TEST(Host, ASecondUserHarmsNoSessionOfAnother)
     // Truncating, scribbling or locking the registry; opening a session region.
     const std::string reg = g_ns.registry;
     std::vector<std::string> regions;
-    for (const std::string &f : region_files())
+    for (const std::string &f : g_ns.region_files())
         regions.push_back(std::filesystem::path(reg).parent_path().string() + "/" + f);
     ASSERT_FALSE(regions.empty());
     EXPECT_EQ(as_user(pw, [&] { return truncate(reg.c_str(), 0) == 0 ? 1 : 0; }), 0) << "the registry was truncated";

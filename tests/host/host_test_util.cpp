@@ -12,6 +12,15 @@
 
 namespace hosttest {
 
+namespace {
+// Every host host_of saw; never destroyed, for namespaces destroyed after this file's statics.
+std::set<pid_t> &hosts_seen()
+{
+    static auto *hosts = new std::set<pid_t>();
+    return *hosts;
+}
+} // namespace
+
 Namespace::Namespace() : registry("/dev/shm/openetw-hosttest-" + std::to_string(getpid()) + ".registry")
 {
     setenv("OPENETW_REGISTRY", registry.c_str(), 1);
@@ -23,7 +32,7 @@ Namespace::Namespace() : registry("/dev/shm/openetw-hosttest-" + std::to_string(
 }
 Namespace::~Namespace()
 {
-    for (pid_t h : hosts)
+    for (pid_t h : hosts_seen())
         kill(h, SIGKILL);
     const std::filesystem::path p(registry);
     const std::string prefix = p.filename().string();
@@ -33,10 +42,14 @@ Namespace::~Namespace()
             std::filesystem::remove(e.path(), ec);
     std::filesystem::remove_all(dir, ec);
 }
-Namespace g_ns;
 
 // Runs argv as a new process (as pw when given), collecting stdout+stderr,
 // killing it after timeout.
+Proc sh(const std::string &command, std::chrono::seconds timeout)
+{
+    return run({"/bin/sh", "-c", command}, nullptr, timeout);
+}
+
 Proc run(std::vector<std::string> argv, const passwd *pw, std::chrono::milliseconds timeout)
 {
     Proc r;
@@ -116,7 +129,7 @@ pid_t host_of(const std::string &name, bool *orphaned)
         return 0;
     if (orphaned)
         *orphaned = h.state == ETW_SESSION_HOST_ORPHANED;
-    g_ns.hosts.insert(pid_t(h.process_id));
+    hosts_seen().insert(pid_t(h.process_id));
     return pid_t(h.process_id);
 }
 
@@ -154,10 +167,10 @@ bool listed(const std::string &name)
     return r.status == 0 && r.out.find(name) != std::string::npos;
 }
 
-std::vector<std::string> region_files()
+std::vector<std::string> Namespace::region_files() const
 {
     std::vector<std::string> out;
-    const std::filesystem::path p(g_ns.registry);
+    const std::filesystem::path p(registry);
     const std::string prefix = p.filename().string() + ".";
     std::error_code ec;
     for (const auto &e : std::filesystem::directory_iterator(p.parent_path(), ec)) {

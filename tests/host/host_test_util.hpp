@@ -26,23 +26,28 @@ inline constexpr char kGuid[] = "6f2c1a3e-9b4d-4e21-8c7a-0123456789ab";
 inline constexpr etw_guid kProvider = {0x6f2c1a3e, 0x9b4d, 0x4e21, {0x8c, 0x7a, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab}};
 inline constexpr char kSecondUser[] = "openetw-test";
 
-// This program's own namespace (every helper and host inherits it), and a
-// scratch folder; the hosts it caused are killed at the end.
+// A program's own namespace (every helper and host inherits it), and a
+// scratch folder; the hosts host_of saw are killed at the end. A test
+// program that wants one defines it once (OPENETW_REGISTRY is set when it
+// is made).
 struct Namespace {
     std::string registry;
     std::string dir;
-    std::set<pid_t> hosts;
     Namespace();
     ~Namespace();
     std::string path(const std::string &name) const { return dir + "/" + name; }
+    // The region files of its sessions.
+    std::vector<std::string> region_files() const;
 };
-extern Namespace g_ns;
 
 struct Proc {
     int status = -1; // exit status; 128 + signal; -2 when it timed out (killed)
     std::string out;
 };
 
+// Runs a shell command line in a new process (stdout and stderr together),
+// killed after timeout.
+Proc sh(const std::string &command, std::chrono::seconds timeout = 30s);
 // Runs argv as a new process (as pw when given), collecting stdout+stderr,
 // killing it after timeout.
 Proc run(std::vector<std::string> argv, const passwd *pw = nullptr, std::chrono::milliseconds timeout = 30s);
@@ -60,8 +65,6 @@ struct FileCount {
 };
 FileCount count_file(const std::string &path);
 bool listed(const std::string &name);
-// The region files of the namespace's sessions.
-std::vector<std::string> region_files();
 
 // The second user (openetw-test, created when missing); null, with why, when
 // this process cannot act as another user.
