@@ -55,31 +55,6 @@ pid_t host_pid(const std::string &session)
     return at == std::string::npos ? 0 : pid_t(std::atoi(q.out.c_str() + at + 9));
 }
 
-std::uint64_t events_in(const std::string &path, const etw_guid &g)
-{
-    struct Count {
-        etw_guid g;
-        std::uint64_t n;
-    } count{g, 0};
-    etw_consumer_options o;
-    std::memset(&o, 0, sizeof o);
-    o.struct_size = sizeof o;
-    o.user_data = &count;
-    o.event = [](void *ctx, const etw_classic_event *e) -> int32_t {
-        auto *c = static_cast<Count *>(ctx);
-        c->n += std::memcmp(&e->header.Guid, &c->g, sizeof c->g) == 0 ? 1 : 0;
-        return 0;
-    };
-    const char *paths[] = {path.c_str()};
-    etw_consumer *c = nullptr;
-    EXPECT_EQ(etw_consumer_open(&c, paths, 1, &o), ETW_OK) << path;
-    if (!c)
-        return 0;
-    EXPECT_EQ(etw_consumer_process(c), ETW_OK) << path;
-    etw_consumer_close(c);
-    return count.n;
-}
-
 // A small tmpfs in this process's own mount namespace (gone with it, and
 // with the hosts it starts), holding a namespace's registry and regions.
 class FullTmpfsNamespace : public ::testing::Test {
@@ -154,7 +129,10 @@ TEST_F(FullTmpfsNamespace, AStartWithoutRoomRunsWithPrivateBuffersAndTheHostKeep
     EXPECT_NE(r.out.find("events_lost:             0"), std::string::npos) << r.out;
     r = etwctl("stop HostFullB");
     EXPECT_EQ(r.status, 0) << r.out;
-    EXPECT_EQ(events_in(file_a, kProviderA), 1000u);
+    const hosttest::FileCount fa = hosttest::count_file(file_a, kProviderA);
+    EXPECT_EQ(fa.open, ETW_OK);
+    EXPECT_EQ(fa.process, ETW_OK);
+    EXPECT_EQ(fa.events, 1000u);
     EXPECT_TRUE(alive(host)) << "the host died";
 }
 

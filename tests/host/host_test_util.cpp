@@ -133,16 +133,17 @@ pid_t host_of(const std::string &name, bool *orphaned)
     return pid_t(h.process_id);
 }
 
-FileCount count_file(const std::string &path)
+FileCount count_file(const std::string &path, const etw_guid &provider)
 {
     FileCount fc;
+    fc.provider = provider;
     etw_consumer_options o;
     std::memset(&o, 0, sizeof o);
     o.struct_size = sizeof o;
     o.user_data = &fc;
     o.event = [](void *ctx, const etw_classic_event *e) -> int32_t {
         auto *c = static_cast<FileCount *>(ctx);
-        if (std::memcmp(&e->header.Guid, &kProvider, sizeof kProvider) == 0) {
+        if (std::memcmp(&e->header.Guid, &c->provider, sizeof c->provider) == 0) {
             ++c->events;
             std::uint64_t n = 0;
             if (e->payload_size >= sizeof n)

@@ -59,11 +59,13 @@ Proc provider(unsigned events, unsigned threads, const passwd *pw = nullptr);
 pid_t host_of(const std::string &name, bool *orphaned = nullptr);
 
 struct FileCount {
+    etw_guid provider{};
     etw_status open = ETW_OK, process = ETW_OK;
-    std::uint64_t events = 0; // of kProvider
+    std::uint64_t events = 0; // of provider
     std::set<std::uint64_t> numbers;
 };
-FileCount count_file(const std::string &path);
+// The events of provider in a file (their numbers: the first 8 payload bytes).
+FileCount count_file(const std::string &path, const etw_guid &provider = kProvider);
 bool listed(const std::string &name);
 
 // The second user (openetw-test, created when missing); null, with why, when
