@@ -80,7 +80,7 @@ Status RequestLoop::add(ChannelHandle listener, std::shared_ptr<RequestDoor> doo
     static std::mutex start_mutex;
     {
         std::lock_guard<std::mutex> lock(start_mutex);
-        if (!state_) {
+        if (!state_.load(std::memory_order_acquire)) {
             auto *s = new State();
             if (etw_status st = platform::poller_open(&s->poller); st != ETW_OK) {
                 delete s;
@@ -93,30 +93,31 @@ Status RequestLoop::add(ChannelHandle listener, std::shared_ptr<RequestDoor> doo
                 delete s;
                 return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "cannot start the thread serving other processes");
             }
-            state_ = s;
+            state_.store(s, std::memory_order_release);
         }
     }
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    if (etw_status st = platform::poller_add(state_->poller, listener, std::uint64_t(listener) | kListenerBit);
-        st != ETW_OK)
-        return Fail(st, "cannot wait for other processes' requests");
+    State &st = *state_.load(std::memory_order_acquire);
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (etw_status added = platform::poller_add(st.poller, listener, std::uint64_t(listener) | kListenerBit);
+        added != ETW_OK)
+        return Fail(added, "cannot wait for other processes' requests");
     auto e = std::make_shared<Entry>();
     e->door = std::move(door);
-    state_->listeners[listener] = std::move(e);
+    st.listeners[listener] = std::move(e);
     return Status::ok();
 }
 
 void RequestLoop::remove(ChannelHandle listener)
 {
-    if (state_) {
-        std::lock_guard<std::mutex> lock(state_->mutex);
-        if (auto it = state_->listeners.find(listener); it != state_->listeners.end()) {
+    if (State *s = state_.load(std::memory_order_acquire)) {
+        std::lock_guard<std::mutex> lock(s->mutex);
+        if (auto it = s->listeners.find(listener); it != s->listeners.end()) {
             it->second->open = false; // its connections are dropped at the next sweep, never dispatched
-            state_->listeners.erase(it);
-            state_->paused.erase(listener);
-            platform::poller_remove(state_->poller, listener);
+            s->listeners.erase(it);
+            s->paused.erase(listener);
+            platform::poller_remove(s->poller, listener);
         }
-        platform::poller_wake(state_->poller);
+        platform::poller_wake(s->poller);
     }
     // The loop looks a listener up under the mutex before it accepts: closed after, it is not touched again.
     platform::channel_close(&listener);
@@ -124,10 +125,11 @@ void RequestLoop::remove(ChannelHandle listener)
 
 int RequestLoop::busy() const
 {
-    if (!state_)
+    State *s = state_.load(std::memory_order_acquire);
+    if (!s)
         return 0;
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    return state_->reading + state_->serving;
+    std::lock_guard<std::mutex> lock(s->mutex);
+    return s->reading + s->serving;
 }
 
 void RequestLoop::State::run()

@@ -18,6 +18,7 @@
 #include "base/status.hpp"
 #include "platform/channel.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -63,7 +64,7 @@ public:
 
 private:
     RequestLoop() = default;
-    State *state_ = nullptr; // made by the first add, never freed (served threads may outlive main)
+    std::atomic<State *> state_{nullptr}; // made by the first add, never freed (served threads may outlive main)
 };
 
 } // namespace openetw::host
