@@ -266,6 +266,12 @@ private:
     // (buffering mode, under ring_mutex_) the ring.
     void drain();
     void drain_buffers();
+    // EventsLost and LogBuffersLost now, for the log file's headers.
+    LogFile::Losses losses() const
+    {
+        const ControlBlock &cb = pool_.control();
+        return {cb.events_lost.load(std::memory_order_acquire), cb.log_buffers_lost.load(std::memory_order_acquire)};
+    }
     // Seals every buffer holding events (owned ones: see OwnedBuffers::seal_all).
     void seal_all(bool final = false);
     void wake_logger() noexcept;

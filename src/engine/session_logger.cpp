@@ -66,11 +66,9 @@ void Session::logger_main()
                 lock.unlock();
                 seal_all();
                 drain();
-                const ControlBlock &cb = pool_.control();
                 Status st;
                 if (file_.is_open()) {
-                    st = file_.switch_to(path, platform::filetime_now(), cb.events_lost.load(),
-                                         cb.log_buffers_lost.load());
+                    st = file_.switch_to(path, platform::filetime_now(), losses());
                 } else {
                     // A real-time session without a file starts writing one.
                     LogFile::Config fc = file_config_;
@@ -99,8 +97,7 @@ void Session::logger_main()
                 rt_update_refusal();
                 rt_cv_.notify_all();
             }
-            const ControlBlock &cb = pool_.control();
-            Status st = file_.finish(platform::filetime_now(), cb.events_lost.load(), cb.log_buffers_lost.load());
+            Status st = file_.finish(platform::filetime_now(), losses());
             std::lock_guard<std::mutex> lock(control_mutex_);
             finish_result_ = st;
             stopped_ = true;
