@@ -277,6 +277,11 @@ public:
     // Seals the stream's current buffer if it holds events, so it is flushed
     // as soon as its writers commit. Returns true if a buffer was sealed.
     bool seal_stream(std::uint32_t stream) noexcept;
+    // A stop that gave up waiting for a writer held inside its write: takes
+    // every stream's buffer out of its slot, sealed (an empty one too), so
+    // that the writer, when it goes on, reserves nowhere but in
+    // reserve_slow, which refuses once `closing` is set.
+    void close_streams() noexcept;
 
     // Buffers sealed while writers still hold space in them: (index, state).
     struct Stuck {

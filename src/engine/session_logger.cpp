@@ -87,8 +87,9 @@ void Session::logger_main()
         if (stop) {
             if (pool_.is_shared())
                 close_remote_writers();
-            seal_all(true); // no writer is inside any more (Engine::stop's grace period)
+            seal_all(true); // no writer is inside any more (Engine::stop's grace period), but held ones
             drain();
+            count_held_writes();
             if (is_realtime()) {
                 std::lock_guard<std::mutex> rt(rt_mutex_);
                 rt_ended_ = true;
@@ -223,7 +224,35 @@ void Session::close_remote_writers()
         // What is still reserved, or never handed on, belongs to dead writers.
         requeue_lost_hand_offs(idle);
         pool_.force_stuck(stuck);
+        return;
     }
+    // A writer stayed inside its write through the whole wait (its process
+    // stopped, a debugger): its write returns ETW_OK when it goes on, after
+    // the file is finished. Reserved buffers unchanged all along are taken
+    // as a dead writer's (the repair counts its unfinished record lost; one
+    // hand-off: the writer's late commit finds no writer count to end); one
+    // that has not reserved yet finds no open buffer and refuses. A
+    // buffer left to hand on is not requeued (the writer would hand it on
+    // again): it and an owner's event in flight are counted lost after the
+    // final drain, if still so then.
+    pool_.force_stuck(stuck);
+    pool_.close_streams();
+    held_idle_ = idle;
+    held_owners_ = OwnedBuffers::held_owners(cb, platform::process_id());
+}
+
+void Session::count_held_writes()
+{
+    if (held_idle_.empty() && held_owners_.empty())
+        return;
+    ControlBlock &cb = pool_.control();
+    std::uint32_t lost = OwnedBuffers::still_held(cb, held_owners_);
+    const std::vector<std::uint32_t> held = logger_held_buffers();
+    for (const BufferPool::Stuck &b : held_idle_)
+        if (std::find(held.begin(), held.end(), b.index) == held.end() &&
+            pool_.desc(b.index).state.load(std::memory_order_acquire) == b.state)
+            lost += BufferPool::events_of(b.state);
+    cb.events_lost.fetch_add(lost, std::memory_order_release);
 }
 
 } // namespace openetw::engine
