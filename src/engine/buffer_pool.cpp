@@ -393,7 +393,7 @@ bool BufferPool::is_current(std::uint32_t idx) const noexcept
     return false;
 }
 
-void BufferPool::seal_detached() noexcept
+void BufferPool::seal_detached(bool held_owners) noexcept
 {
     const std::uint32_t self = platform::process_id();
     const std::uint32_t n = allocated();
@@ -410,7 +410,8 @@ void BufferPool::seal_detached() noexcept
         // died in between: its committed events are handed on here. (One
         // opened and never written is freed instead: unopened_of_dead.)
         const std::uint32_t owner = desc(i).owner.load(std::memory_order_relaxed);
-        if (events_of(v) != 0 && owner != 0 && owner != self && platform::process_start_time(owner) == 0)
+        if (events_of(v) != 0 && owner != 0 && owner != self &&
+            (held_owners || platform::process_start_time(owner) == 0))
             seal(i);
     }
 }

@@ -227,14 +227,18 @@ void Session::close_remote_writers()
         return;
     }
     // A writer stayed inside its write through the whole wait (its process
-    // stopped, a debugger): its write returns ETW_OK when it goes on, after
-    // the file is finished. Reserved buffers unchanged all along are taken
-    // as a dead writer's (the repair counts its unfinished record lost; one
-    // hand-off: the writer's late commit finds no writer count to end); one
-    // that has not reserved yet finds no open buffer and refuses. A
-    // buffer left to hand on is not requeued (the writer would hand it on
-    // again): it and an owner's event in flight are counted lost after the
-    // final drain, if still so then.
+    // stopped, a debugger); it goes on after the file is finished. An owned
+    // buffer out of its owner's slot is sealed (its committed events reach
+    // the file; the owner's own seal finds it sealed). Reserved buffers
+    // unchanged all along are taken as a dead writer's (the repair counts
+    // the unfinished record lost; one hand-off: the late commit finds no
+    // writer count to end). Streams keep no open buffer: a writer that had
+    // not reserved yet refuses (reserve_slow). A buffer left to hand on is
+    // not requeued (its writer would hand it on again): it and an owner's
+    // event in flight are counted lost after the final drain, if still so
+    // then (an owner held before it saw `closing` refuses instead: one too
+    // many counted).
+    pool_.seal_detached(true);
     pool_.force_stuck(stuck);
     pool_.close_streams();
     held_idle_ = idle;
