@@ -107,7 +107,14 @@ ETW_API const volatile uint32_t *etw_provider_enabled_word(const etw_provider *p
  * sessions; in the caller's *header it overwrites only HeaderType and
  * MarkerFlags, as TraceEvent does. Class.Level filters per session.
  * Returns ETW_OK (also when no session enables the provider: that costs one
- * load and a branch, and nothing else is checked);
+ * load and a branch, nothing else is checked, and nothing is logged, as
+ * EventWrite for a provider no session enables; so a provider whose session
+ * stopped gets ETW_OK for writes that go nowhere once it heard the stop (its
+ * callback says disabled): test etw_provider_enabled_word first to tell);
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND (the event reached a session of another
+ * process that is stopping, before this process heard the stop: neither
+ * written nor counted, as TraceEvent's ERROR_INVALID_HANDLE for a session
+ * that is gone);
  * ETW_ERROR_INVALID_FLAG_NUMBER (no TRACED_GUID); ETW_ERROR_INVALID_PARAMETER
  * (NULL, Size below 48, more than 16 MOF fields or a MOF array whose size is
  * not a multiple of 16, a NULL GuidPtr or DataPtr, a total of header and

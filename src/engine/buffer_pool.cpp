@@ -242,6 +242,11 @@ etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Re
             if ((v & (kSealed | kOwned)) == kOwned)
                 idx = kNoBuffer;
         }
+        // A stopping session opens no buffer: a writer of another process
+        // still inside its write (the stop waited for it) would fill one
+        // nobody takes any more.
+        if (is_shared() && control().closing.load(std::memory_order_acquire) != 0)
+            return ETW_ERROR_WMI_INSTANCE_NOT_FOUND;
         // Switch: the stream has no buffer or it is full.
         const std::uint32_t fresh = acquire_free();
         // Opened below by a CAS from the free state it is in now: a free
@@ -330,6 +335,17 @@ bool BufferPool::seal_stream(std::uint32_t stream) noexcept
     return true;
 }
 
+void BufferPool::close_streams() noexcept
+{
+    for (std::uint32_t st = 0; st < streams_; ++st) {
+        std::uint32_t idx = slot(st).current.load(std::memory_order_acquire);
+        if (idx >= capacity_ || (desc(idx).state.load(std::memory_order_acquire) & kOwned))
+            continue; // (a scribbled slot naming an owner's buffer: its owner hands it on)
+        if (slot(st).current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel))
+            seal(idx); // an empty one goes back to the free list from the logger's drain
+    }
+}
+
 std::uint32_t BufferPool::take_flushed(std::uint32_t *out, std::uint32_t max) noexcept
 {
     ControlBlock &cb = control();
@@ -373,7 +389,7 @@ bool BufferPool::is_current(std::uint32_t idx) const noexcept
     return false;
 }
 
-void BufferPool::seal_detached() noexcept
+void BufferPool::seal_detached(bool held_owners) noexcept
 {
     const std::uint32_t self = platform::process_id();
     const std::uint32_t n = allocated();
@@ -390,7 +406,8 @@ void BufferPool::seal_detached() noexcept
         // died in between: its committed events are handed on here. (One
         // opened and never written is freed instead: unopened_of_dead.)
         const std::uint32_t owner = desc(i).owner.load(std::memory_order_relaxed);
-        if (events_of(v) != 0 && owner != 0 && owner != self && platform::process_start_time(owner) == 0)
+        if (events_of(v) != 0 && owner != 0 && owner != self &&
+            (held_owners || platform::process_start_time(owner) == 0))
             seal(i);
     }
 }

@@ -279,6 +279,11 @@ public:
     // Seals the stream's current buffer if it holds events, so it is flushed
     // as soon as its writers commit. Returns true if a buffer was sealed.
     bool seal_stream(std::uint32_t stream) noexcept;
+    // A stop that gave up waiting for a writer held inside its write: takes
+    // every stream's buffer out of its slot, sealed (an empty one too), so
+    // that the writer, when it goes on, reserves nowhere but in
+    // reserve_slow, which refuses once `closing` is set.
+    void close_streams() noexcept;
 
     // Buffers sealed while writers still hold space in them: (index, state).
     struct Stuck {
@@ -290,8 +295,11 @@ public:
     // one: a writer replaced it in its slot and died before sealing it (a
     // live writer about to seal it finds it sealed: one hand-off either way).
     // An owned buffer holding events is sealed only if its owner's process
-    // is gone (a live owner seals its own).
-    void seal_detached() noexcept;
+    // is gone (a live owner seals its own), or with held_owners: a stop that
+    // gave up waiting for owners held inside a write, one of which may hold
+    // it between emptying its slot and sealing it (its seal then finds it
+    // sealed: one hand-off).
+    void seal_detached(bool held_owners = false) noexcept;
     // Sealed buffers holding events whose writers are all done: they are in
     // the flush queue, held by the logger, or their hand-off died with its
     // process. Logger side.

@@ -103,6 +103,10 @@ Status LogFile::open_file(std::uint32_t file_number)
     else
         h.log_file_name = utf16_from_latin1(current_path_);
     h.buffers_written = 1;
+    // Losses while no file could be opened are on record from the start.
+    const Losses pending = unrecorded();
+    h.events_lost = pending.events;
+    h.buffers_lost = pending.buffers;
     header_ = etl::encode_header_buffer(h, config_.logger_id);
     buffers_in_file_ = 1;
     if (config_.mode & ETW_FILE_MODE_PREALLOCATE && config_.max_bytes != 0) {
@@ -188,9 +192,10 @@ Status LogFile::load_for_append()
     return Status::ok();
 }
 
-LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t events)
+LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t events, Losses so_far)
 {
     (void)events;
+    so_far_ = so_far;
     const std::uint32_t bs = config_.buffer_size;
     if (!active_)
         return Outcome::WriteError;
@@ -206,7 +211,7 @@ LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t event
             if (!(config_.mode & ETW_FILE_MODE_NEWFILE))
                 return Outcome::FileFull;
             // NEWFILE: finish this file with its own header and start the next.
-            finish_current(platform::filetime_now(), 0, 0);
+            finish_current(platform::filetime_now());
             if (!open_file(file_number_ + 1))
                 return Outcome::WriteError;
             offset = std::uint64_t(buffers_in_file_) * bs;
@@ -229,18 +234,23 @@ LogFile::Outcome LogFile::write_buffer(std::uint8_t *buffer, std::uint32_t event
     return Outcome::Written;
 }
 
-void LogFile::patch_header(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+LogFile::Losses LogFile::unrecorded() const
+{
+    return {so_far_.events - recorded_.events, so_far_.buffers - recorded_.buffers};
+}
+
+void LogFile::patch_header(std::int64_t end_time, Losses lost)
 {
     const std::uint32_t psize = rd32(header_.data() + kTlh + 0x2C);
     wr64(header_.data() + kTlhEndTime, std::uint64_t(end_time));
     wr32(header_.data() + kTlhBuffersWritten, buffers_in_file_);
     const std::uint32_t prev_lost = appended_base_ ? rd32(header_.data() + kTlhEventsLost) : 0;
     const std::uint32_t prev_blost = appended_base_ ? rd32(header_.data() + tlh_buffers_lost(psize)) : 0;
-    wr32(header_.data() + kTlhEventsLost, prev_lost + events_lost);
-    wr32(header_.data() + tlh_buffers_lost(psize), prev_blost + buffers_lost);
+    wr32(header_.data() + kTlhEventsLost, prev_lost + lost.events);
+    wr32(header_.data() + tlh_buffers_lost(psize), prev_blost + lost.buffers);
 }
 
-Status LogFile::finish_current(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+Status LogFile::finish_current(std::int64_t end_time)
 {
     if (!file_.is_open())
         return Status::ok();
@@ -257,29 +267,75 @@ Status LogFile::finish_current(std::int64_t end_time, std::uint32_t events_lost,
             file_.write_at((1 + slot) * bs + etl::buf::SequenceNumber, seq, 8);
         }
     }
-    patch_header(end_time, events_lost, buffers_lost);
-    if (etw_status st = file_.write_at(0, header_.data(), header_.size()); st != ETW_OK)
+    patch_header(end_time, unrecorded());
+    if (etw_status st = file_.write_at(0, header_.data(), header_.size()); st != ETW_OK) {
+        // Not on record here: the next file's header takes them.
         result = Fail(st, "cannot rewrite the header buffer of \"" + current_path_ + "\"");
+    } else {
+        recorded_ = so_far_;
+        last_finished_ = current_path_;
+    }
     if (config_.mode & ETW_FILE_MODE_PREALLOCATE)
         file_.truncate(std::uint64_t(buffers_in_file_) * bs);
     file_.close();
     return result;
 }
 
-Status LogFile::finish(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost)
+Status LogFile::finish_or_record(std::int64_t end_time)
 {
-    active_ = false;
-    return finish_current(end_time, events_lost, buffers_lost);
+    if (file_.is_open())
+        return finish_current(end_time);
+    const Losses pending = unrecorded();
+    if ((pending.events == 0 && pending.buffers == 0) || last_finished_.empty())
+        return Status::ok();
+    // A NEWFILE session that could open no file since (a full disk): the last
+    // file it finished holds them; if even that fails, only the session's
+    // statistics do (the stop's answer).
+    if (add_losses_to_header(last_finished_, pending))
+        recorded_ = so_far_;
+    return Status::ok();
 }
 
-Status LogFile::switch_to(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
-                          std::uint32_t buffers_lost)
+Status LogFile::finish(std::int64_t end_time, Losses so_far)
 {
-    Status st = finish_current(end_time, events_lost, buffers_lost);
+    so_far_ = so_far;
+    active_ = false;
+    return finish_or_record(end_time);
+}
+
+Status LogFile::switch_to(const std::string &path, std::int64_t end_time, Losses so_far)
+{
+    so_far_ = so_far;
+    Status st = finish_or_record(end_time);
     config_.path = path;
     Status o = open_file(1);
     active_ = o.is_ok();
     return o ? st : o;
+}
+
+Status add_losses_to_header(const std::string &path, LogFile::Losses lost)
+{
+    const std::string quoted = "\"" + path + "\"";
+    if (!platform::file_exists(path))
+        return Fail(ETW_ERROR_FILE_NOT_FOUND, "the log file " + quoted + " is gone");
+    platform::File f;
+    if (etw_status st = f.open(path, platform::OpenMode::OpenOrCreate); st != ETW_OK)
+        return Fail(st, "cannot open the log file " + quoted);
+    std::uint8_t head[kHeadSize];
+    if (read_head(f, head) != Head::Ok)
+        return Fail(ETW_ERROR_INVALID_DATA, "the log file " + quoted + " does not start with an .etl header buffer");
+    const std::uint32_t psize = rd32(head + kTlh + 0x2C);
+    if (psize != 4 && psize != 8)
+        return Fail(ETW_ERROR_INVALID_DATA,
+                    "the header buffer of " + quoted + " has PointerSize " + std::to_string(psize));
+    std::uint8_t events[4], buffers[4];
+    wr32(events, rd32(head + kTlhEventsLost) + lost.events);
+    wr32(buffers, rd32(head + tlh_buffers_lost(psize)) + lost.buffers);
+    if (etw_status st = f.write_at(kTlhEventsLost, events, 4); st != ETW_OK)
+        return Fail(st, "cannot rewrite the header buffer of " + quoted);
+    if (etw_status st = f.write_at(tlh_buffers_lost(psize), buffers, 4); st != ETW_OK)
+        return Fail(st, "cannot rewrite the header buffer of " + quoted);
+    return Status::ok();
 }
 
 Status recover_log_file(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,

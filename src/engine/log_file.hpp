@@ -39,6 +39,15 @@ public:
 
     enum class Outcome { Written, FileFull, WriteError };
 
+    // The session's loss counters so far (EventsLost, LogBuffersLost). Each
+    // file's header records the part of them no earlier file's header took,
+    // so the headers of a file sequence (NEWFILE, UPDATE to a new name) sum
+    // to the session's counts.
+    struct Losses {
+        std::uint32_t events = 0;
+        std::uint32_t buffers = 0;
+    };
+
     // Opens the first file and writes its header buffer.
     Status open(const Config &config);
     // Whether the session logs to a file: from a successful open() (or
@@ -52,15 +61,20 @@ public:
     // which this sets). FileFull: sequential limit reached, nothing written.
     // WriteError: the buffer is not in the file (the file keeps only whole
     // buffers; a NEWFILE file whose header could not be written is removed).
-    Outcome write_buffer(std::uint8_t *buffer, std::uint32_t events);
+    // so_far: the session's losses now; a NEWFILE file this opens records in
+    // its header those no earlier file took (losses while no file could be
+    // opened), and the file it finishes those while it was current.
+    Outcome write_buffer(std::uint8_t *buffer, std::uint32_t events, Losses so_far);
 
-    // Rewrites the header with the final counts, renumbers a wrapped circular
-    // file, trims a preallocated file, and closes.
-    Status finish(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost);
+    // Rewrites the header with the final counts (so_far less what earlier
+    // files recorded), renumbers a wrapped circular file, trims a
+    // preallocated file, and closes. A NEWFILE session whose next file could
+    // not be opened (a full disk) adds what is unrecorded to the header of
+    // the last file it finished, rewritten in place (no room needed).
+    Status finish(std::int64_t end_time, Losses so_far);
 
     // UPDATE with a new file name: finishes the current file and starts path.
-    Status switch_to(const std::string &path, std::int64_t end_time, std::uint32_t events_lost,
-                     std::uint32_t buffers_lost);
+    Status switch_to(const std::string &path, std::int64_t end_time, Losses so_far);
 
     // The PerfFreq in the header of the .etl file at path (UTF-8): the unit
     // of the clock-1 timestamps an APPEND adds to it. 0 when there is no
@@ -71,8 +85,13 @@ public:
 private:
     Status open_file(std::uint32_t file_number);
     Status load_for_append();
-    void patch_header(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost);
-    Status finish_current(std::int64_t end_time, std::uint32_t events_lost, std::uint32_t buffers_lost);
+    void patch_header(std::int64_t end_time, Losses lost);
+    Status finish_current(std::int64_t end_time);
+    // Losses the headers written so far do not hold.
+    Losses unrecorded() const;
+    // finish_current(), or with no file open, the unrecorded losses into the
+    // last finished file's header.
+    Status finish_or_record(std::int64_t end_time);
 
     Config config_;
     platform::File file_;
@@ -85,7 +104,14 @@ private:
     std::uint32_t file_number_ = 1;
     std::uint32_t slots_ = 0;         // circular data slots
     std::uint32_t appended_base_ = 0; // buffers already in an appended file
+    Losses so_far_;                   // the session's losses, as last told
+    Losses recorded_;                 // the part of them finished files' headers hold
+    std::string last_finished_;       // the last file whose final header was written
 };
+
+// Adds lost to the EventsLost and BuffersLost of the header of the .etl file
+// at path (UTF-8), in place.
+Status add_losses_to_header(const std::string &path, LogFile::Losses lost);
 
 // Finishes the file of a session whose host process died (an orphan being
 // stopped, docs/SYSTEM_SESSIONS.md): keeps the header buffer and the whole

@@ -381,6 +381,27 @@ bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, st
     return true;
 }
 
+std::vector<OwnedBuffers::Held> OwnedBuffers::held_owners(const ControlBlock &cb, std::uint32_t except_pid)
+{
+    std::vector<Held> held;
+    for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
+        const ThreadSlot &ts = cb.threads[s];
+        const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
+        const std::uint64_t w = ts.inside.load(std::memory_order_acquire);
+        if (pid != 0 && pid != except_pid && (w & 1) && !process_gone(ts, pid))
+            held.push_back({s, w});
+    }
+    return held;
+}
+
+std::uint32_t OwnedBuffers::still_held(const ControlBlock &cb, const std::vector<Held> &held) noexcept
+{
+    std::uint32_t n = 0;
+    for (const Held &h : held)
+        n += cb.threads[h.slot].inside.load(std::memory_order_acquire) == h.inside;
+    return n;
+}
+
 void OwnedBuffers::seal_all(bool final) noexcept
 {
     if (!enabled())

@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace openetw::engine {
 
@@ -195,6 +196,16 @@ public:
     // (or its process gone). True when all were; later writes of theirs
     // refuse. Also for a dead host's region (orphan recovery).
     static bool quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept;
+    // An owner of another process inside a write when quiesce_owners gave
+    // up (held there: a stopped process, a debugger): its slot and inside word.
+    struct Held {
+        std::uint32_t slot;
+        std::uint64_t inside;
+    };
+    static std::vector<Held> held_owners(const ControlBlock &cb, std::uint32_t except_pid);
+    // How many of held are still in that same write: each commits, if ever,
+    // after the stop took its buffer, so its event reaches no file.
+    static std::uint32_t still_held(const ControlBlock &cb, const std::vector<Held> &held) noexcept;
     // Asks every owner of cb's session to renew at its next write (the
     // checks of its slow path: the stop's `closing`, the real-time
     // refusal; a sealed buffer). Any thread.

@@ -380,7 +380,7 @@ void Session::drain_buffers()
             continue;
         }
         if (file_.is_open()) {
-            switch (file_.write_buffer(b, events)) {
+            switch (file_.write_buffer(b, events, losses())) {
             case LogFile::Outcome::Written:
                 cb.buffers_written.fetch_add(1, std::memory_order_release);
                 break;

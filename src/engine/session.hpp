@@ -249,6 +249,9 @@ private:
     // installed; at a stop, closes the session to them.
     void take_dead_writers_buffers();
     void close_remote_writers();
+    // The stop, after its final drain: counts in EventsLost what writers held
+    // inside a write through close_remote_writers' wait keep from the file.
+    void count_held_writes();
     void requeue_lost_hand_offs(const std::vector<BufferPool::Stuck> &idle);
     // Logger thread: the flush queue and the buffers the logger holds.
     std::vector<std::uint32_t> logger_held_buffers();
@@ -267,6 +270,12 @@ private:
     // (buffering mode, under ring_mutex_) the ring.
     void drain();
     void drain_buffers();
+    // EventsLost and LogBuffersLost now, for the log file's headers.
+    LogFile::Losses losses() const
+    {
+        const ControlBlock &cb = pool_.control();
+        return {cb.events_lost.load(std::memory_order_acquire), cb.log_buffers_lost.load(std::memory_order_acquire)};
+    }
     // Seals every buffer holding events (owned ones: see OwnedBuffers::seal_all).
     void seal_all(bool final = false);
     void wake_logger() noexcept;
@@ -329,6 +338,10 @@ private:
     WriterSlot *writer_slot_ = nullptr; // set in a writer of another process's session
     int writer_index_ = -1;
     bool dead_writer_pending_ = false; // logger thread only
+    // The stop, when a writer of another process stayed inside a write
+    // through its wait: what that writer held (logger thread only).
+    std::vector<BufferPool::Stuck> held_idle_;
+    std::vector<OwnedBuffers::Held> held_owners_;
     LogFile file_;
     LogFile::Config file_config_; // for buffering-mode snapshots
     std::vector<std::uint32_t> batch_;

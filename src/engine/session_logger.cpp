@@ -66,11 +66,9 @@ void Session::logger_main()
                 lock.unlock();
                 seal_all();
                 drain();
-                const ControlBlock &cb = pool_.control();
                 Status st;
                 if (file_.is_open()) {
-                    st = file_.switch_to(path, platform::filetime_now(), cb.events_lost.load(),
-                                         cb.log_buffers_lost.load());
+                    st = file_.switch_to(path, platform::filetime_now(), losses());
                 } else {
                     // A real-time session without a file starts writing one.
                     LogFile::Config fc = file_config_;
@@ -89,8 +87,9 @@ void Session::logger_main()
         if (stop) {
             if (pool_.is_shared())
                 close_remote_writers();
-            seal_all(true); // no writer is inside any more (Engine::stop's grace period)
+            seal_all(true); // no writer is inside any more (Engine::stop's grace period), but held ones
             drain();
+            count_held_writes();
             if (is_realtime()) {
                 std::lock_guard<std::mutex> rt(rt_mutex_);
                 rt_ended_ = true;
@@ -99,8 +98,7 @@ void Session::logger_main()
                 rt_update_refusal();
                 rt_cv_.notify_all();
             }
-            const ControlBlock &cb = pool_.control();
-            Status st = file_.finish(platform::filetime_now(), cb.events_lost.load(), cb.log_buffers_lost.load());
+            Status st = file_.finish(platform::filetime_now(), losses());
             std::lock_guard<std::mutex> lock(control_mutex_);
             finish_result_ = st;
             stopped_ = true;
@@ -226,7 +224,39 @@ void Session::close_remote_writers()
         // What is still reserved, or never handed on, belongs to dead writers.
         requeue_lost_hand_offs(idle);
         pool_.force_stuck(stuck);
+        return;
     }
+    // A writer stayed inside its write through the whole wait (its process
+    // stopped, a debugger); it goes on after the file is finished. An owned
+    // buffer out of its owner's slot is sealed (its committed events reach
+    // the file; the owner's own seal finds it sealed). Reserved buffers
+    // unchanged all along are taken as a dead writer's (the repair counts
+    // the unfinished record lost; one hand-off: the late commit finds no
+    // writer count to end). Streams keep no open buffer: a writer that had
+    // not reserved yet refuses (reserve_slow). A buffer left to hand on is
+    // not requeued (its writer would hand it on again): it and an owner's
+    // event in flight are counted lost after the final drain, if still so
+    // then (an owner held before it saw `closing` refuses instead: one too
+    // many counted).
+    pool_.seal_detached(true);
+    pool_.force_stuck(stuck);
+    pool_.close_streams();
+    held_idle_ = idle;
+    held_owners_ = OwnedBuffers::held_owners(cb, platform::process_id());
+}
+
+void Session::count_held_writes()
+{
+    if (held_idle_.empty() && held_owners_.empty())
+        return;
+    ControlBlock &cb = pool_.control();
+    std::uint32_t lost = OwnedBuffers::still_held(cb, held_owners_);
+    const std::vector<std::uint32_t> held = logger_held_buffers();
+    for (const BufferPool::Stuck &b : held_idle_)
+        if (std::find(held.begin(), held.end(), b.index) == held.end() &&
+            pool_.desc(b.index).state.load(std::memory_order_acquire) == b.state)
+            lost += BufferPool::events_of(b.state);
+    cb.events_lost.fetch_add(lost, std::memory_order_release);
 }
 
 } // namespace openetw::engine

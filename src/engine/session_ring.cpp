@@ -89,7 +89,7 @@ Status Session::write_snapshot(const std::string &path)
     std::uint32_t lost = 0;
     for (std::uint32_t idx : pinned) {
         const std::uint32_t events = BufferPool::events_of(pool_.desc(idx).state.load(std::memory_order_acquire));
-        if (out.write_buffer(pool_.buffer(idx), events) == LogFile::Outcome::Written)
+        if (out.write_buffer(pool_.buffer(idx), events, {}) == LogFile::Outcome::Written)
             cb.buffers_written.fetch_add(1, std::memory_order_release);
         else
             ++lost;
@@ -100,7 +100,7 @@ Status Session::write_snapshot(const std::string &path)
     }
     if (lost)
         cb.log_buffers_lost.fetch_add(lost, std::memory_order_release);
-    Status st = out.finish(platform::filetime_now(), cb.events_lost.load(), lost);
+    Status st = out.finish(platform::filetime_now(), {cb.events_lost.load(), lost});
     if (st && lost)
         return Fail(ETW_ERROR_WRITE_FAULT, std::to_string(lost) + " buffers could not be written to \"" + path + "\"");
     return st;

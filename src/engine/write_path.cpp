@@ -178,6 +178,8 @@ template <bool Bracketed>
     // (Read before looking: a buffer freed after it changes the word.)
     const std::uint32_t space = cb.space_word.load(std::memory_order_acquire);
     if (etw_status st = pool_.reserve(stream, aligned, &res); st != ETW_OK) {
+        if (st == ETW_ERROR_WMI_INSTANCE_NOT_FOUND) [[unlikely]]
+            return st; // stopping (BufferPool::reserve_slow): neither written nor counted
         if (!(is_buffering() && reserve_in_ring(stream, aligned, &res)) &&
             (!options_.lossless || !wait_for_space([&] { return pool_.reserve(stream, aligned, &res) == ETW_OK; },
                                                    options_.lossless_timeout_ms))) {

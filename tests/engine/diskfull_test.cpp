@@ -1,7 +1,9 @@
 // Every file mode on a small tmpfs that fills up mid-trace: each event a
 // provider logged is either in a readable file, counted in EventsLost, or in
 // one of the buffers counted in LogBuffersLost; no file is left without its
-// header. Needs root (mount); skipped with the reason otherwise. Linux only.
+// header, and the files' headers (BuffersLost, EventsLost) together hold the
+// session's losses, so the files alone account for every event. Needs root (mount); skipped with the reason otherwise.
+// Linux only.
 #include "engine_test_util.hpp"
 
 #include <sys/mount.h>
@@ -101,6 +103,7 @@ void check(const SmallDisk &disk, const Totals &t, bool must_fill)
 {
     std::set<int> seen;
     int files = 0;
+    std::uint64_t header_buffers_lost = 0, header_events_lost = 0;
     for (const auto &entry : fs::directory_iterator(disk.dir())) {
         if (entry.path().extension() != ".etl")
             continue;
@@ -109,6 +112,8 @@ void check(const SmallDisk &disk, const Totals &t, bool must_fill)
         EXPECT_GE(fs::file_size(path), kBufferKb * 1024u) << path << ": a file without its header buffer";
         const etltest::File f = etltest::decode(path);
         EXPECT_TRUE(f.ok()) << path << ": " << f.problem_text();
+        header_buffers_lost += f.buffers_lost;
+        header_events_lost += f.events_lost;
         for (const auto &ev : f.events) {
             int n = 0;
             ASSERT_GE(ev.payload.size(), sizeof n);
@@ -131,6 +136,8 @@ void check(const SmallDisk &disk, const Totals &t, bool must_fill)
     // at least one event each, at most a full buffer each.
     EXPECT_GE(missing, std::int64_t(t.log_buffers_lost));
     EXPECT_LE(missing, std::int64_t(t.log_buffers_lost) * kPerBuffer);
+    EXPECT_EQ(header_buffers_lost, t.log_buffers_lost) << "the files' headers miss lost buffers";
+    EXPECT_EQ(header_events_lost, t.events_lost) << "the files' headers miss lost events";
 }
 
 #define NEED_ROOT_AND(disk)                                                                                            \
@@ -162,6 +169,62 @@ TEST(DiskFull, NewFile)
     NEED_ROOT_AND(disk);
     Totals t;
     trace(disk.dir() + "/n_%d.etl", ETW_FILE_MODE_NEWFILE, 32, 0, 2000, t);
+    check(disk, t, true);
+}
+
+TEST(DiskFull, NewFileLossesGoIntoTheHeaderOfTheNextFileOpened)
+{
+    // The first file takes what is left of the disk: the second cannot be
+    // opened until the filler goes, and the buffers lost meanwhile are in
+    // its header from its first write on (before the stop finishes it).
+    NEED_ROOT_AND(disk);
+    constexpr std::uint32_t kFileKb = 32;
+    {
+        std::ofstream filler(disk.dir() + "/filler", std::ios::binary);
+        const std::string block(kDiskBytes - kFileKb * 1024, 'x');
+        filler.write(block.data(), std::streamsize(block.size()));
+        ASSERT_TRUE(filler.good());
+    }
+    const etw_guid g = make_guid(0x7101);
+    Props props(unique_name("diskfull"), disk.dir() + "/n_%d.etl");
+    etw_properties_set_buffer_size(props, kBufferKb);
+    etw_properties_set_log_file_mode(props,
+                                     ETW_FILE_MODE_NEWFILE | ETW_NO_PER_PROCESSOR_BUFFERING | ETW_USE_KBYTES_FOR_SIZE);
+    etw_properties_set_maximum_file_size(props, kFileKb);
+    etw_properties_set_maximum_buffers(props, 64);
+    SessionHandle s;
+    ASSERT_EQ(etw_session_start(&s.s, props), ETW_OK) << etw_last_error_message();
+    etw_provider *p = nullptr;
+    ASSERT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK);
+    etw_session_enable_provider(s, &g, 1, 0, 0, 0);
+    Totals t;
+    int i = 0;
+    auto write_some = [&] {
+        for (int k = 0; k < 16; ++k, ++i) {
+            Event e(g, kPayload);
+            std::memcpy(e.bytes + 0x30, &i, sizeof i);
+            etw_provider_trace_event(p, e.h());
+            ++t.logged;
+        }
+        etw_session_flush(s, nullptr);
+    };
+    std::uint32_t lost_before = 0;
+    for (int round = 0; round < 64 && lost_before < 3; ++round) {
+        write_some();
+        ASSERT_EQ(etw_session_query(s, props), ETW_OK);
+        lost_before = props.rec().LogBuffersLost;
+    }
+    ASSERT_GE(lost_before, 3u) << "the second file could be opened on a full disk";
+    ASSERT_FALSE(fs::exists(disk.dir() + "/n_2.etl"));
+    fs::remove(disk.dir() + "/filler");
+    write_some();
+    ASSERT_TRUE(fs::exists(disk.dir() + "/n_2.etl"));
+    const etltest::File second = etltest::decode(disk.dir() + "/n_2.etl");
+    EXPECT_EQ(second.buffers_lost, lost_before) << "the losses before it opened are not in its header";
+    etw_provider_unregister(p);
+    etw_session_stop(s, props);
+    t.events_lost = props.rec().EventsLost;
+    t.log_buffers_lost = props.rec().LogBuffersLost;
     check(disk, t, true);
 }
 

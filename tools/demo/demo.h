@@ -26,9 +26,11 @@ struct demo_options {
 
 /* What the writer threads saw, summed over the threads. */
 struct demo_writes {
-    unsigned long ok;      /* ETW_OK */
-    unsigned long dropped; /* NOT_ENOUGH_MEMORY or LOG_FILE_FULL: counted in the session's EventsLost */
-    unsigned long failed;  /* any other status */
+    unsigned long ok;          /* ETW_OK while the provider was enabled: logged */
+    unsigned long dropped;     /* NOT_ENOUGH_MEMORY or LOG_FILE_FULL: counted in the session's EventsLost */
+    unsigned long refused;     /* WMI_INSTANCE_NOT_FOUND: the session was stopping; neither logged nor counted */
+    unsigned long not_enabled; /* not written: no session enabled the provider (it stopped or disabled it) */
+    unsigned long failed;      /* any other status */
     etw_status first_failure;
     unsigned long thread_ok[DEMO_MAX_THREADS]; /* per thread: its ETW_OK events */
     unsigned long newest[DEMO_MAX_THREADS];    /* per thread: 1 + index of its last ETW_OK event (0: none) */

@@ -1,6 +1,12 @@
 /*
  * The writer threads: each writes its share of the events through one
  * registered provider and counts what etw_provider_trace_event returned.
+ * As a provider does (EventEnabled before EventWrite), each event is written
+ * only while the provider's enabled word says a session takes it: a write
+ * through a provider no session enables returns ETW_OK and logs nothing (as
+ * EventWrite on Windows), so it must not count as logged. (A session that
+ * stops between the check and the write can still take one such ETW_OK per
+ * thread: the status cannot tell; see docs/SYSTEM_SESSIONS.md.)
  */
 #include "demo.h"
 
@@ -27,6 +33,7 @@ static void *write_events(void *arg)
     struct worker *w = (struct worker *)arg;
     size_t size = sizeof(etw_event_trace_header) + w->payload;
     unsigned char *buf = (unsigned char *)calloc(1, size);
+    const volatile uint32_t *enabled = etw_provider_enabled_word(w->provider);
     unsigned long i;
     if (!buf) {
         w->writes.failed = w->events;
@@ -45,12 +52,18 @@ static void *write_events(void *arg)
         h->Flags = ETW_WNODE_FLAG_TRACED_GUID;
         if (w->payload >= sizeof index)
             memcpy(buf + sizeof *h, &index, sizeof index);
+        if (*enabled == 0) {
+            w->writes.not_enabled++;
+            continue;
+        }
         st = etw_provider_trace_event(w->provider, h);
         if (st == ETW_OK) {
             w->writes.ok++;
             w->newest = i + 1;
         } else if (st == ETW_ERROR_NOT_ENOUGH_MEMORY || st == ETW_ERROR_LOG_FILE_FULL) {
             w->writes.dropped++; /* dropped or refused: the session counts it in EventsLost */
+        } else if (st == ETW_ERROR_WMI_INSTANCE_NOT_FOUND) {
+            w->writes.refused++;
         } else {
             if (w->writes.failed++ == 0)
                 w->writes.first_failure = st;
@@ -94,6 +107,8 @@ void demo_write_events(etw_provider *provider, const struct demo_options *o, str
             pthread_join(tids[t], NULL);
         out->ok += workers[t].writes.ok;
         out->dropped += workers[t].writes.dropped;
+        out->refused += workers[t].writes.refused;
+        out->not_enabled += workers[t].writes.not_enabled;
         if (workers[t].writes.failed && !out->failed)
             out->first_failure = workers[t].writes.first_failure;
         out->failed += workers[t].writes.failed;
@@ -111,6 +126,10 @@ void demo_print_writes(const struct demo_options *o, const struct demo_writes *w
     printf("events attempted %lu (%lu threads)\n", o->events, o->threads);
     printf("events written   %lu\n", w->ok);
     printf("events dropped   %lu (NOT_ENOUGH_MEMORY or LOG_FILE_FULL), %lu other failures\n", w->dropped, w->failed);
+    if (w->refused || w->not_enabled)
+        printf("events not logged %lu (the session was stopping: WMI_INSTANCE_NOT_FOUND), %lu (no session enabled "
+               "the provider any more: not written)\n",
+               w->refused, w->not_enabled);
     if (w->failed)
         printf("first failure    %s (%u)\n", etw_status_name(w->first_failure), w->first_failure);
 }
