@@ -5,6 +5,7 @@
 // session's losses, so the files alone account for every event. Needs root (mount); skipped with the reason otherwise.
 // Linux only.
 #include "engine_test_util.hpp"
+#include "small_tmpfs.hpp"
 
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -27,38 +28,9 @@ constexpr std::size_t kPayload = 200;                     // 0x30 + 200 = 248-by
 constexpr std::uint32_t kPerBuffer = (4096 - 0x48) / 248; // events a full buffer holds
 constexpr std::size_t kDiskBytes = 128 * 1024;
 
-// A tmpfs of kDiskBytes on a fresh folder, unmounted at the end.
-class SmallDisk {
-public:
-    SmallDisk()
-    {
-        dir_ = temp_dir() + "/" + unique_name("disk");
-        fs::create_directories(dir_);
-        const std::string options = "size=" + std::to_string(kDiskBytes);
-        if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) != 0)
-            error_ = std::string("mount -t tmpfs ") + dir_ + ": " + std::strerror(errno);
-    }
-    ~SmallDisk()
-    {
-        if (error_.empty())
-            ::umount2(dir_.c_str(), MNT_DETACH);
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-    const std::string &dir() const { return dir_; }
-    const std::string &error() const { return error_; }
-    // Takes every free byte left, so the next write that needs space fails.
-    void fill() const
-    {
-        std::ofstream out(dir_ + "/filler", std::ios::binary);
-        const std::string block(4096, 'x');
-        for (int i = 0; i < 1024 && out; ++i)
-            out.write(block.data(), std::streamsize(block.size()));
-    }
-
-private:
-    std::string dir_;
-    std::string error_;
+// A tmpfs of kDiskBytes on a fresh folder.
+struct SmallDisk : SmallTmpfs {
+    SmallDisk() : SmallTmpfs(kDiskBytes, "disk") {}
 };
 
 struct Totals {

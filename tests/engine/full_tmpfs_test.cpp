@@ -5,6 +5,7 @@
 // before regions were reserved, each test here dies of SIGBUS. Needs root
 // (mount); skipped with the reason otherwise. Linux only.
 #include "engine_test_util.hpp"
+#include "small_tmpfs.hpp"
 
 #include "engine/buffer_pool.hpp"
 #include "platform/files.hpp"
@@ -26,52 +27,6 @@ using namespace openetw;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A tmpfs of `bytes` on a fresh folder, unmounted at the end.
-class SmallTmpfs {
-public:
-    explicit SmallTmpfs(std::size_t bytes)
-    {
-        // Mounts of this process's own namespace: gone with it, even when
-        // a test dies of the very fault it checks for.
-        static const bool private_mounts =
-            ::unshare(CLONE_NEWNS) == 0 && ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-        (void)private_mounts;
-        dir_ = temp_dir() + "/" + unique_name("shm");
-        fs::create_directories(dir_);
-        const std::string options = "size=" + std::to_string(bytes);
-        if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) != 0)
-            error_ = std::string("mount -t tmpfs ") + dir_ + ": " + std::strerror(errno) + " (needs root)";
-    }
-    ~SmallTmpfs()
-    {
-        if (error_.empty())
-            ::umount2(dir_.c_str(), MNT_DETACH);
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-    const std::string &dir() const { return dir_; }
-    const std::string &error() const { return error_; }
-    // Takes every free byte, as another user's `dd of=/dev/shm/x` would.
-    void fill() const
-    {
-        std::ofstream out(dir_ + "/filler", std::ios::binary);
-        const std::string block(65536, 'x');
-        while (out.write(block.data(), std::streamsize(block.size())))
-            out.flush();
-    }
-    std::size_t files_named(const std::string &prefix) const
-    {
-        std::size_t n = 0;
-        for (const auto &e : fs::recursive_directory_iterator(dir_))
-            n += e.path().filename().string().rfind(prefix, 0) == 0 ? 1 : 0;
-        return n;
-    }
-
-private:
-    std::string dir_;
-    std::string error_;
-};
 
 bool usable(const void *base) { return *static_cast<const std::uint32_t *>(base) == 0x52454731; }
 void init_registry(void *base, void *) { *static_cast<std::uint32_t *>(base) = 0x52454731; }
@@ -106,7 +61,7 @@ std::size_t events_of(const std::string &path, const etw_guid &g)
 
 TEST(FullTmpfs, APoolWithoutRoomForItsRegionFailsWithDiskFullAndLeavesNoFile)
 {
-    SmallTmpfs shm(1 << 20);
+    SmallTmpfs shm(1 << 20, "shm");
     if (!shm.error().empty())
         GTEST_SKIP() << shm.error();
     shm.fill();
@@ -118,7 +73,7 @@ TEST(FullTmpfs, APoolWithoutRoomForItsRegionFailsWithDiskFullAndLeavesNoFile)
 
 TEST(FullTmpfs, ARegistryWithoutRoomIsDiskFullAndNoFileReadersWouldFaultOn)
 {
-    SmallTmpfs shm(1 << 20);
+    SmallTmpfs shm(1 << 20, "shm");
     if (!shm.error().empty())
         GTEST_SKIP() << shm.error();
     shm.fill();
@@ -133,7 +88,7 @@ TEST(FullTmpfs, ARegistryWithoutRoomIsDiskFullAndNoFileReadersWouldFaultOn)
 
 TEST(FullTmpfs, ARegistryWithHolesIsFilledOrRefusedNeverTouched)
 {
-    SmallTmpfs shm(1 << 20);
+    SmallTmpfs shm(1 << 20, "shm");
     if (!shm.error().empty())
         GTEST_SKIP() << shm.error();
     // The size without the pages: a host that died right after sizing it.
@@ -151,7 +106,7 @@ TEST(FullTmpfs, ARegistryWithHolesIsFilledOrRefusedNeverTouched)
 
 TEST(FullTmpfs, ASessionStartedWithoutRoomRunsWithPrivateBuffersAndTheOthersKeepLogging)
 {
-    SmallTmpfs shm(4 << 20);
+    SmallTmpfs shm(4 << 20, "shm");
     if (!shm.error().empty())
         GTEST_SKIP() << shm.error();
     // This process hosts the sessions of a namespace on the small tmpfs
