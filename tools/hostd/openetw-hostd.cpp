@@ -18,7 +18,7 @@ int usage()
 {
     std::fprintf(stderr, "usage: openetw-hostd [--registry PATH] [--idle-exit SECONDS] [--print-channel]\n"
                          "  --registry PATH      the namespace (default: $OPENETW_REGISTRY, or this user's default)\n"
-                         "  --idle-exit SECONDS  exit after that long with no session (default 10 when started on\n"
+                         "  --idle-exit SECONDS  exit after that long with no session (default 12 when started on\n"
                          "                       demand; 0 = never, the default under systemd)\n"
                          "  --print-channel      print the abstract socket name the host listens under and exit\n");
     return 2;
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 {
     openetw::host::HostConfig config;
     config.registry = openetw::platform::registry_path();
-    config.idle_exit_ms = 10000;
+    config.idle_exit_ms = 12000;
     bool print = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
