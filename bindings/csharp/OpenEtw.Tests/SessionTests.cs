@@ -139,11 +139,12 @@ namespace OpenEtw.Tests
             Assert.Equal(NativeFlags.TakeOverOrphan, new SessionOptions { TakeOverOrphan = true }.ToNative().Flags);
             Assert.Equal(NativeFlags.Lossless | NativeFlags.TakeOverOrphan,
                          new SessionOptions { Lossless = true, TakeOverOrphan = true }.ToNative().Flags);
+            Assert.Equal(NativeFlags.InProcess, new SessionOptions { InProcess = true }.ToNative().Flags);
         }
 
         private static class NativeFlags
         {
-            public const uint Lossless = 0x1, ReplaceOrphan = 0x2, TakeOverOrphan = 0x4; // ETW_SESSION_* of session.h
+            public const uint Lossless = 0x1, ReplaceOrphan = 0x2, TakeOverOrphan = 0x4, InProcess = 0x8; // ETW_SESSION_* of session.h
         }
 
         [Fact]

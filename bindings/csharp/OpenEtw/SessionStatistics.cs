@@ -49,12 +49,20 @@ namespace OpenEtw
         /// </summary>
         public bool TakeOverOrphan { get; init; }
 
+        /// <summary>
+        /// At start: the session runs in this process and ends with it, also where sessions
+        /// are system-wide (ETW_SESSION_IN_PROCESS). Without it a start that reaches no
+        /// session host fails saying why. Not reported by <see cref="Session.Options"/>.
+        /// </summary>
+        public bool InProcess { get; init; }
+
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {
             StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
             Flags = (Lossless ? NativeMethods.ETW_SESSION_LOSSLESS : 0)
                     | (ReplaceOrphan ? NativeMethods.ETW_SESSION_REPLACE_ORPHAN : 0)
-                    | (TakeOverOrphan ? NativeMethods.ETW_SESSION_TAKE_OVER_ORPHAN : 0),
+                    | (TakeOverOrphan ? NativeMethods.ETW_SESSION_TAKE_OVER_ORPHAN : 0)
+                    | (InProcess ? NativeMethods.ETW_SESSION_IN_PROCESS : 0),
             LosslessTimeoutMs = LosslessTimeoutMs,
             RealtimeBacklogBuffers = RealtimeBacklogBuffers,
         };

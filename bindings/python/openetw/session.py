@@ -39,7 +39,8 @@ class Session:
 
     def __init__(self, properties: Properties, *, lossless: bool = False,
                  lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0,
-                 replace_orphan: bool = False, take_over_orphan: bool = False) -> None:
+                 replace_orphan: bool = False, take_over_orphan: bool = False,
+                 in_process: bool = False) -> None:
         """Starts a session (etw_session_start_ex); properties receives the
         adjusted settings. lossless: writers wait up to lossless_timeout_ms for
         space instead of dropping events (ETW_SESSION_LOSSLESS).
@@ -51,14 +52,18 @@ class Session:
         file, its providers enabled again (ETW_SESSION_TAKE_OVER_ORPHAN);
         NotFoundError when no orphan has the name, AlreadyExistsError when
         its host is alive. Not together with replace_orphan
-        (InvalidParameterError)."""
+        (InvalidParameterError). in_process: the session runs in this process
+        and ends with it, also where sessions are system-wide
+        (ETW_SESSION_IN_PROCESS); without it a start that reaches no session
+        host fails saying why."""
         options = None
         if (lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan
-                or take_over_orphan):
+                or take_over_orphan or in_process):
             options = _native.etw_session_options()
             options.flags = ((_native.ETW_SESSION_LOSSLESS if lossless else 0) |
                              (_native.ETW_SESSION_REPLACE_ORPHAN if replace_orphan else 0) |
-                             (_native.ETW_SESSION_TAKE_OVER_ORPHAN if take_over_orphan else 0))
+                             (_native.ETW_SESSION_TAKE_OVER_ORPHAN if take_over_orphan else 0) |
+                             (_native.ETW_SESSION_IN_PROCESS if in_process else 0))
             options.lossless_timeout_ms = lossless_timeout_ms
             options.realtime_backlog_buffers = realtime_backlog_buffers
         self._handle = None

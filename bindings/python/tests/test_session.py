@@ -195,6 +195,39 @@ def test_grant_and_take_over_with_system_wide_sessions(name):
         remove()
 
 
+_NO_HOST_SCRIPT = """
+import os, sys
+import openetw
+from openetw import LogFileMode, Properties, Session
+props = lambda: Properties(sys.argv[1], log_file_mode=LogFileMode.REAL_TIME_MODE)
+try:
+    Session(props()).stop()
+    print("started without a host")
+except openetw.NotFoundError as e:
+    print("refused:", "in-process" in str(e) or "IN_PROCESS" in str(e))
+session = Session(props(), in_process=True)
+print("in process:", session.host_info().is_local == 1 and session.host_info().process_id == os.getpid())
+session.stop()
+"""
+
+
+def test_a_start_without_a_host_fails_unless_in_process_is_asked(name):
+    # A system-wide namespace whose session host cannot be started: the
+    # start says so (naming the in-process option), and runs here when asked.
+    registry = f"/dev/shm/openetw-bind-nohost-{os.getpid()}.registry"
+    remove = lambda: [os.remove(p) for p in glob.glob(glob.escape(registry) + "*")]
+    try:
+        env = dict(os.environ, OPENETW_REGISTRY=registry, OPENETW_HOSTD="/nonexistent/openetw-hostd",
+                   PYTHONPATH=os.pathsep.join(sys.path))
+        env.pop("OPENETW_HOST", None)
+        run = subprocess.run([sys.executable, "-c", _NO_HOST_SCRIPT, name], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["refused: True", "in process: True"], run.stdout + run.stderr
+    finally:
+        remove()
+
+
 def test_realtime_session_with_live_consumer_on_a_thread(name, guid):
     props = Properties(name, log_file_mode=LogFileMode.REAL_TIME_MODE, flush_timer=1,
                        buffer_size=8, maximum_buffers=64)

@@ -70,6 +70,11 @@ pub struct SessionOptions {
     /// `replace_orphan` ([`Status::INVALID_PARAMETER`]). Not reported by
     /// [`Session::options`].
     pub take_over_orphan: bool,
+    /// At start: the session runs in this process and ends with it, also
+    /// where sessions are system-wide (`ETW_SESSION_IN_PROCESS`). Without it
+    /// a start that reaches no session host fails saying why. Not reported
+    /// by [`Session::options`].
+    pub in_process: bool,
 }
 
 impl SessionOptions {
@@ -78,7 +83,8 @@ impl SessionOptions {
             struct_size: core::mem::size_of::<sys::etw_session_options>() as u32,
             flags: (if self.lossless { sys::ETW_SESSION_LOSSLESS } else { 0 })
                 | (if self.replace_orphan { sys::ETW_SESSION_REPLACE_ORPHAN } else { 0 })
-                | (if self.take_over_orphan { sys::ETW_SESSION_TAKE_OVER_ORPHAN } else { 0 }),
+                | (if self.take_over_orphan { sys::ETW_SESSION_TAKE_OVER_ORPHAN } else { 0 })
+                | (if self.in_process { sys::ETW_SESSION_IN_PROCESS } else { 0 }),
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
         }
@@ -221,6 +227,7 @@ impl Session {
             realtime_backlog_buffers: out.realtime_backlog_buffers,
             replace_orphan: false,
             take_over_orphan: false,
+            in_process: false,
         })
     }
 
@@ -398,6 +405,8 @@ mod tests {
         assert_eq!(take.to_sys().flags, 0x4); // ETW_SESSION_TAKE_OVER_ORPHAN
         let lossless_take = SessionOptions { lossless: true, take_over_orphan: true, ..Default::default() };
         assert_eq!(lossless_take.to_sys().flags, 0x1 | 0x4);
+        let here = SessionOptions { in_process: true, ..Default::default() };
+        assert_eq!(here.to_sys().flags, 0x8); // ETW_SESSION_IN_PROCESS
     }
 
     #[test]
