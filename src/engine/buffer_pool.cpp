@@ -204,11 +204,12 @@ void BufferPool::hand_off(std::uint32_t idx) noexcept
     }
 }
 
-void BufferPool::seal(std::uint32_t idx) noexcept
+std::uint64_t BufferPool::seal(std::uint32_t idx) noexcept
 {
     const std::uint64_t old = desc(idx).state.fetch_or(kSealed, std::memory_order_acq_rel);
     if (!(old & kSealed) && writers_of(old) == 0)
         hand_off(idx);
+    return old;
 }
 
 etw_status BufferPool::reserve_slow(std::uint32_t stream, std::uint32_t size, Reservation *out) noexcept

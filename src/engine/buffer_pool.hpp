@@ -80,10 +80,11 @@ struct alignas(64) ThreadSlot {
     std::atomic<std::uint64_t> start;   // the owner process's start time (platform::process_start_time)
     std::atomic<std::uint32_t> current; // the owned buffer (kNoBuffer: none)
     std::atomic<std::uint32_t> request; // the logger's seal requests (a sequence)
-    // Owners of other processes: odd while inside a write (a store, then
-    // the closing and request loads, ordered by the host's remote barrier or
-    // the owner's own fence; the logger's side is the mirror image, so one
-    // of the two sees the other).
+    // Owners of other processes: the low half odd while inside a write (a
+    // store, then the closing and request loads, ordered by the host's
+    // remote barrier or the owner's own fence; the logger's side is the
+    // mirror image, so one of the two sees the other); the high half the
+    // committed offset of the owner's buffer as the write entered it.
     std::atomic<std::uint64_t> inside;
 };
 
@@ -273,8 +274,9 @@ public:
     // keeps it in no stream slot and hands it on with seal().
     std::uint32_t acquire_owned(std::uint32_t stream, std::uint32_t slot) noexcept;
     // Seals a buffer nobody can reserve in any more (out of its slot) and
-    // hands it to the logger when its writers are done (an owned buffer: at once).
-    void seal(std::uint32_t idx) noexcept;
+    // hands it to the logger when its writers are done (an owned buffer: at
+    // once). Returns its state as the seal found it.
+    std::uint64_t seal(std::uint32_t idx) noexcept;
 
     // Seals the stream's current buffer if it holds events, so it is flushed
     // as soon as its writers commit. Returns true if a buffer was sealed.

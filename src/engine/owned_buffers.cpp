@@ -205,7 +205,7 @@ OwnedCursor *OwnedBuffers::cursor() noexcept
             ts.current.store(kNoBuffer, std::memory_order_relaxed);
             // The word goes on from the last owner's (one that died inside
             // a write left it odd): a value the logger saw never comes back.
-            c->inside = (ts.inside.load(std::memory_order_relaxed) + 1) & ~std::uint64_t(1);
+            c->inside = std::uint32_t(ts.inside.load(std::memory_order_relaxed) + 1) & ~1u;
             ts.inside.store(c->inside, std::memory_order_relaxed);
             c->seen = ts.request.load(std::memory_order_relaxed);
             ts.gen.store(gen, std::memory_order_release);
@@ -241,7 +241,10 @@ bool OwnedBuffers::renew_remote(OwnedCursor *c, std::uint32_t cpu, std::uint32_t
     const std::uint32_t now = c->ts->request.load(std::memory_order_acquire);
     if (pool_->control().closing.load(std::memory_order_relaxed) != 0)
         return false; // (the caller's CAS protocol refuses the write)
-    return renew(c, now, cpu, size);
+    if (!renew(c, now, cpu, size))
+        return false;
+    c->ts->inside.store(entering(c), std::memory_order_relaxed); // the same write, in its new buffer
+    return true;
 }
 
 bool OwnedBuffers::drop_if_starved_remote(ControlBlock &cb) noexcept
@@ -310,10 +313,10 @@ bool OwnedBuffers::renew(OwnedCursor *c, std::uint32_t req, std::uint32_t cpu, s
     return true;
 }
 
-void OwnedBuffers::take(std::uint32_t s, std::uint32_t idx) noexcept
+std::uint32_t OwnedBuffers::take(std::uint32_t s, std::uint32_t idx) noexcept
 {
     if (idx >= pool_->capacity())
-        return;
+        return 0;
     // Only the slot's own open buffer is handed on: a slot another process
     // scribbled over may name a buffer of another owner (who would hand it
     // on again) or one on its way already. Such a slot is emptied.
@@ -322,8 +325,9 @@ void OwnedBuffers::take(std::uint32_t s, std::uint32_t idx) noexcept
     const bool own = (v & (BufferPool::kSealed | BufferPool::kOwned)) == BufferPool::kOwned &&
                      d.slot.load(std::memory_order_relaxed) == s &&
                      d.owner.load(std::memory_order_relaxed) == slots_[s].pid.load(std::memory_order_relaxed);
-    if (slots_[s].current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel) && own)
-        pool_->seal(idx);
+    if (!slots_[s].current.compare_exchange_strong(idx, kNoBuffer, std::memory_order_acq_rel) || !own)
+        return 0;
+    return BufferPool::offset_of(pool_->seal(idx));
 }
 
 bool OwnedBuffers::exited(std::uint32_t s, bool dead_processes) const noexcept
@@ -381,15 +385,19 @@ bool OwnedBuffers::quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, st
     return true;
 }
 
-std::vector<OwnedBuffers::Held> OwnedBuffers::held_owners(const ControlBlock &cb, std::uint32_t except_pid)
+std::vector<OwnedBuffers::Held> OwnedBuffers::take_held_owners(const ControlBlock &cb, std::uint32_t except_pid)
 {
     std::vector<Held> held;
     for (std::uint32_t s = 0; s < kThreadSlots; ++s) {
         const ThreadSlot &ts = cb.threads[s];
         const std::uint32_t pid = ts.pid.load(std::memory_order_acquire);
         const std::uint64_t w = ts.inside.load(std::memory_order_acquire);
-        if (pid != 0 && pid != except_pid && (w & 1) && !process_gone(ts, pid))
-            held.push_back({s, w});
+        if (pid == 0 || pid == except_pid || !(w & 1) || process_gone(ts, pid))
+            continue;
+        std::uint32_t taken = 0;
+        if (enabled() && ts.gen.load(std::memory_order_acquire) != 0)
+            taken = take(s, ts.current.load(std::memory_order_acquire));
+        held.push_back({s, w, taken});
     }
     return held;
 }
@@ -397,8 +405,12 @@ std::vector<OwnedBuffers::Held> OwnedBuffers::held_owners(const ControlBlock &cb
 std::uint32_t OwnedBuffers::still_held(const ControlBlock &cb, const std::vector<Held> &held) noexcept
 {
     std::uint32_t n = 0;
-    for (const Held &h : held)
-        n += cb.threads[h.slot].inside.load(std::memory_order_acquire) == h.inside;
+    for (const Held &h : held) {
+        // Its buffer's offset past the one it entered with: its one commit
+        // came before the take, and the event is in the buffer.
+        const bool committed = h.taken_offset > std::uint32_t(h.inside >> 32);
+        n += !committed && cb.threads[h.slot].inside.load(std::memory_order_acquire) == h.inside;
+    }
     return n;
 }
 

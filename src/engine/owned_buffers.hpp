@@ -125,7 +125,7 @@ public:
                 return nullptr;
         }
         ThreadSlot &ts = *c->ts;
-        ts.inside.store(c->inside + 1, std::memory_order_relaxed);
+        ts.inside.store(entering(c), std::memory_order_relaxed);
         // The entering store before the load below (the logger's mirror).
         if (fence_) [[unlikely]]
             full_fence(ts.inside);
@@ -144,8 +144,16 @@ public:
     void commit_remote(OwnedCursor *c, std::uint32_t size) noexcept
     {
         commit(c, size);
-        c->inside += 2;
+        c->inside = std::uint32_t(c->inside + 2);
         c->ts->inside.store(c->inside, std::memory_order_release);
+    }
+    // The inside word of a write entered now: the bracket's count (low
+    // half, odd inside) and the buffer's committed offset (high half), so
+    // a stop that takes the buffer of an owner held inside can tell
+    // whether its event was committed before (the offset moved past it).
+    static std::uint64_t entering(const OwnedCursor *c) noexcept
+    {
+        return std::uint64_t(BufferPool::offset_of(c->state)) << 32 | std::uint32_t(c->inside + 1);
     }
 
     // A session out of buffers (no free one, none to grow, the stream's full)
@@ -197,14 +205,20 @@ public:
     // refuse. Also for a dead host's region (orphan recovery).
     static bool quiesce_owners(ControlBlock &cb, std::uint32_t except_pid, std::int64_t timeout_ms) noexcept;
     // An owner of another process inside a write when quiesce_owners gave
-    // up (held there: a stopped process, a debugger): its slot and inside word.
+    // up (held there: a stopped process, a debugger): its slot, its inside
+    // word, and the committed offset of the buffer taken from it (0: none).
     struct Held {
         std::uint32_t slot;
         std::uint64_t inside;
+        std::uint32_t taken_offset = 0;
     };
-    static std::vector<Held> held_owners(const ControlBlock &cb, std::uint32_t except_pid);
-    // How many of held are still in that same write: each commits, if ever,
-    // after the stop took its buffer, so its event reaches no file.
+    // Logger thread, the stop: finds the owners of processes other than
+    // except_pid held inside a write and takes their buffers at the
+    // committed offsets (the rest are taken by seal_all(true)).
+    std::vector<Held> take_held_owners(const ControlBlock &cb, std::uint32_t except_pid);
+    // How many of held are still in that same write with their event not
+    // committed when their buffer was taken: each commits, if ever, into a
+    // buffer already on its way, so its event reaches no file.
     static std::uint32_t still_held(const ControlBlock &cb, const std::vector<Held> &held) noexcept;
     // Asks every owner of cb's session to renew at its next write (the
     // checks of its slow path: the stop's `closing`, the real-time
@@ -226,8 +240,9 @@ private:
     // renew() for a writer of another process, inside its bracket (the
     // request loaded again, with acquire): false when the session is stopping.
     bool renew_remote(OwnedCursor *c, std::uint32_t cpu, std::uint32_t size) noexcept;
-    // Takes idx out of slot s (if it is still there) and hands it on.
-    void take(std::uint32_t s, std::uint32_t idx) noexcept;
+    // Takes idx out of slot s (if it is still there) and hands it on;
+    // returns the committed offset it was taken at (0: not taken).
+    std::uint32_t take(std::uint32_t s, std::uint32_t idx) noexcept;
     // Frees slot s, handing on its buffer at the committed offset; false
     // when another reaper won it (or it is being claimed).
     bool free_slot(std::uint32_t s) noexcept;

@@ -242,7 +242,7 @@ void Session::close_remote_writers()
     pool_.force_stuck(stuck);
     pool_.close_streams();
     held_idle_ = idle;
-    held_owners_ = OwnedBuffers::held_owners(cb, platform::process_id());
+    held_owners_ = owned_.take_held_owners(cb, platform::process_id());
 }
 
 void Session::count_held_writes()

@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace openetw::engine {
 namespace {
@@ -327,6 +328,33 @@ TEST(OwnedSlots, AnOwnerOfAnotherProcessIsRefusedOnceTheStopQuiescedTheOwners)
     s.pool.control().closing.store(1, std::memory_order_seq_cst);
     ASSERT_TRUE(OwnedBuffers::quiesce_owners(s.pool.control(), 0, 1000));
     EXPECT_EQ(writer.reserve_remote(0, kRecord), nullptr) << "a write after the stop went in";
+}
+
+
+// An owner of another process held inside a write through a stop (its
+// process stopped) has its buffer taken at the committed offset. Its event
+// is lost only if it had not committed then: the entering store carried the
+// offset it found, so a commit before the take is told from one after.
+TEST(OwnedSlots, AHeldOwnersEventIsCountedLostOnlyIfItWasNotCommittedWhenItsBufferWasTaken)
+{
+    for (const bool committed : {true, false}) {
+        SCOPED_TRACE(committed ? "held after its commit" : "held before its commit");
+        SharedPool s;
+        OwnedBuffers host; // the logger's side
+        host.enable(&s.pool, false);
+        OwnedBuffers writer; // (this process, as a writer to the region's host)
+        writer.enable(&s.pool, true);
+        ASSERT_TRUE(write_owned(writer));
+        OwnedCursor *c = writer.reserve_remote(0, kRecord);
+        ASSERT_NE(c, nullptr);
+        std::memset(c->pos, 0x5A, kRecord);
+        if (committed)
+            writer.commit(c, kRecord); // the state stored, the bracket not yet left
+        const std::vector<OwnedBuffers::Held> held = host.take_held_owners(s.pool.control(), 0);
+        ASSERT_EQ(held.size(), 1u);
+        EXPECT_EQ(s.flushed(), 1u) << "the held owner's buffer was not taken";
+        EXPECT_EQ(OwnedBuffers::still_held(s.pool.control(), held), committed ? 0u : 1u);
+    }
 }
 
 } // namespace openetw::engine
