@@ -50,20 +50,13 @@ else
 fi
 stage_done "release build"
 
-# demo-attach-stop (suite stop-accounting) fails about one run in four under
-# ASan and TSan: a stop meeting a writer of another process slowed by the
-# sanitizer loses a part of one buffer (~200-300 events) that neither the
-# file nor EventsLost holds. A known open defect (issue 29's closing note),
-# said at both stages, not hidden; the test runs in the plain stage.
-echo "note: demo-attach-stop is not run under ASan (known defect: a stop meeting a slowed remote writer, see scripts/test.sh)"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-  run_suite "tests under ASan+UBSan" build-asan "--no-suite stop-accounting" -Db_sanitize=address,undefined -Db_lundef=false \
+  run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "ASan+UBSan"
 
-echo "note: demo-attach-stop is not run under TSan (the same known defect as under ASan, see above)"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit --no-suite stop-accounting" -Db_sanitize=thread -Db_lundef=false \
+  run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit" -Db_sanitize=thread -Db_lundef=false \
     -Dbench=disabled \
     -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "TSan"

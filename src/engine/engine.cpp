@@ -74,6 +74,14 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
                                      en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
         if (snap->entries.size() == 1)
             snap->single = &snap->entries.front();
+        if (summary == 0) {
+            // Disabled before its sessions go: a writer that asked
+            // is_enabled and then finds no session (ETW_OK, nothing logged)
+            // does so once at most, not for as long as this thread is kept
+            // from the stores below (a preempted stop: hundreds of events).
+            p->summary.store(0, std::memory_order_release);
+            p->enabled.store(0, std::memory_order_release);
+        }
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
         if (old)
             retired.push_back(old);
