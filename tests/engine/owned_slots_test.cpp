@@ -330,7 +330,6 @@ TEST(OwnedSlots, AnOwnerOfAnotherProcessIsRefusedOnceTheStopQuiescedTheOwners)
     EXPECT_EQ(writer.reserve_remote(0, kRecord), nullptr) << "a write after the stop went in";
 }
 
-
 // An owner of another process held inside a write through a stop (its
 // process stopped) has its buffer taken at the committed offset. Its event
 // is lost only if it had not committed then: the entering store carried the
