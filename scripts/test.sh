@@ -50,6 +50,10 @@ else
 fi
 stage_done "release build"
 
+# The sanitizer stages run the cross-process soaks (random kills, a
+# scribbled region) for 20 s each instead of 60: rounds there are 3-5 times
+# slower, and the plain stage soaks the full minute.
+export CROSSPROC_SOAK_SECONDS=20
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
@@ -60,6 +64,7 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     -Dbench=disabled \
     -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "TSan"
+unset CROSSPROC_SOAK_SECONDS
 
 # The Linux build of the tests stage serves the trace comparison, and the
 # Windows stage's DLL the bindings' win-x64 package: each is built once.
