@@ -147,4 +147,26 @@ void write_utf16le(std::uint8_t *out, std::u16string_view s)
     }
 }
 
+std::u16string utf8_to_utf16_lossy(std::string_view s)
+{
+    if (auto whole = utf8_to_utf16(s))
+        return std::move(*whole);
+    std::u16string out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (len != 0 && i + len <= s.size()) {
+            if (auto one = utf8_to_utf16(s.substr(i, len))) {
+                out += *one;
+                i += len;
+                continue;
+            }
+        }
+        out += u'\uFFFD';
+        ++i;
+    }
+    return out;
+}
+
 } // namespace openetw

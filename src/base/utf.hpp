@@ -30,4 +30,9 @@ void write_utf16le(std::uint8_t *out, std::u16string_view s);
 // Lossy conversion for display only: unpaired surrogates become U+FFFD.
 std::string utf16_to_utf8_lossy(std::u16string_view utf16);
 
+// Lossy conversion of system text (a Linux command line or file name is
+// bytes, usually UTF-8): a byte that is not part of valid UTF-8 becomes
+// U+FFFD rather than losing the whole text.
+std::u16string utf8_to_utf16_lossy(std::string_view utf8);
+
 } // namespace openetw

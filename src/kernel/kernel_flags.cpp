@@ -14,10 +14,10 @@ namespace {
 // `xperf -providers K` that stand for one flag (PROC_THREAD for two).
 const KernelFlag kFlags[] = {
     {ETW_FLAG_PROCESS, "EVENT_TRACE_FLAG_PROCESS", "process", "PROC_THREAD",
-     "sched:sched_process_fork, sched:sched_process_exec, sched:sched_process_exit + /proc rundown",
+     "perf_event_open PERF_RECORD_FORK, PERF_RECORD_COMM (exec), PERF_RECORD_EXIT + /proc rundown",
      "Process (0x03): Start 1, End 2, DCStart 3, DCEnd 4; Process_V4_TypeGroup1"},
     {ETW_FLAG_THREAD, "EVENT_TRACE_FLAG_THREAD", "thread", "PROC_THREAD",
-     "sched:sched_process_fork (threads), sched:sched_process_exit + /proc/PID/task rundown",
+     "perf_event_open PERF_RECORD_FORK, PERF_RECORD_EXIT (threads) + /proc/PID/task rundown",
      "Thread (0x05): Start 1, End 2, DCStart 3, DCEnd 4; Thread_V3_TypeGroup1"},
     {ETW_FLAG_IMAGE_LOAD, "EVENT_TRACE_FLAG_IMAGE_LOAD", "image_load", "LOADER",
      "perf_event_open PERF_RECORD_MMAP2 (executable mappings) + /proc/PID/maps rundown",

@@ -17,30 +17,6 @@ constexpr std::int32_t kStillActive = 259;
 // TimerResolution 156250 of its logfile headers).
 constexpr std::uint64_t kTick100ns = 156250;
 
-// A Linux command line or file name is bytes, usually UTF-8; a byte that is
-// not part of valid UTF-8 becomes U+FFFD rather than losing the whole text.
-std::u16string utf16_lossy(std::string_view s)
-{
-    if (auto whole = utf8_to_utf16(s))
-        return std::move(*whole);
-    std::u16string out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (len != 0 && i + len <= s.size()) {
-            if (auto one = utf8_to_utf16(s.substr(i, len))) {
-                out += *one;
-                i += len;
-                continue;
-            }
-        }
-        out += u'\uFFFD';
-        ++i;
-    }
-    return out;
-}
-
 std::string base_name(std::string path)
 {
     // A replaced or removed executable reads as "<path> (deleted)".
@@ -113,7 +89,7 @@ ProcessFields process_fields(const platform::ProcProcess &p)
     while (!cmd.empty() && cmd.back() == '\0')
         cmd.pop_back();
     std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-    f.command_line = utf16_lossy(cmd);
+    f.command_line = utf8_to_utf16_lossy(cmd);
     return f;
 }
 
@@ -179,7 +155,7 @@ Status rundown(const RundownOptions &o, const std::function<void(Bytes &&record)
             f.image_base = img.base;
             f.image_size = img.size;
             f.process_id = pid;
-            f.file_name = utf16_lossy(img.path);
+            f.file_name = utf8_to_utf16_lossy(img.path);
             Bytes ir = image_record(o.end ? Opcode::DCEnd : Opcode::DCStart, h, f, o.pointer_size, o.max_record);
             if (ir.empty())
                 continue;

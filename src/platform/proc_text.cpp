@@ -1,4 +1,6 @@
-// The parsers of proc_info.hpp: /proc's text formats, pure and alike on every OS.
+// The parsers of proc_info.hpp (and perf_events.hpp's processor list):
+// /proc's and /sys's text formats, pure and alike on every OS.
+#include "platform/perf_events.hpp"
 #include "platform/proc_info.hpp"
 
 #include <charconv>
@@ -117,6 +119,36 @@ std::uint64_t parse_cpu_mask(std::string_view hex)
         hex = comma == std::string_view::npos ? std::string_view() : hex.substr(0, comma);
     }
     return mask;
+}
+
+std::vector<std::uint32_t> parse_cpu_list(std::string_view text)
+{
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.remove_suffix(1);
+    std::vector<std::uint32_t> cpus;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        const std::size_t dash = item.find('-');
+        std::uint32_t first = 0, last = 0;
+        if (!to_number(item.substr(0, dash), &first))
+            return {};
+        if (dash == std::string_view::npos)
+            last = first;
+        else if (!to_number(item.substr(dash + 1), &last))
+            return {};
+        // (a range past 4096 processors is not a processor list)
+        if (last < first || last - first > 4096)
+            return {};
+        for (std::uint32_t c = first; c <= last; ++c)
+            cpus.push_back(c);
+        if (comma == std::string_view::npos)
+            break;
+        text.remove_prefix(comma + 1);
+        if (text.empty())
+            return {};
+    }
+    return cpus;
 }
 
 } // namespace openetw::platform

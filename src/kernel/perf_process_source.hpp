@@ -1,0 +1,114 @@
+// The system logger's live source of process, thread and image events:
+// perf's side-band records (PERF_RECORD_FORK, COMM, EXIT, MMAP2, with the
+// sample_id_all fields TID|TIME|CPU) read system-wide
+// (platform/perf_events.hpp) and turned into Windows' Process, Thread and
+// Image records (kernel_records.hpp). docs/KERNEL_LOGGER.md, "The live
+// source", gives the mapping; in short:
+//   fork of a new process  -> Process/Start (+ Thread/Start of its first thread)
+//   fork of a thread       -> Thread/Start
+//   exec (COMM, exec bit)  -> Thread/End + Process/End of the old image,
+//                             Process/Start + Thread/Start of the new one (same pid)
+//   exit of a thread       -> Thread/End; of the leader also Process/End
+//   executable file MMAP2  -> Image/Load (hook 0x030A)
+//   PERF_RECORD_LOST       -> counted in lost (never silent)
+// consume() is pure but for the process lookup it is given (tests pass
+// their own); open/drain/wait make it live. Not thread-safe: one logger
+// thread drains, any thread may wake() it.
+#pragma once
+
+#include "base/status.hpp"
+#include "kernel/kernel_records.hpp"
+#include "kernel/perf_clock.hpp"
+#include "platform/perf_events.hpp"
+#include "platform/proc_info.hpp"
+
+#include <functional>
+#include <span>
+#include <unordered_map>
+
+namespace openetw::kernel {
+
+struct PerfSourceOptions {
+    bool processes = true; // EVENT_TRACE_FLAG_PROCESS
+    bool threads = true;   // EVENT_TRACE_FLAG_THREAD
+    bool images = true;    // EVENT_TRACE_FLAG_IMAGE_LOAD
+    std::uint32_t pointer_size = 8;
+    std::size_t max_record = kMaxRecordSize;
+    PerfClock clock;                                                   // perf time -> session time
+    std::uint64_t sample_type = platform::PerfEventSpec{}.sample_type; // what ends each record
+};
+
+struct PerfSourceCounts {
+    std::uint64_t process_starts = 0;
+    std::uint64_t process_ends = 0;
+    std::uint64_t thread_starts = 0;
+    std::uint64_t thread_ends = 0;
+    std::uint64_t execs = 0;
+    std::uint64_t images = 0;
+    std::uint64_t lost = 0;      // records the kernel dropped (its rings were full)
+    std::uint64_t malformed = 0; // records too short for their type, or rings abandoned
+    std::uint64_t ignored = 0;   // other types, non-exec COMMs, mappings that are not executable files
+};
+
+// How a process is looked up in the system (platform::proc_read_process by default).
+using ProcessLookup = std::function<etw_status(std::uint32_t pid, platform::ProcProcess *out)>;
+using RecordSink = std::function<void(Bytes &&record)>;
+
+// The size and wake-up of the live rings.
+struct PerfSourceRings {
+    std::uint32_t data_pages = 64;  // per processor, a power of two: 256 KB of 4 KB pages
+    std::uint32_t wakeup_bytes = 0; // 0: a quarter of a ring
+};
+
+class PerfProcessSource {
+public:
+    explicit PerfProcessSource(PerfSourceOptions options, ProcessLookup lookup = {});
+
+    // One perf record (its 8-byte header included): its Windows records, if
+    // any, go to sink in the order Windows writes them.
+    void consume(std::span<const std::uint8_t> record, const RecordSink &sink);
+    // Tells the source of a process it did not see start (the rundown's),
+    // so that its exec and end name its image.
+    void remember(const ProcessFields &process);
+    const PerfSourceCounts &counts() const noexcept { return counts_; }
+    // The perf events this source needs for its options.
+    platform::PerfEventSpec spec(const PerfSourceRings &rings) const;
+
+    // ---- Live ----
+    // Opens and enables the events on every processor (the statuses of
+    // PerfEventSet::open: ETW_ERROR_ACCESS_DENIED names the rights).
+    Status open(const PerfSourceRings &rings = {});
+    // Reads what the rings hold, in time order across processors, into sink.
+    Status drain(const RecordSink &sink);
+    // Sleeps until a ring fills to its wake-up mark, wake(), or timeout_ms.
+    Status wait(std::int64_t timeout_ms, bool *woken) { return events_.wait(timeout_ms, woken); }
+    void wake() noexcept { events_.wake(); }
+    void close() noexcept { events_.close(); }
+
+private:
+    struct Context {
+        std::uint32_t pid = 0, tid = 0;
+        std::int64_t timestamp = 0;
+    };
+
+    HeaderFields header(const Context &c) const;
+    ProcessFields *known(std::uint32_t pid);
+    void on_fork(std::span<const std::uint8_t> r, const Context &c, const RecordSink &sink);
+    void on_exit(std::span<const std::uint8_t> r, const Context &c, const RecordSink &sink);
+    void on_comm(std::span<const std::uint8_t> r, std::size_t body_end, const Context &c, const RecordSink &sink);
+    void on_mmap2(std::span<const std::uint8_t> r, std::size_t body_end, const Context &c, const RecordSink &sink);
+    void emit_process(Opcode type, const Context &c, const ProcessFields &p, const RecordSink &sink);
+    void emit_thread(Opcode type, const Context &c, std::uint32_t pid, std::uint32_t tid, const RecordSink &sink);
+
+    PerfSourceOptions options_;
+    ProcessLookup lookup_;
+    PerfSourceCounts counts_;
+    // The live processes this source knows: what their exec and end repeat.
+    std::unordered_map<std::uint32_t, ProcessFields> processes_;
+    platform::PerfEventSet events_;
+};
+
+// The time of a record from its sample_id_all fields (0 when sample_type has no TIME).
+std::uint64_t perf_record_time(std::span<const std::uint8_t> record, std::uint64_t sample_type);
+
+} // namespace openetw::kernel
