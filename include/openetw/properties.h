@@ -103,6 +103,30 @@ ETW_API uint32_t etw_properties_flush_timer(const etw_properties *props);
 ETW_API etw_status etw_properties_set_enable_flags(etw_properties *props, uint32_t flags);
 ETW_API uint32_t etw_properties_enable_flags(const etw_properties *props);
 
+/**
+ * Parses a list of system logger EnableFlags into *mask: names separated by
+ * ',', '+' or '|' (spaces around them allowed), each a flag's short name
+ * ("process", "image_load", "disk_io"), its documented name
+ * ("EVENT_TRACE_FLAG_DISK_IO") or an xperf group ("PROC_THREAD", "LOADER"),
+ * in any case; or one number, decimal or 0x hex, taken as is
+ * (docs/KERNEL_LOGGER.md lists the names).
+ * Statuses: ETW_OK; ETW_ERROR_INVALID_PARAMETER for a NULL argument, an empty
+ * list or an unknown name (the last error message names it; *mask is then
+ * unchanged). No state: any thread.
+ */
+ETW_API etw_status etw_enable_flags_parse(uint32_t *mask, const char *text);
+/**
+ * The names of mask's flags, joined by ',' in value order ("process,thread");
+ * bits no flag documents are appended as one hex number; "0" for 0. Writes at
+ * most size bytes into text (the caller's buffer), NUL-terminated, and the
+ * size the whole text needs, NUL included, into *needed (may be NULL).
+ * Statuses: ETW_OK; ETW_ERROR_MORE_DATA when size is smaller than that (text
+ * then holds as much as fits, NUL-terminated, if size > 0);
+ * ETW_ERROR_INVALID_PARAMETER when text is NULL and size is not 0. No state:
+ * any thread.
+ */
+ETW_API etw_status etw_enable_flags_format(char *text, size_t size, size_t *needed, uint32_t mask);
+
 /** AgeLimit / FlushThreshold (the same LONG member). */
 ETW_API etw_status etw_properties_set_flush_threshold(etw_properties *props, int32_t value);
 ETW_API int32_t etw_properties_flush_threshold(const etw_properties *props);

@@ -3,7 +3,9 @@
 
 #include "api/guard.hpp"
 #include "api/properties_handle.hpp"
+#include "kernel/kernel_flags.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -283,6 +285,35 @@ ETW_API etw_status etw_properties_import(etw_properties **out, const void *block
         if (Status s = Properties::import_block(static_cast<const std::uint8_t *>(block), block_size, props->impl); !s)
             return s;
         *out = props.release();
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_enable_flags_parse(uint32_t *mask, const char *text)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(mask);
+        ETW_REQUIRE_ARG(text);
+        return openetw::kernel::parse_kernel_flags(text, mask);
+    });
+}
+
+ETW_API etw_status etw_enable_flags_format(char *text, size_t size, size_t *needed, uint32_t mask)
+{
+    return guarded([&]() -> Status {
+        if (text == nullptr && size != 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "text is NULL but size is not 0");
+        const std::string names = openetw::kernel::format_kernel_flags(mask);
+        if (needed)
+            *needed = names.size() + 1;
+        if (size > 0) {
+            const std::size_t n = std::min(names.size(), size - 1);
+            std::memcpy(text, names.data(), n);
+            text[n] = '\0';
+        }
+        if (size < names.size() + 1)
+            return Fail(ETW_ERROR_MORE_DATA, "the flag names need " + std::to_string(names.size() + 1) +
+                                                 " bytes with the NUL; the buffer has " + std::to_string(size));
         return Status::ok();
     });
 }

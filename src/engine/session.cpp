@@ -215,6 +215,12 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         cycle_hz = 0; // appending to 100 ns timestamps: stamp alike
     s->use_cycle_counter(cycle_hz);
     s->pool_.control().cycle_hz = cycle_hz; // before any other process maps the region
+    // A system logger's kernel sources: refused here (rights, flags this
+    // system cannot serve) before a file is made, never a session that runs
+    // and records nothing.
+    if (s->system_logger_)
+        if (Status st = s->set_kernel_flags(s->enable_flags_); !st)
+            return st;
 
     LogFile::Config fc;
     fc.path = utf8(file);
@@ -440,11 +446,17 @@ Status Session::update(Properties &props)
     etw_event_trace_properties &r = props.record();
     if (r.EnableFlags != 0 && r.EnableFlags != enable_flags_ && !system_logger_)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "EnableFlags can be updated only on a system logger session");
+    if (system_logger_ && r.EnableFlags != enable_flags_) {
+        // As Windows: the flags of a running kernel session change at once
+        // (first: a refusal changes nothing else either).
+        if (Status st = set_kernel_flags(r.EnableFlags); !st)
+            return st;
+        enable_flags_ = r.EnableFlags;
+    }
     flush_timer_.store(r.FlushTimer, std::memory_order_relaxed);
     if (r.MaximumBuffers != 0 && !is_buffering())
         pool_.set_max_buffers(r.MaximumBuffers);
-    if (system_logger_)
-        enable_flags_ = r.EnableFlags;
+
     // A different log file name switches to a new file.
     if (!props.log_file_name().empty() && props.log_file_name() != log_file_name_) {
         if (mode_ & ETW_FILE_MODE_NEWFILE)

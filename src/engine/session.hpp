@@ -9,6 +9,7 @@
 #include "engine/owned_buffers.hpp"
 #include "engine/properties.hpp"
 #include "engine/session_clock.hpp"
+#include "kernel/system_logger.hpp"
 
 #include <openetw/constants.h>
 #include <openetw/records.h>
@@ -311,6 +312,22 @@ private:
     bool reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPool::Reservation *res) noexcept;
     static constexpr std::uint32_t kRemoteRingWaitMs = 250;
     Status write_snapshot(const std::string &path);
+
+    // System loggers (session_kernel.cpp): the kernel's events of the
+    // EnableFlags, drained by the logger thread into the session's buffers.
+    // Opens (create) or changes (update) the kernel sources.
+    Status set_kernel_flags(std::uint32_t flags);
+    // Logger thread: the rundown (DCStart at the start, DCEnd at the stop);
+    // what the kernel reported since the last drain.
+    void kernel_rundown(bool end);
+    void drain_kernel();
+    // Logger thread: how long it may sleep, given timeout_ms (-1: forever).
+    std::int64_t kernel_wait_ms(std::int64_t timeout_ms);
+    // kernel::SessionSink's function: one record into the buffer stream of
+    // its processor (logger thread).
+    static void write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size);
+    std::unique_ptr<kernel::SystemLogger> kernel_; // null: no kernel events asked for
+    std::mutex kernel_mutex_;                      // update's flag changes against the logger's drains
 
     // Identity and configuration.
     std::u16string name_;

@@ -35,6 +35,9 @@ void Session::logger_main()
         platform::memory_prefault(pool_.buffer(0), bytes); // backs them in one call where it can
         std::memset(pool_.buffer(0), 0, bytes);            // fresh buffers: nobody else is in them yet
     }
+    // A system logger's rundown of what runs now, before the start returns:
+    // what the caller does next comes after it in the trace.
+    kernel_rundown(false);
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);
     std::atomic<std::uint32_t> &word = pool_.wake_word();
@@ -42,6 +45,7 @@ void Session::logger_main()
     bool timed_armed = false;
     for (;;) {
         const std::uint32_t seen = word.load(std::memory_order_acquire);
+        drain_kernel();
         if (!logger_held_.load(std::memory_order_acquire))
             drain();
         bool stop = false;
@@ -85,6 +89,15 @@ void Session::logger_main()
             stop = stop_requested_;
         }
         if (stop) {
+            // The kernel's last events and the rundown of what still runs,
+            // before writers of other processes are refused (the pool then
+            // opens no buffer).
+            drain_kernel();
+            kernel_rundown(true);
+            {
+                std::lock_guard<std::mutex> k(kernel_mutex_);
+                kernel_.reset();
+            }
             if (pool_.is_shared())
                 close_remote_writers();
             seal_all(true); // no writer is inside any more (Engine::stop's grace period), but held ones
@@ -134,7 +147,8 @@ void Session::logger_main()
             if (timeout_ms < 0 || timeout_ms > kReapIntervalMs)
                 timeout_ms = kReapIntervalMs;
         }
-        owned_.reap_exited(); // exited threads' buffers to the file, their slots free
+        timeout_ms = kernel_wait_ms(timeout_ms); // the kernel's rings drained in time
+        owned_.reap_exited();                    // exited threads' buffers to the file, their slots free
         // Announce the sleep, then re-check the word (see BufferPool::hand_off).
         std::atomic<std::uint32_t> &waiting = pool_.control().logger_waiting;
         waiting.store(1, std::memory_order_seq_cst);

@@ -366,17 +366,25 @@ Status PerfProcessSource::drain(const RecordSink &sink)
 {
     // Each processor's ring is in time order, the rings are not with each
     // other: a fork read from one must come before the exec read from another.
-    std::vector<std::pair<std::uint64_t, Bytes>> batch;
+    struct Read {
+        std::uint64_t time;
+        std::uint32_t cpu;
+        Bytes bytes;
+    };
+    std::vector<Read> batch;
     platform::PerfDrainCounts dc;
     const Status s = events_.drain(
         [&](const platform::PerfRecord &r) {
-            batch.emplace_back(perf_record_time(r.bytes, options_.sample_type), Bytes(r.bytes.begin(), r.bytes.end()));
+            batch.push_back(
+                {perf_record_time(r.bytes, options_.sample_type), r.cpu, Bytes(r.bytes.begin(), r.bytes.end())});
         },
         &dc);
     counts_.malformed += dc.malformed;
-    std::stable_sort(batch.begin(), batch.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    for (const auto &[time, bytes] : batch)
-        consume(bytes, sink);
+    std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });
+    for (const Read &r : batch) {
+        record_cpu_ = r.cpu;
+        consume(r.bytes, sink);
+    }
     return s;
 }
 

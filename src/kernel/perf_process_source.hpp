@@ -71,6 +71,11 @@ public:
     // so that its exec and end name its image.
     void remember(const ProcessFields &process);
     const PerfSourceCounts &counts() const noexcept { return counts_; }
+    // The processor of the record drain() is translating (whose ring held
+    // it), for a sink that files records by processor.
+    std::uint32_t record_cpu() const noexcept { return record_cpu_; }
+    // The clock of later records (a session re-anchors it at each drain).
+    void set_clock(const PerfClock &clock) noexcept { options_.clock = clock; }
     // The perf events this source needs for its options.
     platform::PerfEventSpec spec(const PerfSourceRings &rings) const;
 
@@ -84,6 +89,8 @@ public:
     Status wait(std::int64_t timeout_ms, bool *woken) { return events_.wait(timeout_ms, woken); }
     void wake() noexcept { events_.wake(); }
     void close() noexcept { events_.close(); }
+    // Stops the kernel adding to the rings; what they hold can still be drained.
+    Status disable() { return events_.disable(); }
 
 private:
     struct Context {
@@ -103,6 +110,7 @@ private:
     PerfSourceOptions options_;
     ProcessLookup lookup_;
     PerfSourceCounts counts_;
+    std::uint32_t record_cpu_ = 0;
     // The live processes this source knows: what their exec and end repeat.
     std::unordered_map<std::uint32_t, ProcessFields> processes_;
     platform::PerfEventSet events_;

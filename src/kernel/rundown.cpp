@@ -125,9 +125,12 @@ Status rundown(const RundownOptions &o, const std::function<void(Bytes &&record)
         h.timestamp = o.timestamp;
         h.kernel_time = ticks(p.stat.kernel_time);
         h.user_time = ticks(p.stat.user_time);
-        Bytes rec = process_record(type, h, process_fields(p), o.pointer_size, o.max_record);
+        const ProcessFields fields = process_fields(p);
+        Bytes rec = process_record(type, h, fields, o.pointer_size, o.max_record);
         if (rec.empty())
             continue;
+        if (o.on_process)
+            o.on_process(fields);
         sink(std::move(rec));
         ++c.processes;
         if (o.threads && platform::proc_list_threads(pid, &tids) == ETW_OK) {

@@ -24,6 +24,9 @@ struct RundownOptions {
     std::uint32_t pointer_size = 8;
     std::int64_t timestamp = 0; // raw session clock, for every record
     std::size_t max_record = kMaxRecordSize;
+    // Told each process written (a live source remembers them: their exec
+    // and end then name their image).
+    std::function<void(const ProcessFields &)> on_process;
 };
 
 struct RundownCounts {

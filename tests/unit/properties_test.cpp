@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -656,4 +657,39 @@ TEST(Status, NamesAndStringsArePinned)
     EXPECT_EQ(ETW_ERROR_BAD_LENGTH, 24u);
     EXPECT_EQ(ETW_ERROR_MORE_DATA, 234u);
     EXPECT_EQ(ETW_ERROR_NO_SYSTEM_RESOURCES, 1450u);
+}
+
+// EnableFlags lists through the C API: names, documented names, xperf
+// groups and numbers in; names out; an unknown name refused by name with
+// the mask untouched; a short buffer told the size it needs.
+TEST(EnableFlags, ParseAndFormatThroughTheCApi)
+{
+    std::uint32_t mask = 0;
+    ASSERT_EQ(etw_enable_flags_parse(&mask, "process, Thread|EVENT_TRACE_FLAG_IMAGE_LOAD"), ETW_OK)
+        << etw_last_error_message();
+    EXPECT_EQ(mask, ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD);
+    ASSERT_EQ(etw_enable_flags_parse(&mask, "0x10117"), ETW_OK);
+    EXPECT_EQ(mask, 0x10117u);
+    mask = 7;
+    EXPECT_EQ(etw_enable_flags_parse(&mask, "process,registri"), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("registri"), std::string::npos) << etw_last_error_message();
+    EXPECT_EQ(mask, 7u);
+    EXPECT_EQ(etw_enable_flags_parse(&mask, ""), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_enable_flags_parse(nullptr, "process"), ETW_ERROR_INVALID_PARAMETER);
+
+    char text[64];
+    std::size_t needed = 0;
+    ASSERT_EQ(etw_enable_flags_format(text, sizeof text, &needed, ETW_FLAG_PROCESS | ETW_FLAG_THREAD), ETW_OK);
+    EXPECT_STREQ(text, "process,thread");
+    EXPECT_EQ(needed, std::strlen("process,thread") + 1);
+    EXPECT_EQ(etw_enable_flags_format(text, 5, &needed, ETW_FLAG_PROCESS | ETW_FLAG_THREAD), ETW_ERROR_MORE_DATA);
+    EXPECT_STREQ(text, "proc");
+    EXPECT_EQ(needed, std::strlen("process,thread") + 1);
+    EXPECT_EQ(etw_enable_flags_format(nullptr, 0, &needed, 0), ETW_ERROR_MORE_DATA);
+    EXPECT_EQ(needed, 2u); // "0"
+    EXPECT_EQ(etw_enable_flags_format(nullptr, 4, &needed, 0), ETW_ERROR_INVALID_PARAMETER);
+    // Parsing what format gives returns the mask.
+    ASSERT_EQ(etw_enable_flags_format(text, sizeof text, nullptr, 0x10117), ETW_OK);
+    ASSERT_EQ(etw_enable_flags_parse(&mask, text), ETW_OK) << text;
+    EXPECT_EQ(mask, 0x10117u);
 }

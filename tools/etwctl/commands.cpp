@@ -81,6 +81,10 @@ int cmd_start(Ctx &c, const Args &a)
             if (!parse_guid(v, &g))
                 return c.usage("--guid: \"" + v + "\" is not a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
             st = etw_properties_set_guid(props.p, &g);
+        } else if (k == "enable-flags") {
+            if (etw_enable_flags_parse(&n, v.c_str()) != ETW_OK)
+                return c.usage(std::string("--enable-flags: ") + etw_last_error_message());
+            st = etw_properties_set_enable_flags(props.p, n);
         } else if (k == "clock") {
             if (v == "qpc")
                 n = ETW_CLOCK_QPC;
@@ -104,8 +108,6 @@ int cmd_start(Ctx &c, const Args &a)
                 st = etw_properties_set_maximum_file_size(props.p, n);
             else if (k == "flush-timer")
                 st = etw_properties_set_flush_timer(props.p, n);
-            else if (k == "enable-flags")
-                st = etw_properties_set_enable_flags(props.p, n);
             else if (k == "flush-threshold")
                 st = etw_properties_set_flush_threshold(props.p, std::int32_t(n));
             else if (k == "backlog")
@@ -163,6 +165,10 @@ int cmd_simple(Ctx &c, const Args &a)
                 std::uint32_t n = 0;
                 if (k == "file") {
                     st = etw_properties_set_log_file_name(props.p, v.c_str());
+                } else if (k == "enable-flags") {
+                    if (etw_enable_flags_parse(&n, v.c_str()) != ETW_OK)
+                        return c.usage(std::string("--enable-flags: ") + etw_last_error_message());
+                    st = etw_properties_set_enable_flags(props.p, n);
                 } else {
                     if (!parse_u32(v, &n))
                         return c.usage("--" + k + ": \"" + v + "\" is not a number");
@@ -170,8 +176,6 @@ int cmd_simple(Ctx &c, const Args &a)
                         st = etw_properties_set_flush_timer(props.p, n);
                     else if (k == "max-buffers")
                         st = etw_properties_set_maximum_buffers(props.p, n);
-                    else if (k == "enable-flags")
-                        st = etw_properties_set_enable_flags(props.p, n);
                     else
                         return c.usage("update: unknown option --" + k);
                 }

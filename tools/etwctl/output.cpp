@@ -60,6 +60,11 @@ Fields describe(etw_properties *p, etw_session *session)
     f.num("maximum_file_size", r.MaximumFileSize);
     f.num("flush_timer", r.FlushTimer);
     f.num("enable_flags", r.EnableFlags);
+    {
+        char names[512];
+        if (etw_enable_flags_format(names, sizeof names, nullptr, r.EnableFlags) == ETW_OK)
+            f.str("enable_flags_names", names);
+    }
     f.num("flush_threshold", std::uint32_t(r.AgeLimit));
     f.num("clock_type", r.Wnode.ClientContext);
     f.num("number_of_buffers", r.NumberOfBuffers);

@@ -2431,6 +2431,34 @@ extern "C" {
     pub fn etw_properties_enable_flags(props: *const etw_properties) -> u32;
 }
 extern "C" {
+    #[doc = " Parses a list of system logger EnableFlags into *mask: names separated by"]
+    #[doc = " ',', '+' or '|' (spaces around them allowed), each a flag's short name"]
+    #[doc = " (\"process\", \"image_load\", \"disk_io\"), its documented name"]
+    #[doc = " (\"EVENT_TRACE_FLAG_DISK_IO\") or an xperf group (\"PROC_THREAD\", \"LOADER\"),"]
+    #[doc = " in any case; or one number, decimal or 0x hex, taken as is"]
+    #[doc = " (docs/KERNEL_LOGGER.md lists the names)."]
+    #[doc = " Statuses: ETW_OK; ETW_ERROR_INVALID_PARAMETER for a NULL argument, an empty"]
+    #[doc = " list or an unknown name (the last error message names it; *mask is then"]
+    #[doc = " unchanged). No state: any thread."]
+    pub fn etw_enable_flags_parse(mask: *mut u32, text: *const core::ffi::c_char) -> etw_status;
+}
+extern "C" {
+    #[doc = " The names of mask's flags, joined by ',' in value order (\"process,thread\");"]
+    #[doc = " bits no flag documents are appended as one hex number; \"0\" for 0. Writes at"]
+    #[doc = " most size bytes into text (the caller's buffer), NUL-terminated, and the"]
+    #[doc = " size the whole text needs, NUL included, into *needed (may be NULL)."]
+    #[doc = " Statuses: ETW_OK; ETW_ERROR_MORE_DATA when size is smaller than that (text"]
+    #[doc = " then holds as much as fits, NUL-terminated, if size > 0);"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER when text is NULL and size is not 0. No state:"]
+    #[doc = " any thread."]
+    pub fn etw_enable_flags_format(
+        text: *mut core::ffi::c_char,
+        size: usize,
+        needed: *mut usize,
+        mask: u32,
+    ) -> etw_status;
+}
+extern "C" {
     #[doc = " AgeLimit / FlushThreshold (the same LONG member)."]
     pub fn etw_properties_set_flush_threshold(props: *mut etw_properties, value: i32)
         -> etw_status;

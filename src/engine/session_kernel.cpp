@@ -1,0 +1,85 @@
+// A system logger session's kernel events (docs/KERNEL_LOGGER.md): the
+// sources of its EnableFlags (src/kernel) are drained by the session's
+// logger thread, which writes their records into the buffer stream of the
+// processor each happened on, as Windows' kernel logger does; the kernel's
+// own drops are added to EventsLost.
+#include "engine/session.hpp"
+
+#include "format/etl_layout.hpp"
+
+#include <cstring>
+
+namespace openetw::engine {
+
+Status Session::set_kernel_flags(std::uint32_t flags)
+{
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (kernel_)
+        return kernel_->set_flags(flags);
+    if (flags == 0)
+        return Status::ok();
+    kernel::SessionClock clock;
+    clock.clock_type = clock_type_;
+    clock.cycle_hz = cycle_tick_ != 0 ? pool_.control().cycle_hz : 0;
+    // A record stays below the buffer size minus its header (as events do).
+    const std::uint32_t max_record = buffer_bytes() - etl::kBufferHeaderSize - 8;
+    return kernel::SystemLogger::open(flags, clock, max_record, &kernel_);
+}
+
+void Session::write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size)
+{
+    auto *s = static_cast<Session *>(self);
+    ControlBlock &cb = s->pool_.control();
+    const std::uint32_t aligned = std::uint32_t(etl::align8(size));
+    const std::uint32_t stream = s->pool_.stream_of(cpu);
+    BufferPool::Reservation res;
+    etw_status st = cb.rt_refusing.load(std::memory_order_relaxed) != 0 ? ETW_ERROR_LOG_FILE_FULL
+                                                                        : s->pool_.reserve(stream, aligned, &res);
+    if (st == ETW_ERROR_NOT_ENOUGH_MEMORY) {
+        // This thread is the one that frees buffers: it writes out what is
+        // queued (a burst the pool could not hold) and tries once more.
+        if (s->is_buffering())
+            st = s->reserve_in_ring(stream, aligned, &res) ? ETW_OK : st;
+        else {
+            s->drain();
+            st = s->pool_.reserve(stream, aligned, &res);
+        }
+    }
+    if (st != ETW_OK) {
+        cb.events_lost.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    std::uint8_t *p = s->pool_.buffer(res.index) + res.offset;
+    std::memcpy(p, record, size);
+    std::memset(p + size, 0, aligned - size);
+    s->pool_.commit(res);
+}
+
+void Session::kernel_rundown(bool end)
+{
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (kernel_)
+        kernel_->rundown(end, kernel::SessionSink{this, &Session::write_kernel_record});
+}
+
+void Session::drain_kernel()
+{
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (!kernel_)
+        return;
+    const std::uint64_t dropped = kernel_->drain(kernel::SessionSink{this, &Session::write_kernel_record});
+    if (dropped != 0)
+        pool_.control().events_lost.fetch_add(std::uint32_t(std::min<std::uint64_t>(dropped, 0xFFFFFFFFu)),
+                                              std::memory_order_relaxed);
+}
+
+std::int64_t Session::kernel_wait_ms(std::int64_t timeout_ms)
+{
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (!kernel_)
+        return timeout_ms;
+    const std::int64_t interval = kernel_->drain_interval_ms();
+    return timeout_ms < 0 || timeout_ms > interval ? interval : timeout_ms;
+}
+
+} // namespace openetw::engine

@@ -1,0 +1,66 @@
+// The kernel side of a system logger session (the NT Kernel Logger, or a
+// session with ETW_SYSTEM_LOGGER_MODE): the sources its EnableFlags select
+// (perf_event_open ring buffers, /proc rundown), turned into Windows' kernel
+// records and handed to the session's logger thread, which writes them into
+// the session's buffers (docs/KERNEL_LOGGER.md). Owned and driven by that
+// one thread, but for set_flags (an update, under the caller's lock).
+#pragma once
+
+#include "base/status.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace openetw::kernel {
+
+// Where records go: the processor they happened on (the buffer stream) and
+// the record's bytes (unpadded; the sink aligns), borrowed for the call.
+struct SessionSink {
+    void *context = nullptr;
+    void (*write)(void *context, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size) = nullptr;
+    void operator()(std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size) const
+    {
+        write(context, cpu, record, size);
+    }
+};
+
+// How the session stamps its events, so that kernel records are stamped
+// alike: its clock type (ETW_CLOCK_*) and the cycle counter's rate when the
+// cycle counter stamps them (0: the 100 ns clocks), as engine/session.cpp
+// decides.
+struct SessionClock {
+    std::uint32_t clock_type = 1;
+    std::uint64_t cycle_hz = 0;
+};
+
+class SystemLogger {
+public:
+    virtual ~SystemLogger() = default;
+
+    // Opens the sources of enable_flags. ETW_ERROR_NOT_SUPPORTED naming the
+    // flags this system cannot serve (docs/KERNEL_LOGGER.md says which);
+    // ETW_ERROR_ACCESS_DENIED naming the capability and
+    // kernel.perf_event_paranoid when the process may not read the kernel's
+    // events. max_record: the largest record the session's buffers take.
+    static Status open(std::uint32_t enable_flags, const SessionClock &clock, std::uint32_t max_record,
+                       std::unique_ptr<SystemLogger> *out);
+    // The flags of mask no source here serves (0: all are served).
+    static std::uint32_t unsupported_flags(std::uint32_t mask);
+
+    // The rundown of what runs now: DCStart records at the start, DCEnd at
+    // the end (processes, their threads and images as the flags ask).
+    virtual void rundown(bool end, const SessionSink &sink) = 0;
+    // Writes what the kernel reported since the last drain, in order per
+    // processor; returns how many events the kernel dropped meanwhile
+    // (its rings were full), for EventsLost.
+    virtual std::uint64_t drain(const SessionSink &sink) = 0;
+    // How long the logger may sleep between drains, in ms: the rings hold
+    // at least that long of a busy system's events.
+    virtual std::uint32_t drain_interval_ms() const = 0;
+    // An update's new flags: sources opened and closed to match. On failure
+    // the flags in force are unchanged.
+    virtual Status set_flags(std::uint32_t enable_flags) = 0;
+    virtual std::uint32_t flags() const = 0;
+};
+
+} // namespace openetw::kernel

@@ -1,0 +1,202 @@
+// System logger sessions as a user starts them (the public API, a session in
+// this process): EnableFlags record the kernel's process, thread and image
+// events, with the rundown at both ends; flags no source serves are refused
+// by name; an update changes the flags of a running session; a user without
+// the rights is refused with the capability named. Runs as root (as CI).
+#include "kernel_etl.hpp"
+
+#include <openetw/openetw.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using kerneltest::Seen;
+
+struct Props {
+    etw_properties *p = nullptr;
+    explicit Props(const std::string &name) { EXPECT_EQ(etw_properties_create(&p, name.c_str()), ETW_OK); }
+    ~Props() { etw_properties_destroy(p); }
+};
+
+std::string temp_file(const std::string &stem)
+{
+    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()) + ".etl")).string();
+}
+
+// A system logger (SYSTEM_LOGGER_MODE: a name of its own, so that tests on
+// one machine do not meet) in this process, logging to file.
+etw_status start(etw_session **s, Props &props, const std::string &file, std::uint32_t flags)
+{
+    etw_properties_set_log_file_name(props.p, file.c_str());
+    etw_properties_set_log_file_mode(props.p, ETW_FILE_MODE_SEQUENTIAL | ETW_SYSTEM_LOGGER_MODE);
+    etw_properties_set_enable_flags(props.p, flags);
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_SESSION_IN_PROCESS;
+    return etw_session_start_ex(s, props.p, &o);
+}
+
+// Runs /bin/sh -c 'exit CODE' and returns its pid.
+pid_t run_shell(int code)
+{
+    const std::string script = "exit " + std::to_string(code);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return pid;
+}
+
+std::vector<Seen> read_back(const std::string &path)
+{
+    kerneltest::Reader reader;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_CONSUMER_RAW_TIMESTAMP;
+    o.record = kerneltest::on_record;
+    o.user_data = &reader;
+    etw_consumer *consumer = nullptr;
+    const char *paths[] = {path.c_str()};
+    EXPECT_EQ(etw_consumer_open(&consumer, paths, 1, &o), ETW_OK) << etw_last_error_message();
+    if (consumer) {
+        EXPECT_EQ(etw_consumer_process(consumer), ETW_OK) << etw_last_error_message();
+        etw_consumer_close(consumer);
+    }
+    return std::move(reader.seen);
+}
+
+// A field's number, however the decoder shows it (decimal, or 0x hex for
+// the Thread class's ids); -1 when absent or not a number.
+long long number(const Seen &s, const std::string &field)
+{
+    const std::string v = s.value(field);
+    char *end = nullptr;
+    const long long n = std::strtoll(v.c_str(), &end, 0);
+    return v.empty() || *end != '\0' ? -1 : n;
+}
+
+std::vector<const Seen *> named(const std::vector<Seen> &all, const std::string &name, const std::string &field = {},
+                                long long value = 0)
+{
+    std::vector<const Seen *> out;
+    for (const Seen &s : all)
+        if (s.event_name == name && (field.empty() || number(s, field) == value))
+            out.push_back(&s);
+    return out;
+}
+
+TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)
+{
+    const std::string file = temp_file("openetw-syslog");
+    Props props("OpenETW system logger test " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD), ETW_OK)
+        << etw_last_error_message();
+    const pid_t child = run_shell(3);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+
+    const long long me = ::getpid(), kid = child;
+    // The rundown: this process, its thread and its executable, at both ends.
+    EXPECT_EQ(named(seen, "Process/DCStart", "ProcessId", me).size(), 1u);
+    EXPECT_EQ(named(seen, "Process/DCEnd", "ProcessId", me).size(), 1u);
+    EXPECT_FALSE(named(seen, "Thread/DCStart", "ProcessId", me).empty());
+    EXPECT_FALSE(named(seen, "Image/DCStart", "ProcessId", me).empty());
+    // The child, live: started by this process, ran sh, ended.
+    const auto starts = named(seen, "Process/Start", "ProcessId", kid);
+    ASSERT_FALSE(starts.empty()) << "no Process/Start of the child " << kid;
+    EXPECT_EQ(number(*starts.front(), "ParentId"), me);
+    bool ran_sh = false;
+    for (const Seen *st : starts)
+        ran_sh |= st->value("ImageFileName").find("sh") != std::string::npos;
+    EXPECT_TRUE(ran_sh) << "no Process/Start of the child names sh";
+    EXPECT_FALSE(named(seen, "Process/End", "ProcessId", kid).empty());
+    EXPECT_FALSE(named(seen, "Thread/Start", "ProcessId", kid).empty());
+    bool shell_image = false;
+    for (const Seen *im : named(seen, "Image/Load", "ProcessId", kid))
+        shell_image |= im->value("FileName").find("sh") != std::string::npos;
+    EXPECT_TRUE(shell_image) << "no Image/Load of the child's shell";
+    // Every record decodes, and kernel records sort with the session's clock:
+    // the child's start comes after this process's DCStart.
+    for (const Seen &r : seen)
+        EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
+    EXPECT_LT(named(seen, "Process/DCStart", "ProcessId", me).front()->timestamp_raw, starts.front()->timestamp_raw);
+}
+
+TEST(SystemLogger, FlagsNoSourceServesAreRefusedByName)
+{
+    const std::string file = temp_file("openetw-syslog-refused");
+    Props props("OpenETW system logger refusal " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    EXPECT_EQ(start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_REGISTRY), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("registry"), std::string::npos) << etw_last_error_message();
+    EXPECT_FALSE(std::filesystem::exists(file)) << "a refused start left a file";
+}
+
+TEST(SystemLogger, AnUpdateChangesTheFlagsOfARunningSession)
+{
+    const std::string file = temp_file("openetw-syslog-update");
+    Props props("OpenETW system logger update " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_IMAGE_LOAD), ETW_OK) << etw_last_error_message();
+    const pid_t before = run_shell(0);
+    etw_properties_set_enable_flags(props.p, ETW_FLAG_PROCESS);
+    ASSERT_EQ(etw_session_update(s, props.p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_properties_enable_flags(props.p), ETW_FLAG_PROCESS);
+    // Refused flags change nothing.
+    etw_properties_set_enable_flags(props.p, ETW_FLAG_PROCESS | ETW_FLAG_ALPC);
+    EXPECT_EQ(etw_session_update(s, props.p), ETW_ERROR_NOT_SUPPORTED);
+    const pid_t after = run_shell(0);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_properties_enable_flags(props.p), ETW_FLAG_PROCESS);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    const long long b = before, a = after;
+    EXPECT_FALSE(named(seen, "Image/Load", "ProcessId", b).empty()) << "IMAGE_LOAD before the update";
+    EXPECT_TRUE(named(seen, "Process/Start", "ProcessId", b).empty()) << "PROCESS before it was asked for";
+    EXPECT_FALSE(named(seen, "Process/Start", "ProcessId", a).empty()) << "PROCESS after the update";
+    EXPECT_TRUE(named(seen, "Image/Load", "ProcessId", a).empty()) << "IMAGE_LOAD after it was dropped";
+}
+
+TEST(SystemLogger, AUserWithoutTheRightsIsRefusedWithTheCapabilityNamed)
+{
+    ASSERT_EQ(::geteuid(), 0u) << "runs as root (as CI does) to drop to another user";
+    const std::string file = temp_file("openetw-syslog-denied");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // nobody, with no capabilities: system-wide kernel events are refused
+        // (kernel.perf_event_paranoid above 0).
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0)
+            ::_exit(10);
+        Props props("OpenETW system logger denied " + std::to_string(::getpid()));
+        etw_session *s = nullptr;
+        const etw_status st = start(&s, props, "/tmp/openetw-syslog-denied-child.etl", ETW_FLAG_PROCESS);
+        const std::string msg = etw_last_error_message();
+        if (st != ETW_ERROR_ACCESS_DENIED)
+            ::_exit(11);
+        if (msg.find("CAP_PERFMON") == std::string::npos || msg.find("perf_event_paranoid") == std::string::npos)
+            ::_exit(12);
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: could not become nobody; 11: not ACCESS_DENIED; 12: the message does "
+                                         "not name CAP_PERFMON and perf_event_paranoid";
+    EXPECT_FALSE(std::filesystem::exists("/tmp/openetw-syslog-denied-child.etl"));
+}
+
+} // namespace
