@@ -36,6 +36,15 @@ bool keyed(std::string_view item, std::string_view key, std::string_view *value)
     return true;
 }
 
+// "'text'", built by appending: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...).
+std::string quoted(std::string_view text)
+{
+    std::string q(1, '\'');
+    q.append(text);
+    q += '\'';
+    return q;
+}
+
 Status bad(std::size_t line, const std::string &why)
 {
     return Fail(ETW_ERROR_INVALID_DATA, "tracepoint format, line " + std::to_string(line) + ": " + why);
@@ -47,13 +56,13 @@ Status parse_declaration(std::string_view decl, std::size_t line, TracepointFiel
     decl = trim(decl);
     const std::size_t cut = decl.find_last_of(" \t*");
     if (cut == std::string_view::npos || cut + 1 >= decl.size())
-        return bad(line, "'" + std::string(decl) + "' is not a type followed by a name");
+        return bad(line, quoted(decl) + " is not a type followed by a name");
     std::string_view name = decl.substr(cut + 1);
     f->type = std::string(trim(decl.substr(0, cut + 1)));
     const std::size_t bracket = name.find('[');
     if (bracket != std::string_view::npos) {
         if (name.back() != ']')
-            return bad(line, "'" + std::string(name) + "' has an unclosed array bound");
+            return bad(line, quoted(name) + " has an unclosed array bound");
         // A symbolic bound ("[TASK_COMM_LEN]") leaves array_len 0: size still says how many bytes.
         std::uint32_t n = 0;
         if (parse_u32(name.substr(bracket + 1, name.size() - bracket - 2), &n))
@@ -67,7 +76,7 @@ Status parse_declaration(std::string_view decl, std::size_t line, TracepointFiel
         return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     });
     if (!ident || f->type.empty())
-        return bad(line, "'" + std::string(decl) + "' is not a type followed by a name");
+        return bad(line, quoted(decl) + " is not a type followed by a name");
     f->name = std::string(name);
     f->data_loc = f->type.rfind("__data_loc", 0) == 0;
     f->rel_loc = f->type.rfind("__rel_loc", 0) == 0;
@@ -114,7 +123,7 @@ Status TracepointFormat::parse(std::string_view text, TracepointFormat *out)
         }
         if (keyed(t, "ID", &value)) {
             if (!parse_u32(value, &f.id_))
-                return bad(line_no, "the ID '" + std::string(trim(value)) + "' is not a number");
+                return bad(line_no, "the ID " + quoted(trim(value)) + " is not a number");
             have_id = true;
             continue;
         }
@@ -125,7 +134,7 @@ Status TracepointFormat::parse(std::string_view text, TracepointFormat *out)
         if (t.rfind("print fmt:", 0) == 0)
             break; // the rest is the printk format, not the layout
         if (t.rfind("field:", 0) != 0)
-            return bad(line_no, "'" + std::string(t) + "' is neither a field nor a header line");
+            return bad(line_no, quoted(t) + " is neither a field nor a header line");
         if (!in_format)
             return bad(line_no, "a field before the 'format:' line");
 
@@ -136,7 +145,7 @@ Status TracepointFormat::parse(std::string_view text, TracepointFormat *out)
         while (start < t.size()) {
             const std::size_t semi = t.find(';', start);
             if (semi == std::string_view::npos)
-                return bad(line_no, "'" + std::string(trim(t.substr(start))) + "' is not ended by ';'");
+                return bad(line_no, quoted(trim(t.substr(start))) + " is not ended by ';'");
             const std::string_view item = t.substr(start, semi - start);
             start = semi + 1;
             if (item_no++ == 0) {
@@ -145,19 +154,19 @@ Status TracepointFormat::parse(std::string_view text, TracepointFormat *out)
                     return st;
             } else if (keyed(item, "offset", &value)) {
                 if (!parse_u32(value, &field.offset))
-                    return bad(line_no, "offset '" + std::string(trim(value)) + "' is not a number");
+                    return bad(line_no, "offset " + quoted(trim(value)) + " is not a number");
                 have_offset = true;
             } else if (keyed(item, "size", &value)) {
                 if (!parse_u32(value, &field.size) || field.size == 0)
-                    return bad(line_no, "size '" + std::string(trim(value)) + "' is not a positive number");
+                    return bad(line_no, "size " + quoted(trim(value)) + " is not a positive number");
                 have_size = true;
             } else if (keyed(item, "signed", &value)) {
                 std::uint32_t s = 0;
                 if (!parse_u32(value, &s) || s > 1)
-                    return bad(line_no, "signed '" + std::string(trim(value)) + "' is neither 0 nor 1");
+                    return bad(line_no, "signed " + quoted(trim(value)) + " is neither 0 nor 1");
                 field.is_signed = s == 1;
             } else if (!trim(item).empty()) {
-                return bad(line_no, "unknown item '" + std::string(trim(item)) + "'");
+                return bad(line_no, "unknown item " + quoted(trim(item)));
             }
         }
         if (!have_offset || !have_size)
