@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 namespace openetw::decode {
 
@@ -10,7 +11,7 @@ namespace {
 // EVENT_TRACE_GROUP_* (the high byte of a HookId).
 constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03,
                        kGroupFile = 0x04, kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09,
-                       kGroupImage = 0x14;
+                       kGroupImage = 0x14, kGroupUdpIp = 0x11;
 
 struct F {
     const char *name;
@@ -20,9 +21,9 @@ struct F {
 };
 
 // Short names for the MOF types.
-constexpr std::uint16_t U8 = kInUInt8, U16 = kInUInt16, U32 = kInUInt32, I32 = kInInt32, U64 = kInUInt64,
-                        I64 = kInInt64, PTR = kInPointer, WSTR = kInUnicodeString, ASTR = kInAnsiString,
-                        WSID = kInWbemSid;
+constexpr std::uint16_t I8 = kInInt8, I16 = kInInt16, U8 = kInUInt8, U16 = kInUInt16, U32 = kInUInt32, I32 = kInInt32,
+                        U64 = kInUInt64, I64 = kInInt64, PTR = kInPointer, WSTR = kInUnicodeString,
+                        ASTR = kInAnsiString, WSID = kInWbemSid;
 
 struct ClassGuid {
     std::uint8_t group;
@@ -38,6 +39,7 @@ const ClassGuid kGuids[] = {
     {kGroupFile, {0x90cbdc39, 0x4a3e, 0x11d1, {0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3}}},
     {kGroupTcpIp, {0x9a280ac0, 0xc8e0, 0x11d1, {0x84, 0xe2, 0x00, 0xc0, 0x4f, 0xb9, 0x98, 0xa2}}},
     {kGroupRegistry, {0xae53722e, 0xc863, 0x11d2, {0x86, 0x59, 0x00, 0xc0, 0x4f, 0xa3, 0x21, 0xa1}}},
+    {kGroupUdpIp, {0xbf3a50c5, 0xa9c9, 0x4988, {0xa0, 0x05, 0x2d, 0xf0, 0xb7, 0xc8, 0x0f, 0x80}}},
     {kGroupImage, {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}}},
 };
 
@@ -47,7 +49,7 @@ KernelClasses::KernelClasses()
 {
     auto add = [this](std::uint8_t group, const char *task, std::initializer_list<std::uint8_t> versions,
                       std::initializer_list<std::pair<std::uint8_t, const char *>> types,
-                      std::initializer_list<F> fields) {
+                      const std::vector<F> &fields) {
         for (const auto &[type, opcode] : types) {
             for (std::uint8_t version : versions) {
                 EventSchema s;
@@ -231,6 +233,73 @@ KernelClasses::KernelClasses()
          {14, "HardPageFault"},
          {15, "AccessViolation"}},
         {{"VirtualAddress", PTR}, {"ProgramCounter", PTR}});
+
+    // CSwitch and ReadyThread (Thread_V2 classes, version 2).
+    add(kGroupThread, "Thread", {2}, {{36, "CSwitch"}},
+        {{"NewThreadId", U32, kOutHexInt32},
+         {"OldThreadId", U32, kOutHexInt32},
+         {"NewThreadPriority", I8},
+         {"OldThreadPriority", I8},
+         {"PreviousCState", U8},
+         {"SpareByte", I8},
+         {"OldThreadWaitReason", I8},
+         {"OldThreadWaitMode", I8},
+         {"OldThreadState", I8},
+         {"OldThreadWaitIdealProcessor", I8},
+         {"NewThreadWaitTime", U32, kOutHexInt32},
+         {"Reserved", U32}});
+    add(kGroupThread, "Thread", {2}, {{50, "ReadyThread"}},
+        {{"TThreadId", U32, kOutHexInt32},
+         {"AdjustReason", I8},
+         {"AdjustIncrement", I8},
+         {"Flag", I8},
+         {"Reserved", I8}});
+
+    // DiskIo_TypeGroup2 (the Init events) and DiskIo_TypeGroup3 (FlushBuffers): version 3 adds IssuingThreadId.
+    add(kGroupDiskIo, "DiskIo", {2}, {{12, "ReadInit"}, {13, "WriteInit"}, {15, "FlushInit"}}, {{"Irp", PTR}});
+    add(kGroupDiskIo, "DiskIo", {3}, {{12, "ReadInit"}, {13, "WriteInit"}, {15, "FlushInit"}},
+        {{"Irp", PTR}, {"IssuingThreadId", U32}});
+    add(kGroupDiskIo, "DiskIo", {2}, {{14, "FlushBuffers"}},
+        {{"DiskNumber", U32}, {"IrpFlags", U32, kOutHexInt32}, {"HighResResponseTime", U64}, {"Irp", PTR}});
+    add(kGroupDiskIo, "DiskIo", {3}, {{14, "FlushBuffers"}},
+        {{"DiskNumber", U32},
+         {"IrpFlags", U32, kOutHexInt32},
+         {"HighResResponseTime", U64},
+         {"Irp", PTR},
+         {"IssuingThreadId", U32}});
+
+    // TcpIp_TypeGroup2 (connect, accept) and the IPv6 classes: SendIPV6, TypeGroup3, TypeGroup4 (2).
+    const auto join = [](std::vector<F> a, const std::vector<F> &b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    const std::vector<F> v4_head = {{"PID", U32},
+                                    {"size", U32},
+                                    {"daddr", U32, kOutIpv4},
+                                    {"saddr", U32, kOutIpv4},
+                                    {"dport", U16, kOutPort},
+                                    {"sport", U16, kOutPort}};
+    const std::vector<F> v6_head = {{"PID", U32},
+                                    {"size", U32},
+                                    {"daddr", kInBinary, kOutIpv6, 16},
+                                    {"saddr", kInBinary, kOutIpv6, 16},
+                                    {"dport", U16, kOutPort},
+                                    {"sport", U16, kOutPort}};
+    const std::vector<F> connect_tail = {{"mss", U16},         {"sackopt", U16}, {"tsopt", U16},
+                                         {"wsopt", U16},       {"rcvwin", U32},  {"rcvwinscale", I16},
+                                         {"sndwinscale", I16}, {"seqnum", U32},  {"connid", PTR}};
+    const std::vector<F> send_tail = {{"startime", U32}, {"endtime", U32}, {"seqnum", U32}, {"connid", PTR}};
+    const std::vector<F> group1_tail = {{"seqnum", U32}, {"connid", PTR}};
+    add(kGroupTcpIp, "TcpIp", {2}, {{12, "ConnectIPV4"}, {15, "AcceptIPV4"}}, join(v4_head, connect_tail));
+    add(kGroupTcpIp, "TcpIp", {2}, {{28, "ConnectIPV6"}, {31, "AcceptIPV6"}}, join(v6_head, connect_tail));
+    add(kGroupTcpIp, "TcpIp", {2}, {{26, "SendIPV6"}}, join(v6_head, send_tail));
+    add(kGroupTcpIp, "TcpIp", {2},
+        {{27, "RecvIPV6"}, {29, "DisconnectIPV6"}, {30, "RetransmitIPV6"}, {32, "ReconnectIPV6"}, {34, "TCPCopyIPV6"}},
+        join(v6_head, group1_tail));
+
+    // UdpIp_TypeGroup1 (IPv4) and UdpIp_TypeGroup2 (IPv6), version 2.
+    add(kGroupUdpIp, "UdpIp", {2}, {{10, "SendIPV4"}, {11, "RecvIPV4"}}, join(v4_head, group1_tail));
+    add(kGroupUdpIp, "UdpIp", {2}, {{26, "SendIPV6"}, {27, "RecvIPV6"}}, join(v6_head, group1_tail));
 }
 
 const EventSchema *KernelClasses::find(const etw_record &r) const

@@ -186,6 +186,44 @@ void append_sid(const std::uint8_t *p, std::uint32_t n, std::string &out)
     }
 }
 
+// An IPv6 address as RFC 5952 writes it: lower-case groups, the longest
+// run of two or more zero groups (the first of equals) as "::", and an
+// IPv4-mapped address as ::ffff:a.b.c.d.
+void append_ipv6(const std::uint8_t *p, std::string &out)
+{
+    std::uint16_t g[8];
+    for (int i = 0; i < 8; ++i)
+        g[i] = std::uint16_t(p[2 * i] << 8 | p[2 * i + 1]);
+    char buf[48];
+    if (g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 0 && g[4] == 0 && g[5] == 0xFFFF) {
+        std::snprintf(buf, sizeof buf, "::ffff:%u.%u.%u.%u", p[12], p[13], p[14], p[15]);
+        out += buf;
+        return;
+    }
+    int best = -1, best_len = 1;
+    for (int i = 0; i < 8;) {
+        int j = i;
+        while (j < 8 && g[j] == 0)
+            ++j;
+        if (j - i > best_len) {
+            best = i;
+            best_len = j - i;
+        }
+        i = j == i ? i + 1 : j;
+    }
+    for (int i = 0; i < 8; ++i) {
+        if (i == best) {
+            out += "::";
+            i += best_len - 1;
+            continue;
+        }
+        if (i > 0 && i != best + best_len)
+            out += ':';
+        std::snprintf(buf, sizeof buf, "%x", unsigned(g[i]));
+        out += buf;
+    }
+}
+
 void append_hexbytes(const std::uint8_t *p, std::uint32_t n, std::string &out)
 {
     out += "0x";
@@ -301,6 +339,10 @@ void format_value(const Field &f, const ValueMap *map, const std::uint8_t *p, st
             return;
         }
         append_unsigned(u, out);
+        return;
+    }
+    if (o == kOutIpv6 && n == 16) {
+        append_ipv6(p, out);
         return;
     }
     switch (in) {
