@@ -105,6 +105,7 @@ TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)
         << etw_last_error_message();
     const pid_t child = run_shell(3);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
     EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
     const std::vector<Seen> seen = read_back(file);
     std::filesystem::remove(file);
@@ -161,6 +162,7 @@ TEST(SystemLogger, AnUpdateChangesTheFlagsOfARunningSession)
     EXPECT_EQ(etw_session_update(s, props.p), ETW_ERROR_NOT_SUPPORTED);
     const pid_t after = run_shell(0);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
     EXPECT_EQ(etw_properties_enable_flags(props.p), ETW_FLAG_PROCESS);
     const std::vector<Seen> seen = read_back(file);
     std::filesystem::remove(file);
