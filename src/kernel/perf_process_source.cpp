@@ -101,6 +101,15 @@ platform::PerfEventSpec PerfProcessSource::spec(const PerfSourceRings &rings) co
 
 void PerfProcessSource::remember(const ProcessFields &process) { processes_[process.process_id] = process; }
 
+void PerfProcessSource::note_exit_status(std::uint32_t pid, std::int32_t status, std::uint64_t perf_time)
+{
+    std::vector<ExitNote> &notes = exit_notes_[pid];
+    notes.push_back({perf_time, status});
+    // Noted in time order per drain; kept sorted should two drains interleave.
+    std::stable_sort(notes.begin(), notes.end(),
+                     [](const ExitNote &a, const ExitNote &b) { return a.perf_time < b.perf_time; });
+}
+
 HeaderFields PerfProcessSource::header(const Context &c) const
 {
     HeaderFields h;
@@ -155,6 +164,7 @@ void PerfProcessSource::consume(std::span<const std::uint8_t> r, const RecordSin
     c.pid = id.pid;
     c.tid = id.tid;
     c.timestamp = options_.clock.to_session(id.time);
+    c.perf_time = id.time;
     auto need = [&](std::size_t body) {
         if (body_end >= 8 + body)
             return true;
@@ -167,8 +177,10 @@ void PerfProcessSource::consume(std::span<const std::uint8_t> r, const RecordSin
         // {pid, ppid, tid, ptid, time}
         if (!need(24))
             return;
-        if (!id.has_time)
-            c.timestamp = options_.clock.to_session(rd64(r.data() + 24));
+        if (!id.has_time) {
+            c.perf_time = rd64(r.data() + 24);
+            c.timestamp = options_.clock.to_session(c.perf_time);
+        }
         if (type == platform::kPerfRecordFork)
             on_fork(r, c, sink);
         else
@@ -262,7 +274,14 @@ void PerfProcessSource::on_exit(std::span<const std::uint8_t> r, const Context &
         f.process_id = pid;
         f.parent_id = ppid;
     }
-    f.exit_status = 0; // perf does not say; see docs/KERNEL_LOGGER.md
+    // perf does not say: the first status noted (exit_group's, or the fatal
+    // signal's), else 0 (docs/KERNEL_LOGGER.md).
+    f.exit_status = 0;
+    if (auto it = exit_notes_.find(pid); it != exit_notes_.end()) {
+        if (!it->second.empty() && it->second.front().perf_time <= c.perf_time)
+            f.exit_status = it->second.front().status;
+        exit_notes_.erase(it); // later ones would be of a reused pid: dropped with it
+    }
     emit_process(Opcode::End, c, f, sink);
 }
 
@@ -283,6 +302,12 @@ void PerfProcessSource::on_comm(std::span<const std::uint8_t> r, std::size_t bod
         c.tid = tid;
     }
     ++counts_.execs;
+    // exec kills the process's other threads with SIGKILL: no ending.
+    if (auto it = exit_notes_.find(pid); it != exit_notes_.end()) {
+        std::erase_if(it->second, [&](const ExitNote &n) { return n.perf_time <= c.perf_time; });
+        if (it->second.empty())
+            exit_notes_.erase(it);
+    }
     // Windows has no exec: the old image ends and the new one starts, under
     // the same pid and key (the same kernel process), each with its thread.
     ProcessFields old;
@@ -362,7 +387,7 @@ Status PerfProcessSource::open(const PerfSourceRings &rings)
     return Status::ok();
 }
 
-Status PerfProcessSource::drain(const RecordSink &sink)
+Status PerfProcessSource::drain(const RecordSink &sink, const std::function<void()> &after_read)
 {
     // Each processor's ring is in time order, the rings are not with each
     // other: a fork read from one must come before the exec read from another.
@@ -380,6 +405,8 @@ Status PerfProcessSource::drain(const RecordSink &sink)
         },
         &dc);
     counts_.malformed += dc.malformed;
+    if (after_read)
+        after_read();
     std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });
     for (const Read &r : batch) {
         record_cpu_ = r.cpu;

@@ -25,6 +25,7 @@
 #include <functional>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 namespace openetw::kernel {
 
@@ -70,6 +71,12 @@ public:
     // Tells the source of a process it did not see start (the rundown's),
     // so that its exec and end name its image.
     void remember(const ProcessFields &process);
+    // Tells the source how a process is ending, which perf's EXIT record
+    // lacks: the status of its exit_group(2) or of the fatal signal, at
+    // perf_time. Its Process/End carries the first noted since its last exec
+    // (later ones are the kernel killing its other threads); else 0
+    // (docs/KERNEL_LOGGER.md).
+    void note_exit_status(std::uint32_t pid, std::int32_t status, std::uint64_t perf_time);
     const PerfSourceCounts &counts() const noexcept { return counts_; }
     // The processor of the record drain() is translating (whose ring held
     // it), for a sink that files records by processor.
@@ -84,7 +91,10 @@ public:
     // PerfEventSet::open: ETW_ERROR_ACCESS_DENIED names the rights).
     Status open(const PerfSourceRings &rings = {});
     // Reads what the rings hold, in time order across processors, into sink.
-    Status drain(const RecordSink &sink);
+    // after_read runs once the rings are read and before any is translated:
+    // what another source saw before these records (an exit_group before its
+    // EXIT) is in that source's rings by then, and can be noted.
+    Status drain(const RecordSink &sink, const std::function<void()> &after_read = {});
     // Sleeps until a ring fills to its wake-up mark, wake(), or timeout_ms.
     Status wait(std::int64_t timeout_ms, bool *woken) { return events_.wait(timeout_ms, woken); }
     void wake() noexcept { events_.wake(); }
@@ -96,6 +106,11 @@ private:
     struct Context {
         std::uint32_t pid = 0, tid = 0;
         std::int64_t timestamp = 0;
+        std::uint64_t perf_time = 0;
+    };
+    struct ExitNote {
+        std::uint64_t perf_time;
+        std::int32_t status;
     };
 
     HeaderFields header(const Context &c) const;
@@ -113,6 +128,7 @@ private:
     std::uint32_t record_cpu_ = 0;
     // The live processes this source knows: what their exec and end repeat.
     std::unordered_map<std::uint32_t, ProcessFields> processes_;
+    std::unordered_map<std::uint32_t, std::vector<ExitNote>> exit_notes_; // note_exit_status's, in time order
     platform::PerfEventSet events_;
 };
 

@@ -1,12 +1,15 @@
 // The system logger's sources for a session's EnableFlags
 // (system_logger.hpp): which flags are served, the rundown, the live perf
-// source of process, thread and image events, and the re-anchored clock.
+// source of process, thread and image events, the tracepoints of the
+// others (tracepoint_source.hpp), and the re-anchored clock.
 #include "kernel/system_logger.hpp"
 
 #include "kernel/kernel_flags.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
 #include "kernel/rundown.hpp"
+#include "kernel/tracepoint_records.hpp"
+#include "kernel/tracepoint_source.hpp"
 #include "platform/clock.hpp"
 #include "platform/process.hpp"
 
@@ -20,7 +23,10 @@ namespace {
 
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
 // The flags some source here records; the others are refused by name.
-constexpr std::uint32_t kServed = kProcessFlags;
+constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH;
+// The flags that need tracepoints: CSWITCH's sched_switch, and PROCESS's
+// exit_group (the status Process/End carries, which perf's EXIT lacks).
+constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -37,6 +43,30 @@ PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, s
     return o;
 }
 
+// The tracepoints of flags, each with what it becomes.
+struct Tracepoints {
+    enum class Use : std::uint8_t { CSwitch, ExitStatus, FatalSignal };
+    std::vector<TracepointName> names;
+    std::vector<Use> uses;
+};
+
+Tracepoints tracepoints_for(std::uint32_t flags)
+{
+    Tracepoints t;
+    if (flags & ETW_FLAG_CSWITCH) {
+        t.names.push_back({"sched", "sched_switch"});
+        t.uses.push_back(Tracepoints::Use::CSwitch);
+    }
+    if (flags & ETW_FLAG_PROCESS) {
+        // Optional: without them Process/End says 0 (docs/KERNEL_LOGGER.md).
+        t.names.push_back({"syscalls", "sys_enter_exit_group", true});
+        t.uses.push_back(Tracepoints::Use::ExitStatus);
+        t.names.push_back({"signal", "signal_deliver", true});
+        t.uses.push_back(Tracepoints::Use::FatalSignal);
+    }
+    return t;
+}
+
 class KernelLogger final : public SystemLogger {
 public:
     KernelLogger(const SessionClock &clock, std::uint32_t max_record) : clock_(clock), max_record_(max_record) {}
@@ -47,20 +77,40 @@ public:
             return Fail(ETW_ERROR_NOT_SUPPORTED,
                         "EnableFlags " + format_kernel_flags(bad) +
                             ": not recorded on this system (docs/KERNEL_LOGGER.md says which flags are and why)");
+        // Both opened before anything is replaced: a failure leaves the flags
+        // in force. The process source first: its refusal names the rights.
         const std::uint32_t want = flags & kProcessFlags;
-        if (want != (flags_ & kProcessFlags)) {
-            std::unique_ptr<PerfProcessSource> next;
-            if (want != 0) {
-                next = std::make_unique<PerfProcessSource>(process_options(flags, capture(), max_record_));
-                if (Status st = next->open(); !st)
-                    return st;
-            }
+        const bool process_change = want != (flags_ & kProcessFlags);
+        std::unique_ptr<PerfProcessSource> next;
+        if (process_change && want != 0) {
+            next = std::make_unique<PerfProcessSource>(process_options(flags, capture(), max_record_));
+            if (Status st = next->open(); !st)
+                return st;
+        }
+        std::unique_ptr<TracepointSource> next_tp;
+        const bool tp_change = (flags & kTracepointFlags) != (flags_ & kTracepointFlags);
+        if (tp_change && (flags & kTracepointFlags) != 0) {
+            next_tp = std::make_unique<TracepointSource>();
+            // 1 MB a processor: sched_switch samples are ~100 bytes, and a busy
+            // processor switches some thousands of times in a drain interval.
+            if (Status st = next_tp->open(tracepoints_for(flags).names, 256); !st)
+                return st;
+        }
+        if (process_change) {
             if (process_) {
                 // What the old rings hold still reaches the session (next drain).
                 (void)process_->disable();
                 retired_.push_back(std::move(process_));
             }
             process_ = std::move(next);
+        }
+        if (tp_change) {
+            if (tracepoints_) {
+                tracepoints_->disable();
+                retired_tp_.push_back({std::move(tracepoints_), tp_uses_});
+            }
+            tracepoints_ = std::move(next_tp);
+            tp_uses_ = tracepoints_for(flags).uses;
         }
         flags_ = flags;
         return Status::ok();
@@ -95,17 +145,61 @@ public:
             (void)s.drain([&](Bytes &&r) { sink(s.record_cpu(), r.data(), std::uint32_t(r.size())); });
             lost += s.counts().lost - before;
         };
+        auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
+            const std::uint64_t before = t.lost();
+            (void)t.drain([&](const TracepointSample &sample) {
+                translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock, sink);
+            });
+            lost += t.lost() - before;
+        };
+        for (auto &[old, uses] : retired_tp_)
+            drain_tracepoints(*old, uses);
+        retired_tp_.clear();
         for (auto &old : retired_)
             drain_one(*old);
         retired_.clear();
-        if (process_)
-            drain_one(*process_);
+        // The tracepoints are read after the process rings: an exit_group
+        // precedes its EXIT record, so each EXIT read finds its status noted.
+        auto tracepoints = [&] {
+            if (tracepoints_)
+                drain_tracepoints(*tracepoints_, tp_uses_);
+        };
+        if (process_) {
+            process_->set_clock(clock);
+            const std::uint64_t before = process_->counts().lost;
+            (void)process_->drain([&](Bytes &&r) { sink(process_->record_cpu(), r.data(), std::uint32_t(r.size())); },
+                                  tracepoints);
+            lost += process_->counts().lost - before;
+        } else {
+            tracepoints();
+        }
         return lost;
     }
 
     std::uint32_t drain_interval_ms() const override { return kDrainIntervalMs; }
 
 private:
+    void translate(Tracepoints::Use use, const TracepointFormat &format, const TracepointSample &sample,
+                   const PerfClock &clock, const SessionSink &sink)
+    {
+        switch (use) {
+        case Tracepoints::Use::CSwitch:
+            if (const Bytes r = cswitch_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
+                sink(sample.cpu, r.data(), std::uint32_t(r.size()));
+            return;
+        case Tracepoints::Use::ExitStatus:
+            if (process_)
+                if (const auto status = exit_status_from_sample(format, sample))
+                    process_->note_exit_status(sample.pid, *status, sample.time);
+            return;
+        case Tracepoints::Use::FatalSignal:
+            if (process_)
+                if (const auto status = fatal_signal_status_from_sample(format, sample))
+                    process_->note_exit_status(sample.pid, *status, sample.time);
+            return;
+        }
+    }
+
     // The session clock against the perf clock, read now: each drain
     // anchors anew, so a rate measured once or slewed by NTP (the cycle
     // counter, FILETIME) errs over one drain interval at most.
@@ -116,6 +210,9 @@ private:
     std::uint32_t flags_ = 0;
     std::unique_ptr<PerfProcessSource> process_;
     std::vector<std::unique_ptr<PerfProcessSource>> retired_; // replaced by an update, drained once more
+    std::unique_ptr<TracepointSource> tracepoints_;
+    std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
+    std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
 
 } // namespace

@@ -33,6 +33,7 @@ inline constexpr std::uint32_t kPerfRecordLost = 2;
 inline constexpr std::uint32_t kPerfRecordComm = 3;
 inline constexpr std::uint32_t kPerfRecordExit = 4;
 inline constexpr std::uint32_t kPerfRecordFork = 7;
+inline constexpr std::uint32_t kPerfRecordSample = 9;
 inline constexpr std::uint32_t kPerfRecordMmap2 = 10;
 inline constexpr std::uint16_t kPerfMiscCommExec = 1u << 13; // a COMM record written by exec
 // sample_type bits; also the fields (in this order) that sample_id_all
@@ -42,6 +43,7 @@ inline constexpr std::uint64_t kPerfSampleTime = 1u << 2;
 inline constexpr std::uint64_t kPerfSampleId = 1u << 6;
 inline constexpr std::uint64_t kPerfSampleCpu = 1u << 7;
 inline constexpr std::uint64_t kPerfSampleStreamId = 1u << 9;
+inline constexpr std::uint64_t kPerfSampleRaw = 1u << 10; // samples only: a tracepoint's raw bytes
 inline constexpr std::uint64_t kPerfSampleIdentifier = 1u << 16;
 inline constexpr std::uint32_t kPerfProtExec = 4; // MMAP2's prot: PROT_EXEC
 

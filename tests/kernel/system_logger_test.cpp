@@ -9,10 +9,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -135,6 +140,74 @@ TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)
     for (const Seen &r : seen)
         EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
     EXPECT_LT(named(seen, "Process/DCStart", "ProcessId", me).front()->timestamp_raw, starts.front()->timestamp_raw);
+}
+
+// A child that stops itself with SIGKILL; returns its pid.
+pid_t run_killed()
+{
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::kill(::getpid(), SIGKILL);
+        ::_exit(1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return pid;
+}
+
+TEST(SystemLogger, ProcessEndCarriesTheExitStatusAndCSwitchRecordsTheScheduler)
+{
+    const std::string file = temp_file("openetw-syslog-tp");
+    Props props("OpenETW system logger tracepoints " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_CSWITCH), ETW_OK) << etw_last_error_message();
+    const pid_t three = run_shell(3), five = run_shell(5), killed = run_killed();
+    // Two threads passing a byte back and forth: each read blocks, so each
+    // round trip switches at least twice (yielding alone need not: on an
+    // idle processor sched_yield returns to the same thread).
+    constexpr int kRounds = 500;
+    int ping[2], pong[2];
+    ASSERT_EQ(::pipe(ping), 0);
+    ASSERT_EQ(::pipe(pong), 0);
+    std::atomic<std::uint32_t> echo_tid{0};
+    std::thread echo([&] {
+        echo_tid = std::uint32_t(::syscall(SYS_gettid));
+        char c;
+        for (int i = 0; i < kRounds && ::read(ping[0], &c, 1) == 1; ++i)
+            (void)!::write(pong[1], &c, 1);
+    });
+    int rounds = 0;
+    for (char c = 'x'; rounds < kRounds && ::write(ping[1], &c, 1) == 1 && ::read(pong[0], &c, 1) == 1; ++rounds) {
+    }
+    echo.join();
+    for (int fd : {ping[0], ping[1], pong[0], pong[1]})
+        ::close(fd);
+    ASSERT_EQ(rounds, kRounds);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+
+    const auto status_of = [&](pid_t pid) {
+        const auto ends = named(seen, "Process/End", "ProcessId", pid);
+        return ends.empty() ? -1 : number(*ends.back(), "ExitStatus"); // the last: after sh's exec
+    };
+    EXPECT_EQ(status_of(three), 3) << "exit 3";
+    EXPECT_EQ(status_of(five), 5) << "exit 5";
+    EXPECT_EQ(status_of(killed), 137) << "SIGKILL: 128 + 9";
+    const auto switches = named(seen, "Thread/CSwitch");
+    EXPECT_GE(switches.size(), std::size_t(2 * kRounds));
+    // The echo thread blocked in read (switched out waiting, UserRequest:
+    // 5 and 6) when its byte had not come yet, and was switched in again
+    // each time; a byte already there is read without a switch.
+    const long long echo_id = echo_tid;
+    std::size_t blocked = 0;
+    for (const Seen *c : named(seen, "Thread/CSwitch", "OldThreadId", echo_id))
+        blocked += number(*c, "OldThreadState") == 5 && number(*c, "OldThreadWaitReason") == 6;
+    EXPECT_GT(blocked, 0u) << "the echo thread never switched out waiting";
+    EXPECT_GE(named(seen, "Thread/CSwitch", "NewThreadId", echo_id).size(), blocked);
+    EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
+    for (const Seen &r : seen)
+        EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
 }
 
 TEST(SystemLogger, FlagsNoSourceServesAreRefusedByName)

@@ -27,11 +27,13 @@ namespace openetw::platform {
 
 static_assert(kPerfRecordMmap == PERF_RECORD_MMAP && kPerfRecordLost == PERF_RECORD_LOST &&
               kPerfRecordComm == PERF_RECORD_COMM && kPerfRecordExit == PERF_RECORD_EXIT &&
-              kPerfRecordFork == PERF_RECORD_FORK && kPerfRecordMmap2 == PERF_RECORD_MMAP2);
+              kPerfRecordFork == PERF_RECORD_FORK && kPerfRecordSample == PERF_RECORD_SAMPLE &&
+              kPerfRecordMmap2 == PERF_RECORD_MMAP2);
 static_assert(kPerfMiscCommExec == PERF_RECORD_MISC_COMM_EXEC);
 static_assert(kPerfSampleTid == PERF_SAMPLE_TID && kPerfSampleTime == PERF_SAMPLE_TIME &&
               kPerfSampleId == PERF_SAMPLE_ID && kPerfSampleCpu == PERF_SAMPLE_CPU &&
-              kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER);
+              kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER &&
+              kPerfSampleRaw == PERF_SAMPLE_RAW);
 
 namespace {
 

@@ -1,0 +1,124 @@
+#include "kernel/tracepoint_source.hpp"
+
+#include "platform/tracefs.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace openetw::kernel {
+
+namespace {
+
+template <typename T>
+T rd(const std::uint8_t *p)
+{
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+} // namespace
+
+bool parse_tracepoint_sample(std::span<const std::uint8_t> r, TracepointSample *out)
+{
+    // header 8, pid+tid 8, time 8, cpu+res 8, raw_size 4
+    constexpr std::size_t kFixed = 36;
+    if (r.size() < kFixed || rd<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
+        return false;
+    const std::uint32_t raw_size = rd<std::uint32_t>(r.data() + 32);
+    if (r.size() - kFixed < raw_size)
+        return false;
+    out->pid = rd<std::uint32_t>(r.data() + 8);
+    out->tid = rd<std::uint32_t>(r.data() + 12);
+    out->time = rd<std::uint64_t>(r.data() + 16);
+    out->cpu = rd<std::uint32_t>(r.data() + 24);
+    out->raw = r.subspan(kFixed, raw_size);
+    return true;
+}
+
+Status TracepointSource::open(const std::vector<TracepointName> &names, std::uint32_t data_pages)
+{
+    std::vector<TracepointFormat> formats;
+    std::vector<std::unique_ptr<platform::PerfEventSet>> sets;
+    for (const TracepointName &n : names) {
+        platform::PerfEventSpec spec;
+        spec.kind = platform::PerfEventSpec::Kind::Tracepoint;
+        spec.sample_type = kTracepointSampleType;
+        spec.data_pages = data_pages;
+        if (Status s = platform::tracepoint_id(n.system, n.name, &spec.tracepoint_id); !s) {
+            if (!n.optional || s.code != ETW_ERROR_NOT_SUPPORTED)
+                return s;
+            formats.emplace_back();
+            sets.emplace_back();
+            continue;
+        }
+        std::string text;
+        if (Status s = platform::tracepoint_format_text(n.system, n.name, &text); !s)
+            return s;
+        TracepointFormat f;
+        if (Status s = TracepointFormat::parse(text, &f); !s)
+            return s;
+        auto set = std::make_unique<platform::PerfEventSet>();
+        if (Status s = set->open(spec); !s)
+            return s;
+        formats.push_back(std::move(f));
+        sets.push_back(std::move(set));
+    }
+    // Enabled together once all opened, so that a failure leaves nothing running.
+    for (auto &set : sets)
+        if (set)
+            if (Status s = set->enable(); !s)
+                return s;
+    formats_ = std::move(formats);
+    sets_ = std::move(sets);
+    return Status::ok();
+}
+
+Status TracepointSource::drain(const TracepointFn &each)
+{
+    struct Read {
+        std::uint64_t time;
+        std::size_t tracepoint;
+        std::vector<std::uint8_t> bytes;
+    };
+    std::vector<Read> batch;
+    Status result = Status::ok();
+    for (std::size_t i = 0; i < sets_.size(); ++i) {
+        if (!sets_[i])
+            continue;
+        platform::PerfDrainCounts dc;
+        Status s = sets_[i]->drain(
+            [&](const platform::PerfRecord &r) {
+                if (r.type != platform::kPerfRecordSample)
+                    return; // LOST is counted by the ring reader; nothing else is asked for
+                TracepointSample t;
+                if (!parse_tracepoint_sample(r.bytes, &t)) {
+                    ++malformed_;
+                    return;
+                }
+                batch.push_back({t.time, i, std::vector<std::uint8_t>(r.bytes.begin(), r.bytes.end())});
+            },
+            &dc);
+        lost_ += dc.lost;
+        malformed_ += dc.malformed;
+        if (!s && result)
+            result = std::move(s);
+    }
+    std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });
+    for (const Read &r : batch) {
+        TracepointSample t;
+        (void)parse_tracepoint_sample(r.bytes, &t);
+        t.tracepoint = r.tracepoint;
+        each(t);
+    }
+    return result;
+}
+
+void TracepointSource::disable() noexcept
+{
+    for (auto &set : sets_)
+        if (set)
+            (void)set->disable();
+}
+
+} // namespace openetw::kernel

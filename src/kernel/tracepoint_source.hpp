@@ -1,0 +1,80 @@
+// The system logger's live source of tracepoint samples: each wanted
+// tracepoint (sched:sched_switch, syscalls:sys_enter_exit_group, ...) is
+// found in tracefs (platform/tracefs.hpp), its format parsed, and opened on
+// every processor with perf (platform/perf_events.hpp: PERF_SAMPLE_TID,
+// TIME, CPU and RAW). drain() reads every tracepoint's rings and hands the
+// samples, in time order across processors and tracepoints, to a
+// translator; PERF_RECORD_LOST counts go to lost. Not thread-safe: the
+// session's logger thread drains.
+#pragma once
+
+#include "base/status.hpp"
+#include "kernel/tracepoint_format.hpp"
+#include "platform/perf_events.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace openetw::kernel {
+
+// The sample fields every tracepoint is opened with.
+inline constexpr std::uint64_t kTracepointSampleType =
+    platform::kPerfSampleTid | platform::kPerfSampleTime | platform::kPerfSampleCpu | platform::kPerfSampleRaw;
+
+struct TracepointName {
+    std::string system; // "sched"
+    std::string name;   // "sched_switch"
+    // Skipped (opened() false) rather than refused when this kernel lacks it:
+    // a refinement the records can do without (exit_group without ftrace syscalls).
+    bool optional = false;
+};
+
+// One sample, borrowed for the translator's call.
+struct TracepointSample {
+    std::size_t tracepoint = 0; // its index in the source's list
+    std::uint32_t cpu = 0, pid = 0, tid = 0;
+    std::uint64_t time = 0;            // ns of CLOCK_MONOTONIC (perf_clock.hpp maps it)
+    std::span<const std::uint8_t> raw; // laid out by the tracepoint's format
+};
+
+// A PERF_RECORD_SAMPLE of kTracepointSampleType (its 8-byte header
+// included): {pid, tid; time; cpu, res; raw_size; raw[]}. False when the
+// record is shorter than its fields say.
+bool parse_tracepoint_sample(std::span<const std::uint8_t> record, TracepointSample *out);
+
+using TracepointFn = std::function<void(const TracepointSample &)>;
+
+class TracepointSource {
+public:
+    TracepointSource() = default;
+    TracepointSource(TracepointSource &&) = default;
+    TracepointSource &operator=(TracepointSource &&) = default;
+
+    // Reads each tracepoint's id and format and opens and enables it on
+    // every processor. ETW_ERROR_NOT_SUPPORTED names a tracepoint this
+    // kernel lacks; ETW_ERROR_ACCESS_DENIED names the rights. On failure
+    // nothing stays open.
+    Status open(const std::vector<TracepointName> &names, std::uint32_t data_pages = 64);
+    const TracepointFormat &format(std::size_t tracepoint) const { return formats_[tracepoint]; }
+    bool opened(std::size_t tracepoint) const { return sets_[tracepoint] != nullptr; }
+    std::size_t size() const noexcept { return formats_.size(); }
+
+    // Reads what every ring holds, sorted by time, into each.
+    Status drain(const TracepointFn &each);
+    // Stops the kernel adding to the rings; what they hold can still be drained.
+    void disable() noexcept;
+    std::uint64_t lost() const noexcept { return lost_; }
+    std::uint64_t malformed() const noexcept { return malformed_; }
+
+private:
+    std::vector<TracepointFormat> formats_;
+    std::vector<std::unique_ptr<platform::PerfEventSet>> sets_; // null: an optional one this kernel lacks
+    std::uint64_t lost_ = 0;
+    std::uint64_t malformed_ = 0;
+};
+
+} // namespace openetw::kernel
