@@ -1,46 +1,13 @@
 #include "kernel/kernel_records.hpp"
 
 #include "format/etl_layout.hpp"
+#include "kernel/payload_bytes.hpp"
 
 #include <algorithm>
 
 namespace openetw::kernel {
 
 namespace {
-
-// Appends little-endian fields; pointers take the session's pointer size.
-class PayloadWriter {
-public:
-    explicit PayloadWriter(std::uint32_t pointer_size) : ptr_(pointer_size) {}
-
-    void u8(std::uint8_t v) { b_.push_back(v); }
-    void u32(std::uint32_t v) { put(v, 4); }
-    void ptr(std::uint64_t v) { put(v, ptr_); }
-    void bytes(const Bytes &v) { b_.insert(b_.end(), v.begin(), v.end()); }
-    void ansi(const std::string &s)
-    {
-        // An embedded NUL would end the string early for every reader.
-        b_.insert(b_.end(), s.begin(), std::find(s.begin(), s.end(), '\0'));
-        b_.push_back(0);
-    }
-    void utf16(std::u16string_view s)
-    {
-        for (char16_t c : s.substr(0, s.find(u'\0')))
-            put(c, 2);
-        put(0, 2);
-    }
-    std::size_t size() const { return b_.size(); }
-    Bytes take() { return std::move(b_); }
-
-private:
-    void put(std::uint64_t v, std::uint32_t n)
-    {
-        for (std::uint32_t i = 0; i < n; ++i)
-            b_.push_back(std::uint8_t(v >> (8 * i)));
-    }
-    std::uint32_t ptr_;
-    Bytes b_;
-};
 
 // How many code units of s fit in `room` bytes with their NUL, not ending
 // between the halves of a surrogate pair.
@@ -134,7 +101,7 @@ Bytes unix_user_sid(std::uint32_t uid)
 
 Bytes process_payload(const ProcessFields &p, std::uint32_t pointer_size, std::size_t max_record)
 {
-    PayloadWriter w(pointer_size);
+    PayloadBytes w(pointer_size);
     w.ptr(p.unique_process_key);
     w.u32(p.process_id);
     w.u32(p.parent_id);
@@ -174,7 +141,7 @@ Bytes process_record(Opcode type, HeaderFields header, const ProcessFields &p, s
 
 Bytes thread_payload(const ThreadFields &t, std::uint32_t pointer_size)
 {
-    PayloadWriter w(pointer_size);
+    PayloadBytes w(pointer_size);
     w.u32(t.process_id);
     w.u32(t.thread_id);
     w.ptr(t.stack_base);
@@ -201,7 +168,7 @@ Bytes thread_record(Opcode type, HeaderFields header, const ThreadFields &t, std
 
 Bytes image_payload(const ImageFields &i, std::uint32_t pointer_size, std::size_t max_record)
 {
-    PayloadWriter w(pointer_size);
+    PayloadBytes w(pointer_size);
     w.ptr(i.image_base);
     w.ptr(i.image_size);
     w.u32(i.process_id);

@@ -1,11 +1,14 @@
-// Little-endian payload building for the kernel classes written outside
-// kernel_records.cpp (CSwitch, DiskIo, TcpIp...): fixed-width fields and
-// pointers of the session's pointer size (4 or 8 bytes).
+// Little-endian payload building for the kernel classes: fixed-width
+// fields, pointers of the session's pointer size (4 or 8 bytes), and the
+// NUL-terminated strings of MOF payloads.
 #pragma once
 
 #include "kernel/kernel_records.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace openetw::kernel {
 
@@ -27,6 +30,23 @@ public:
         b_.insert(b_.end(), p, p + n);
         return *this;
     }
+    PayloadBytes &bytes(const Bytes &v) { return raw(v.data(), v.size()); }
+    // A NUL-terminated ANSI string (an embedded NUL would end it early for
+    // every reader: the string stops there).
+    PayloadBytes &ansi(const std::string &s)
+    {
+        b_.insert(b_.end(), s.begin(), std::find(s.begin(), s.end(), '\0'));
+        b_.push_back(0);
+        return *this;
+    }
+    // A NUL-terminated UTF-16LE string (likewise up to an embedded NUL).
+    PayloadBytes &utf16(std::u16string_view s)
+    {
+        for (char16_t c : s.substr(0, s.find(u'\0')))
+            put(c, 2);
+        return put(0, 2);
+    }
+    std::size_t size() const { return b_.size(); }
     Bytes take() { return std::move(b_); }
 
 private:

@@ -1,6 +1,7 @@
 #include "kernel/perf_process_source.hpp"
 
 #include "base/utf.hpp"
+#include "format/etl_layout.hpp"
 #include "kernel/rundown.hpp"
 
 #include <algorithm>
@@ -15,19 +16,10 @@ namespace {
 constexpr std::int32_t kStillActive = 259; // a running process's ExitStatus, as Windows gives it
 constexpr std::uint64_t kUserHz = 100;     // /proc's clock ticks (USER_HZ) per second
 
-std::uint32_t rd32(const std::uint8_t *p)
-{
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-std::uint64_t rd64(const std::uint8_t *p)
-{
-    std::uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
+// perf's records are in the host's byte order: little-endian on every
+// system this reads them on (x86-64, arm64).
+using etl::rd32;
+using etl::rd64;
 
 // The sample_id_all fields that end a side-band record (perf_event.h's
 // struct sample_id, in this order).

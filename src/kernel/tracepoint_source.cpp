@@ -1,5 +1,6 @@
 #include "kernel/tracepoint_source.hpp"
 
+#include "format/etl_layout.hpp"
 #include "platform/tracefs.hpp"
 
 #include <algorithm>
@@ -7,31 +8,19 @@
 
 namespace openetw::kernel {
 
-namespace {
-
-template <typename T>
-T rd(const std::uint8_t *p)
-{
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-} // namespace
-
 bool parse_tracepoint_sample(std::span<const std::uint8_t> r, TracepointSample *out)
 {
     // header 8, pid+tid 8, time 8, cpu+res 8, raw_size 4
     constexpr std::size_t kFixed = 36;
-    if (r.size() < kFixed || rd<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
+    if (r.size() < kFixed || etl::rd_le<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
         return false;
-    const std::uint32_t raw_size = rd<std::uint32_t>(r.data() + 32);
+    const std::uint32_t raw_size = etl::rd_le<std::uint32_t>(r.data() + 32);
     if (r.size() - kFixed < raw_size)
         return false;
-    out->pid = rd<std::uint32_t>(r.data() + 8);
-    out->tid = rd<std::uint32_t>(r.data() + 12);
-    out->time = rd<std::uint64_t>(r.data() + 16);
-    out->cpu = rd<std::uint32_t>(r.data() + 24);
+    out->pid = etl::rd_le<std::uint32_t>(r.data() + 8);
+    out->tid = etl::rd_le<std::uint32_t>(r.data() + 12);
+    out->time = etl::rd_le<std::uint64_t>(r.data() + 16);
+    out->cpu = etl::rd_le<std::uint32_t>(r.data() + 24);
     out->raw = r.subspan(kFixed, raw_size);
     return true;
 }

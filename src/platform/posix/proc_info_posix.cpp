@@ -4,6 +4,8 @@
 // a process's own files is its own failure, never the caller's.
 #include "platform/proc_info.hpp"
 
+#include "platform/posix/text_file.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -34,26 +36,8 @@ etw_status from_errno(int e)
 // The whole of a /proc file (their sizes are not known before reading).
 etw_status read_text(const std::string &path, std::string *out)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return from_errno(errno);
-    out->clear();
-    char buf[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            const int e = errno;
-            ::close(fd);
-            return from_errno(e);
-        }
-        if (n == 0)
-            break;
-        out->append(buf, std::size_t(n));
-    }
-    ::close(fd);
-    return ETW_OK;
+    const int e = posix::read_text_file(path, out);
+    return e == 0 ? ETW_OK : from_errno(e);
 }
 
 std::uint64_t ticks_per_second()

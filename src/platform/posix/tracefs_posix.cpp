@@ -2,6 +2,8 @@
 // says so. The files are read whole: a format is a few KB.
 #include "platform/tracefs.hpp"
 
+#include "platform/posix/text_file.hpp"
+
 #include <cerrno>
 #include <cstring>
 
@@ -38,31 +40,6 @@ std::string tracepoint_name(std::string_view system, std::string_view name)
     return std::string(system) + ":" + std::string(name);
 }
 
-// The whole of a tracefs file, errno on failure.
-int read_text(const std::string &path, std::string *out)
-{
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    out->clear();
-    char buf[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            const int e = errno;
-            ::close(fd);
-            return e;
-        }
-        if (n == 0)
-            break;
-        out->append(buf, std::size_t(n));
-    }
-    ::close(fd);
-    return 0;
-}
-
 Status read_event_file(std::string_view system, std::string_view name, const char *file, std::string *text)
 {
     if (!valid_component(system) || !valid_component(name))
@@ -73,7 +50,7 @@ Status read_event_file(std::string_view system, std::string_view name, const cha
     if (!st)
         return st;
     const std::string path = root + "/events/" + std::string(system) + "/" + std::string(name) + "/" + file;
-    const int e = read_text(path, text);
+    const int e = posix::read_text_file(path, text);
     if (e == 0)
         return Status::ok();
     const std::string which = "tracepoint " + tracepoint_name(system, name);
