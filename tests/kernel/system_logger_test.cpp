@@ -184,6 +184,7 @@ TEST(SystemLogger, ProcessEndCarriesTheExitStatusAndCSwitchRecordsTheScheduler)
         ::close(fd);
     ASSERT_EQ(rounds, kRounds);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
     const std::vector<Seen> seen = read_back(file);
     std::filesystem::remove(file);
 
