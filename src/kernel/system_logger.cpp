@@ -15,6 +15,7 @@
 
 #include <openetw/constants.h>
 
+#include <functional>
 #include <vector>
 
 namespace openetw::kernel {
@@ -139,10 +140,10 @@ public:
     {
         const PerfClock clock = capture();
         std::uint64_t lost = 0;
-        auto drain_one = [&](PerfProcessSource &s) {
+        auto drain_one = [&](PerfProcessSource &s, const std::function<void()> &after_read = {}) {
             s.set_clock(clock);
             const std::uint64_t before = s.counts().lost;
-            (void)s.drain([&](Bytes &&r) { sink(s.record_cpu(), r.data(), std::uint32_t(r.size())); });
+            (void)s.drain([&](Bytes &&r) { sink(s.record_cpu(), r.data(), std::uint32_t(r.size())); }, after_read);
             lost += s.counts().lost - before;
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
@@ -164,15 +165,10 @@ public:
             if (tracepoints_)
                 drain_tracepoints(*tracepoints_, tp_uses_);
         };
-        if (process_) {
-            process_->set_clock(clock);
-            const std::uint64_t before = process_->counts().lost;
-            (void)process_->drain([&](Bytes &&r) { sink(process_->record_cpu(), r.data(), std::uint32_t(r.size())); },
-                                  tracepoints);
-            lost += process_->counts().lost - before;
-        } else {
+        if (process_)
+            drain_one(*process_, tracepoints);
+        else
             tracepoints();
-        }
         return lost;
     }
 
