@@ -5,6 +5,7 @@
 #include "platform/process.hpp"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -23,6 +24,10 @@ constexpr std::uint64_t kListenerBit = std::uint64_t(1) << 32; // tokens: listen
 constexpr int kAcceptBatch = 64;                               // callers taken per wake-up of one listener
 constexpr auto kSweepEvery = std::chrono::milliseconds(100);
 constexpr auto kAcceptPause = std::chrono::milliseconds(100); // after accept failed (out of descriptors)
+// A thread done serving waits this long for the lead or a request before it
+// ends: a burst of control requests pays for one thread, not one each.
+constexpr auto kServerIdle = std::chrono::seconds(2);
+constexpr int kFollowersMax = 4;
 
 struct Entry {
     std::shared_ptr<RequestDoor> door;
@@ -50,21 +55,39 @@ void refuse(ChannelHandle c, const Status &st) { frames::send_answer(c, st, {}, 
 
 struct RequestLoop::State {
     platform::Poller poller;
-    std::mutex mutex; // guards listeners, the entries' open flags, per_user, reading, serving
+    std::mutex mutex; // guards all below but connections
     std::map<ChannelHandle, std::shared_ptr<Entry>> listeners;
     std::map<ChannelHandle, Clock::time_point> paused; // listeners not watched until then
     std::map<std::uint32_t, int> per_user;             // connections open per user: read or served
     int reading = 0;
     int serving = 0;
-    std::unordered_map<ChannelHandle, Connection> connections; // the loop thread's
+    // Leader and followers: one thread at a time leads (waits on the poller
+    // and reads); when requests are whole it passes the lead to a follower
+    // and serves one itself, so that a request costs no hand-off to another
+    // thread. Followers are threads done serving, waiting for work a while.
+    int followers = 0;             // threads waiting in work(), less the work already queued for them
+    int lead_offers = 0;           // the lead, passed on and not yet taken
+    std::vector<Connection> ready; // whole requests for followers
+    std::condition_variable wake;  // signalled once per offer or request queued
+    std::unordered_map<ChannelHandle, Connection> connections; // the leader's alone
 
-    void run();
-    void accept_from(ChannelHandle listener);
-    void read_from(Connection &k);
+    // A thread's life: leads (lead true) or serves k, then waits for work.
+    void work(bool lead, Connection k);
+    // Leads until a request is whole; returns it once the lead is passed on.
+    Connection lead();
+    // Accepts the callers waiting on listener into connections; appends their handles to taken.
+    void accept_from(ChannelHandle listener, std::vector<ChannelHandle> &taken);
+    void read_from(Connection &k, std::vector<Connection> &whole);
     // Head complete: false when the request is refused (answered, to be dropped).
     bool check_head(Connection &k);
     void drop(ChannelHandle c);
-    void dispatch(ChannelHandle c);
+    // A request read whole: moved to whole to be served, or refused.
+    void take_whole(ChannelHandle c, std::vector<Connection> &whole);
+    // Passes the lead to a follower or a new thread: false when neither can take it.
+    bool pass_lead();
+    // Serves k on a follower or a new thread, or refuses it.
+    void hand_out(Connection k);
+    void serve_one(Connection &k);
     void served(std::uint32_t uid);
     void sweep(Clock::time_point now);
 };
@@ -87,7 +110,7 @@ Status RequestLoop::add(ChannelHandle listener, std::shared_ptr<RequestDoor> doo
                 return Fail(st, "cannot wait for other processes' requests");
             }
             try {
-                std::thread([s] { s->run(); }).detach();
+                std::thread([s] { s->work(true, Connection{}); }).detach();
             } catch (const std::system_error &) {
                 platform::poller_close(&s->poller);
                 delete s;
@@ -132,9 +155,36 @@ int RequestLoop::busy() const
     return s->reading + s->serving;
 }
 
-void RequestLoop::State::run()
+void RequestLoop::State::work(bool leading, Connection k)
+{
+    for (;;) {
+        if (leading)
+            k = lead();
+        serve_one(k);
+        std::unique_lock<std::mutex> lock(mutex);
+        if (followers >= kFollowersMax)
+            return;
+        ++followers;
+        if (!wake.wait_for(lock, kServerIdle, [this] { return lead_offers > 0 || !ready.empty(); })) {
+            --followers;
+            return;
+        }
+        // Whoever queued this work counted this thread out of the followers.
+        leading = lead_offers > 0;
+        if (leading) {
+            --lead_offers;
+        } else {
+            k = std::move(ready.back());
+            ready.pop_back();
+        }
+    }
+}
+
+Connection RequestLoop::State::lead()
 {
     std::uint64_t tokens[64];
+    std::vector<ChannelHandle> taken;
+    std::vector<Connection> whole;
     auto next_sweep = Clock::now() + kSweepEvery;
     for (;;) {
         std::int64_t timeout = -1;
@@ -151,9 +201,14 @@ void RequestLoop::State::run()
                 continue;
             const auto c = ChannelHandle(tokens[i] & (kListenerBit - 1));
             if (tokens[i] & kListenerBit) {
-                accept_from(c);
+                taken.clear();
+                accept_from(c, taken);
+                // A caller's request usually came with its connection: read it now, not a wake-up later.
+                for (ChannelHandle t : taken)
+                    if (auto it = connections.find(t); it != connections.end())
+                        read_from(it->second, whole);
             } else if (auto it = connections.find(c); it != connections.end()) {
-                read_from(it->second);
+                read_from(it->second, whole);
             }
         }
         const auto now = Clock::now();
@@ -161,10 +216,22 @@ void RequestLoop::State::run()
             sweep(now);
             next_sweep = now + kSweepEvery;
         }
+        if (whole.empty())
+            continue;
+        if (!pass_lead()) {
+            // Nobody to lead on: this thread goes on leading, the requests go elsewhere or are refused.
+            for (Connection &k : whole)
+                hand_out(std::move(k));
+            whole.clear();
+            continue;
+        }
+        for (std::size_t i = 1; i < whole.size(); ++i)
+            hand_out(std::move(whole[i]));
+        return std::move(whole.front());
     }
 }
 
-void RequestLoop::State::accept_from(ChannelHandle listener)
+void RequestLoop::State::accept_from(ChannelHandle listener, std::vector<ChannelHandle> &taken)
 {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = listeners.find(listener);
@@ -202,10 +269,11 @@ void RequestLoop::State::accept_from(ChannelHandle listener)
         k.entry = it->second;
         k.deadline = Clock::now() + std::chrono::milliseconds(kRequestWaitMs);
         connections[c] = std::move(k);
+        taken.push_back(c);
     }
 }
 
-void RequestLoop::State::read_from(Connection &k)
+void RequestLoop::State::read_from(Connection &k, std::vector<Connection> &whole)
 {
     const ChannelHandle c = k.c;
     for (;;) {
@@ -221,7 +289,7 @@ void RequestLoop::State::read_from(Connection &k)
             st = platform::channel_read_some(c, k.body.data() + k.body_got, k.body.size() - k.body_got, &got);
             k.body_got += got;
         } else {
-            return dispatch(c);
+            return take_whole(c, whole);
         }
         if (st != ETW_OK)
             return drop(c); // the caller hung up (or the channel failed) before its request was whole
@@ -275,7 +343,7 @@ void RequestLoop::State::drop(ChannelHandle c)
         per_user.erase(uid);
 }
 
-void RequestLoop::State::dispatch(ChannelHandle c)
+void RequestLoop::State::take_whole(ChannelHandle c, std::vector<Connection> &whole)
 {
     auto it = connections.find(c);
     Connection k = std::move(it->second);
@@ -290,30 +358,77 @@ void RequestLoop::State::dispatch(ChannelHandle c)
         refused = Fail(ETW_ERROR_BUSY, "the session host serves " + std::to_string(serving) + " requests already");
     } else {
         ++serving;
-        try {
-            std::thread([this, k = std::move(k)]() mutable {
-                try {
-                    k.entry->door->serve(k.c, k.peer, k.head.kind, std::move(k.body));
-                } catch (const std::exception &e) {
-                    // Out of memory or threads midway: that caller hears of it, the host goes on.
-                    refuse(k.c, Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
-                                     std::string("the session host could not serve the request: ") + e.what()));
-                }
-                platform::channel_close(&k.c);
-                served(k.peer.uid);
-            }).detach();
-            return;
-        } catch (const std::system_error &) {
-            --serving;
-            refused = Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
-                           "the session host cannot start a thread for this request (a tasks limit?)");
-        }
+        whole.push_back(std::move(k));
+        return;
     }
     if (--per_user[k.peer.uid] <= 0)
         per_user.erase(k.peer.uid);
     lock.unlock();
     refuse(k.c, refused);
     platform::channel_close(&k.c);
+}
+
+bool RequestLoop::State::pass_lead()
+{
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (followers > 0) {
+            --followers;
+            ++lead_offers;
+            wake.notify_one();
+            return true;
+        }
+    }
+    try {
+        std::thread([this] { work(true, Connection{}); }).detach();
+        return true;
+    } catch (const std::system_error &) {
+        return false;
+    }
+}
+
+void RequestLoop::State::hand_out(Connection k)
+{
+    std::unique_lock<std::mutex> lock(mutex);
+    if (followers > 0) {
+        --followers;
+        ready.push_back(std::move(k));
+        wake.notify_one();
+        return;
+    }
+    lock.unlock();
+    auto held = std::make_unique<Connection>(std::move(k)); // still here if no thread took it
+    try {
+        std::thread([this, c = held.get()] {
+            Connection mine = std::move(*std::unique_ptr<Connection>(c));
+            work(false, std::move(mine));
+        }).detach();
+        held.release();
+        return;
+    } catch (const std::system_error &) {
+    }
+    k = std::move(*held);
+    refuse(k.c, Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                     "the session host cannot start a thread for this request (a tasks limit?)"));
+    platform::channel_close(&k.c);
+    served(k.peer.uid);
+}
+
+void RequestLoop::State::serve_one(Connection &k)
+{
+    try {
+        k.entry->door->serve(k.c, k.peer, k.head.kind, std::move(k.body));
+    } catch (const std::exception &e) {
+        // Out of memory or threads midway: that caller hears of it, the host goes on.
+        refuse(k.c, Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                         std::string("the session host could not serve the request: ") + e.what()));
+    }
+    platform::channel_close(&k.c);
+    const std::uint32_t uid = k.peer.uid;
+    // Its door may hold the last reference to a stopped session: let it go
+    // now, not on the next request this thread takes.
+    k = Connection{};
+    served(uid);
 }
 
 void RequestLoop::State::served(std::uint32_t uid)

@@ -11,8 +11,10 @@
 // - Bodies are read as they come, into a buffer of the declared length; a
 //   connection that does not deliver its request in time is dropped, and no
 //   silent peer holds up another.
-// - A complete, admitted request is served on a thread of its own (bounded);
-//   a thread that cannot be made refuses that request with a status.
+// - A complete, admitted request is served on a thread of its own (bounded):
+//   the thread that read it, once it passed the waiting on to another (leader
+//   and followers: no hand-off on a request's path); a thread that cannot be
+//   made refuses that request with a status.
 #pragma once
 
 #include "base/status.hpp"

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -49,7 +50,6 @@ public:
         const Status st = parse_request(kind, body, &req);
         ++served; // before the caller hears of it
         frames::send_answer(c, st.code == ETW_OK ? Fail(ETW_OK, "served " + std::to_string(kind)) : st, {});
-        channel_close(&c);
     }
 };
 
@@ -217,4 +217,88 @@ TEST(RequestLoop, HostRequestsAreBoundedByKind)
     HostIncoming bad;
     EXPECT_EQ(parse_host_request(std::uint32_t(HostRequest::StopOrphan), std::vector<std::uint8_t>(3), &bad).code,
               ETW_ERROR_INVALID_DATA);
+}
+
+namespace {
+// Holds every Query it serves until opened; answers Writer at once.
+class GateDoor final : public RequestDoor {
+public:
+    std::mutex m;
+    std::condition_variable cv;
+    bool open = false;
+    std::atomic<int> held{0};
+    Status admit(std::uint32_t kind, const PeerCredentials &, std::uint32_t *max_body) override
+    {
+        *max_body = std::uint32_t(max_request_body(kind));
+        return Status::ok();
+    }
+    void serve(ChannelHandle c, const PeerCredentials &, std::uint32_t kind, std::vector<std::uint8_t>) override
+    {
+        if (Request(kind) == Request::Query) {
+            std::unique_lock<std::mutex> lock(m);
+            ++held;
+            cv.wait(lock, [this] { return open; });
+        }
+        frames::send_answer(c, Fail(ETW_OK, "served " + std::to_string(kind)), {});
+    }
+    void release()
+    {
+        std::lock_guard<std::mutex> lock(m);
+        open = true;
+        cv.notify_all();
+    }
+};
+} // namespace
+
+TEST(RequestLoop, RequestsHeldInTheirDoorHoldNoOtherCallerUp)
+{
+    // The thread that read a request serves it and passes the loop on: with
+    // several requests held inside the door at once, and more arriving
+    // together, every other caller is still read and answered.
+    const std::string name = "loop-test-" + std::to_string(getpid()) + "-gate";
+    ChannelHandle listener = kNoChannel;
+    ASSERT_EQ(channel_listen(name, &listener), ETW_OK);
+    auto door = std::make_shared<GateDoor>();
+    ASSERT_TRUE(RequestLoop::instance().add(listener, door));
+    std::vector<ChannelHandle> held;
+    for (int i = 0; i < 6; ++i) {
+        ChannelHandle c = kNoChannel;
+        ASSERT_EQ(channel_connect(name, &c), ETW_OK);
+        ASSERT_EQ(frames::send_request_frame(c, std::uint32_t(Request::Query), query_body()), ETW_OK);
+        held.push_back(c);
+    }
+    for (int i = 0; i < 200 && door->held.load() < 6; ++i)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(door->held.load(), 6) << "requests sent together were not all taken";
+    for (int i = 0; i < 20; ++i) {
+        ChannelHandle c = kNoChannel;
+        ASSERT_EQ(channel_connect(name, &c), ETW_OK);
+        ASSERT_EQ(frames::send_request_frame(c, std::uint32_t(Request::Writer), {}), ETW_OK);
+        char b;
+        ASSERT_EQ(channel_recv(c, &b, 1, 5000), ETW_OK) << "caller " << i << " unanswered while others are held";
+        channel_close(&c);
+    }
+    door->release();
+    for (ChannelHandle c : held)
+        EXPECT_EQ(ask(c).code, ETW_OK);
+    RequestLoop::instance().remove(listener);
+}
+
+TEST(RequestLoop, ADoorIsLetGoOnceItsRequestsAreServedAndItIsRemoved)
+{
+    // A session's door holds the session: a thread done serving must not keep
+    // it alive while it waits for the next request (idle threads wait 2 s).
+    std::weak_ptr<TestDoor> door;
+    {
+        Served s("release");
+        door = s.door;
+        for (int i = 0; i < 3; ++i) {
+            ChannelHandle c = s.connect();
+            ASSERT_EQ(frames::send_request_frame(c, std::uint32_t(Request::Query), query_body()), ETW_OK);
+            EXPECT_EQ(ask(c).code, ETW_OK);
+        }
+    }
+    for (int i = 0; i < 50 && !door.expired(); ++i)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(door.expired()) << "a thread done serving still holds the door";
 }
