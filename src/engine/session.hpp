@@ -318,9 +318,10 @@ private:
     // Opens (create) or changes (update) the kernel sources.
     Status set_kernel_flags(std::uint32_t flags);
     // Logger thread: the rundown (DCStart at the start, DCEnd at the stop);
-    // what the kernel reported since the last drain.
+    // what the kernel reported since the last drain (all: also its last
+    // milliseconds, which a drain otherwise holds back to keep time order).
     void kernel_rundown(bool end);
-    void drain_kernel();
+    void drain_kernel(bool all = false);
     // Logger thread: how long it may sleep, given timeout_ms (-1: forever).
     std::int64_t kernel_wait_ms(std::int64_t timeout_ms);
     // kernel::SessionSink's function: one record into the buffer stream of

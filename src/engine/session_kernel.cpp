@@ -62,12 +62,12 @@ void Session::kernel_rundown(bool end)
         kernel_->rundown(end, kernel::SessionSink{this, &Session::write_kernel_record});
 }
 
-void Session::drain_kernel()
+void Session::drain_kernel(bool all)
 {
     std::lock_guard<std::mutex> lock(kernel_mutex_);
     if (!kernel_)
         return;
-    const std::uint64_t dropped = kernel_->drain(kernel::SessionSink{this, &Session::write_kernel_record});
+    const std::uint64_t dropped = kernel_->drain(kernel::SessionSink{this, &Session::write_kernel_record}, all);
     if (dropped != 0)
         pool_.control().events_lost.fetch_add(std::uint32_t(std::min<std::uint64_t>(dropped, 0xFFFFFFFFu)),
                                               std::memory_order_relaxed);

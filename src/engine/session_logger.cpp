@@ -36,7 +36,10 @@ void Session::logger_main()
         std::memset(pool_.buffer(0), 0, bytes);            // fresh buffers: nobody else is in them yet
     }
     // A system logger's rundown of what runs now, before the start returns:
-    // what the caller does next comes after it in the trace.
+    // what the caller does next comes after it in the trace. The events the
+    // sources caught since they opened go first: each processor's records
+    // stay in time order.
+    drain_kernel(true);
     kernel_rundown(false);
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);
@@ -92,7 +95,7 @@ void Session::logger_main()
             // The kernel's last events and the rundown of what still runs,
             // before writers of other processes are refused (the pool then
             // opens no buffer).
-            drain_kernel();
+            drain_kernel(true);
             kernel_rundown(true);
             {
                 std::lock_guard<std::mutex> k(kernel_mutex_);

@@ -402,6 +402,7 @@ Status PerfProcessSource::drain(const RecordSink &sink, const std::function<void
     std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });
     for (const Read &r : batch) {
         record_cpu_ = r.cpu;
+        record_time_ = r.time;
         consume(r.bytes, sink);
     }
     return s;

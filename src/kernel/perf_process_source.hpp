@@ -81,6 +81,8 @@ public:
     // The processor of the record drain() is translating (whose ring held
     // it), for a sink that files records by processor.
     std::uint32_t record_cpu() const noexcept { return record_cpu_; }
+    // Its time on the perf clock, for a sink that orders records of several sources.
+    std::uint64_t record_time() const noexcept { return record_time_; }
     // The clock of later records (a session re-anchors it at each drain).
     void set_clock(const PerfClock &clock) noexcept { options_.clock = clock; }
     // The perf events this source needs for its options.
@@ -126,6 +128,7 @@ private:
     ProcessLookup lookup_;
     PerfSourceCounts counts_;
     std::uint32_t record_cpu_ = 0;
+    std::uint64_t record_time_ = 0;
     // The live processes this source knows: what their exec and end repeat.
     std::unordered_map<std::uint32_t, ProcessFields> processes_;
     std::unordered_map<std::uint32_t, std::vector<ExitNote>> exit_notes_; // note_exit_status's, in time order

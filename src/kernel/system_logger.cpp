@@ -9,6 +9,7 @@
 #include "kernel/perf_process_source.hpp"
 #include "kernel/rundown.hpp"
 #include "kernel/tracepoint_records.hpp"
+#include "kernel/tcp_connections.hpp"
 #include "kernel/tracepoint_source.hpp"
 #include "platform/clock.hpp"
 #include "platform/process.hpp"
@@ -24,13 +25,16 @@ namespace {
 
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
 // The flags some source here records; the others are refused by name.
-constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH;
-// The flags that need tracepoints: CSWITCH's sched_switch, and PROCESS's
-// exit_group (the status Process/End carries, which perf's EXIT lacks).
-constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS;
+constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP;
+// The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
+// exit_group (the status Process/End carries, which perf's EXIT lacks),
+// NETWORK_TCPIP's socket tracepoints.
+constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
+// Records this recent (in 100 ns) wait for the next drain: see drain().
+constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
 
 PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, std::uint32_t max_record)
 {
@@ -46,7 +50,7 @@ PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, s
 
 // The tracepoints of flags, each with what it becomes.
 struct Tracepoints {
-    enum class Use : std::uint8_t { CSwitch, ExitStatus, FatalSignal };
+    enum class Use : std::uint8_t { CSwitch, ExitStatus, FatalSignal, TcpState, TcpProbe, TcpSend, TcpRecv };
     std::vector<TracepointName> names;
     std::vector<Use> uses;
 };
@@ -64,6 +68,17 @@ Tracepoints tracepoints_for(std::uint32_t flags)
         t.uses.push_back(Tracepoints::Use::ExitStatus);
         t.names.push_back({"signal", "signal_deliver", true});
         t.uses.push_back(Tracepoints::Use::FatalSignal);
+    }
+    if (flags & ETW_FLAG_NETWORK_TCPIP) {
+        t.names.push_back({"sock", "inet_sock_set_state"});
+        t.uses.push_back(Tracepoints::Use::TcpState);
+        // Optional: without it a connection older than the session shows no addresses.
+        t.names.push_back({"tcp", "tcp_probe", true});
+        t.uses.push_back(Tracepoints::Use::TcpProbe);
+        t.names.push_back({"sock", "sock_send_length"});
+        t.uses.push_back(Tracepoints::Use::TcpSend);
+        t.names.push_back({"sock", "sock_recv_length"});
+        t.uses.push_back(Tracepoints::Use::TcpRecv);
     }
     return t;
 }
@@ -136,20 +151,29 @@ public:
         (void)kernel::rundown(o, [&](Bytes &&r) { sink(cpu, r.data(), std::uint32_t(r.size())); });
     }
 
-    std::uint64_t drain(const SessionSink &sink) override
+    std::uint64_t drain(const SessionSink &sink, bool all) override
     {
         const PerfClock clock = capture();
+        // Everything stamped before this instant is in a ring by the time the
+        // rings are read (perf writes a record microseconds after stamping it).
+        const std::int64_t cutoff = clock.to_session(std::uint64_t(platform::qpc_now()) * 100u) - kHoldBack100ns;
         std::uint64_t lost = 0;
+        auto keep = [&](std::uint32_t cpu, std::int64_t time, Bytes &&r) {
+            held_.push_back({time, cpu, std::move(r)});
+        };
         auto drain_one = [&](PerfProcessSource &s, const std::function<void()> &after_read = {}) {
             s.set_clock(clock);
             const std::uint64_t before = s.counts().lost;
-            (void)s.drain([&](Bytes &&r) { sink(s.record_cpu(), r.data(), std::uint32_t(r.size())); }, after_read);
+            (void)s.drain([&](Bytes &&r) { keep(s.record_cpu(), clock.to_session(s.record_time()), std::move(r)); },
+                          after_read);
             lost += s.counts().lost - before;
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             const std::uint64_t before = t.lost();
             (void)t.drain([&](const TracepointSample &sample) {
-                translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock, sink);
+                translate(
+                    uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
+                    [&](std::uint32_t cpu, Bytes &&r) { keep(cpu, clock.to_session(sample.time), std::move(r)); });
             });
             lost += t.lost() - before;
         };
@@ -169,24 +193,40 @@ public:
             drain_one(*process_, tracepoints);
         else
             tracepoints();
+        write_held(sink, all ? INT64_MAX : cutoff);
         return lost;
     }
 
     std::uint32_t drain_interval_ms() const override { return kDrainIntervalMs; }
 
 private:
+    using Keep = std::function<void(std::uint32_t cpu, Bytes &&record)>;
+
     void translate(Tracepoints::Use use, const TracepointFormat &format, const TracepointSample &sample,
-                   const PerfClock &clock, const SessionSink &sink)
+                   const PerfClock &clock, const Keep &sink)
     {
         switch (use) {
         case Tracepoints::Use::CSwitch:
-            if (const Bytes r = cswitch_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
-                sink(sample.cpu, r.data(), std::uint32_t(r.size()));
+            if (Bytes r = cswitch_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
+                sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::ExitStatus:
             if (process_)
                 if (const auto status = exit_status_from_sample(format, sample))
                     process_->note_exit_status(sample.pid, *status, sample.time);
+            return;
+        case Tracepoints::Use::TcpState:
+            tcp_.state_change(format, sample);
+            return;
+        case Tracepoints::Use::TcpProbe:
+            tcp_.probe(format, sample);
+            return;
+        case Tracepoints::Use::TcpSend:
+        case Tracepoints::Use::TcpRecv:
+            if (Bytes r =
+                    tcp_.transfer(use == Tracepoints::Use::TcpSend, format, sample, clock, platform::kPointerSize);
+                !r.empty())
+                sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
@@ -194,6 +234,17 @@ private:
                     process_->note_exit_status(sample.pid, *status, sample.time);
             return;
         }
+    }
+
+    // Writes the held records stamped up to until, oldest first (records of
+    // one instant in the order they were made), keeping the others.
+    void write_held(const SessionSink &sink, std::int64_t until)
+    {
+        std::stable_sort(held_.begin(), held_.end(), [](const Held &a, const Held &b) { return a.time < b.time; });
+        std::size_t n = 0;
+        for (; n < held_.size() && held_[n].time <= until; ++n)
+            sink(held_[n].cpu, held_[n].record.data(), std::uint32_t(held_[n].record.size()));
+        held_.erase(held_.begin(), held_.begin() + std::ptrdiff_t(n));
     }
 
     // The session clock against the perf clock, read now: each drain
@@ -207,6 +258,13 @@ private:
     std::unique_ptr<PerfProcessSource> process_;
     std::vector<std::unique_ptr<PerfProcessSource>> retired_; // replaced by an update, drained once more
     std::unique_ptr<TracepointSource> tracepoints_;
+    TcpConnections tcp_; // the connections' ends, across flag updates
+    struct Held {
+        std::int64_t time; // session clock
+        std::uint32_t cpu;
+        Bytes record;
+    };
+    std::vector<Held> held_;                // read, not yet written: see drain
     std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };

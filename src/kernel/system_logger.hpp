@@ -50,10 +50,14 @@ public:
     // The rundown of what runs now: DCStart records at the start, DCEnd at
     // the end (processes, their threads and images as the flags ask).
     virtual void rundown(bool end, const SessionSink &sink) = 0;
-    // Writes what the kernel reported since the last drain, in order per
-    // processor; returns how many events the kernel dropped meanwhile
-    // (its rings were full), for EventsLost.
-    virtual std::uint64_t drain(const SessionSink &sink) = 0;
+    // Writes what the kernel reported since the last drain, in time order
+    // per processor across all sources (the reader merges processors by
+    // time, trusting each processor's records to be in order); returns how
+    // many events the kernel dropped meanwhile (its rings were full), for
+    // EventsLost. Records of the last few milliseconds are held for the
+    // next drain (a source read later may still hold older ones), unless
+    // all is set (the session's last drain).
+    virtual std::uint64_t drain(const SessionSink &sink, bool all) = 0;
     // How long the logger may sleep between drains, in ms: the rings hold
     // at least that long of a busy system's events.
     virtual std::uint32_t drain_interval_ms() const = 0;

@@ -15,6 +15,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
@@ -140,6 +143,92 @@ TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)
     for (const Seen &r : seen)
         EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
     EXPECT_LT(named(seen, "Process/DCStart", "ProcessId", me).front()->timestamp_raw, starts.front()->timestamp_raw);
+}
+
+// Time order: each processor's records as written are in time order, so
+// the reader's merge (ETW_CONSUMER_ORDER_TIME) gives them in time order
+// overall; the sources are read one after another, each in order.
+TEST(SystemLogger, RecordsOfEverySourceAreInTimeOrder)
+{
+    const std::string file = temp_file("openetw-syslog-order");
+    Props props("OpenETW system logger order " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD | ETW_FLAG_CSWITCH),
+              ETW_OK)
+        << etw_last_error_message();
+    for (int i = 0; i < 20; ++i)
+        run_shell(i % 5);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    ASSERT_GT(seen.size(), 100u);
+    std::size_t backwards = 0;
+    for (std::size_t i = 1; i < seen.size(); ++i)
+        if (seen[i].timestamp_raw < seen[i - 1].timestamp_raw) {
+            if (backwards++ < 3)
+                ADD_FAILURE() << seen[i - 1].event_name << " at " << seen[i - 1].timestamp_raw << " before "
+                              << seen[i].event_name << " at " << seen[i].timestamp_raw;
+        }
+    EXPECT_EQ(backwards, 0u);
+}
+
+// NETWORK_TCPIP: a loopback connection's bytes, both ways, with its ports.
+TEST(SystemLogger, TcpIpRecordsSendsAndReceivesWithTheirPorts)
+{
+    const std::string file = temp_file("openetw-syslog-tcp");
+    Props props("OpenETW system logger tcp " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_NETWORK_TCPIP), ETW_OK) << etw_last_error_message();
+    const int srv = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(srv, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    ASSERT_EQ(::listen(srv, 1), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(srv, reinterpret_cast<sockaddr *>(&a), &len);
+    const int port = ntohs(a.sin_port);
+    constexpr int kBytes = 300000;
+    std::atomic<long> received{0};
+    std::thread reader([&] {
+        const int c = ::accept(srv, nullptr, nullptr);
+        char buf[8192];
+        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;)
+            received += n;
+        ::close(c);
+    });
+    const int cl = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(::connect(cl, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    std::vector<char> data(kBytes, 't');
+    for (std::size_t off = 0; off < data.size();) {
+        const ssize_t n = ::send(cl, data.data() + off, data.size() - off, 0);
+        ASSERT_GT(n, 0);
+        off += std::size_t(n);
+    }
+    ::close(cl);
+    reader.join();
+    ::close(srv);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    ASSERT_EQ(received.load(), kBytes);
+    long long sent = 0, got = 0;
+    for (const Seen &r : seen) {
+        if (r.event_name != "TcpIp/SendIPV4" && r.event_name != "TcpIp/RecvIPV4")
+            continue;
+        EXPECT_TRUE(r.problem.empty()) << r.problem;
+        EXPECT_EQ(number(r, "PID"), ::getpid());
+        if (r.event_name == "TcpIp/SendIPV4" && number(r, "dport") == port) {
+            sent += number(r, "size");
+            EXPECT_EQ(r.value("daddr"), "127.0.0.1");
+        }
+        if (r.event_name == "TcpIp/RecvIPV4" && number(r, "sport") == port)
+            got += number(r, "size");
+    }
+    EXPECT_EQ(sent, kBytes) << "bytes sent to port " << port;
+    EXPECT_EQ(got, kBytes) << "bytes received on port " << port;
 }
 
 // A child that stops itself with SIGKILL; returns its pid.

@@ -6,6 +6,7 @@
 #include "kernel_etl.hpp"
 
 #include "kernel/perf_clock.hpp"
+#include "kernel/tcp_connections.hpp"
 #include "kernel/tracepoint_records.hpp"
 #include "kernel/tracepoint_source.hpp"
 
@@ -138,4 +139,108 @@ TEST(TracepointRecords, OnlyASignalLeftToAFatalDefaultEndsTheProcess)
         EXPECT_FALSE(status(harmless, 0).has_value()) << harmless;
     t.raw = std::span(raw.data(), 30);
     EXPECT_FALSE(fatal_signal_status_from_sample(f, t).has_value()) << "sa_handler cut off";
+}
+
+namespace {
+// sock_send_length / sock_recv_length raw: sk, family, protocol, ret, flags.
+std::vector<std::uint8_t> transfer_raw(std::uint64_t sk, std::uint16_t family, std::uint16_t protocol, std::int32_t ret,
+                                       std::int32_t flags)
+{
+    std::vector<std::uint8_t> raw(28, 0);
+    put(raw, 8, sk, 8);
+    put(raw, 16, family, 2);
+    put(raw, 18, protocol, 2);
+    put(raw, 20, std::uint32_t(ret), 4);
+    put(raw, 24, std::uint32_t(flags), 4);
+    return raw;
+}
+} // namespace
+
+TEST(TcpConnections, TransfersCarryTheEndsLearntFromStateChangesAndProbes)
+{
+    const TracepointFormat state = load("inet_sock_set_state.format");
+    const TracepointFormat probe = load("tcp_probe.format");
+    const TracepointFormat send = load("sock_send_length.format");
+    const TracepointFormat recv = load("sock_recv_length.format");
+    const PerfClock clock;
+    TcpConnections tcp;
+    TracepointSample t;
+    t.pid = 77;
+    t.tid = 78;
+    t.time = 500000000;
+    // A connection made while the session runs: 10.0.0.1:40000 -> 10.0.0.2:80.
+    std::vector<std::uint8_t> st(72, 0);
+    put(st, 8, 0xffff888000001000ull, 8); // skaddr
+    put(st, 16, 2, 4);                    // oldstate SYN_SENT
+    put(st, 20, 1, 4);                    // newstate ESTABLISHED
+    put(st, 24, 40000, 2);
+    put(st, 26, 80, 2);
+    put(st, 28, 2, 2); // AF_INET
+    put(st, 30, 6, 2); // TCP
+    const std::uint8_t s4[4] = {10, 0, 0, 1}, d4[4] = {10, 0, 0, 2};
+    std::memcpy(&st[32], s4, 4);
+    std::memcpy(&st[36], d4, 4);
+    t.raw = st;
+    tcp.state_change(state, t);
+    auto sent_raw = transfer_raw(0xffff888000001000ull, 2, 6, 1000, 0);
+    t.raw = sent_raw;
+    const Bytes sent = tcp.transfer(true, send, t, clock, 8);
+    // One older than the session, seen first by a probe: [::1]:5000 -> [::1]:6000.
+    std::vector<std::uint8_t> pr(136, 0);
+    put(pr, 8, 10, 2); // saddr: sockaddr_in6 family
+    put(pr, 10, 0x8813, 2);
+    pr[8 + 8 + 15] = 1; // ::1
+    put(pr, 36, 10, 2);
+    pr[36 + 8 + 15] = 1;
+    put(pr, 64, 5000, 2);
+    put(pr, 66, 6000, 2);
+    put(pr, 68, 10, 2);                     // AF_INET6
+    put(pr, 128, 0xffff888000002000ull, 8); // skaddr
+    t.raw = pr;
+    tcp.probe(probe, t);
+    auto recv_raw = transfer_raw(0xffff888000002000ull, 10, 6, 700, 0);
+    t.raw = recv_raw;
+    const Bytes got = tcp.transfer(false, recv, t, clock, 8);
+    // Not written: a peek, an error, UDP, and a connection never seen (written without ends).
+    auto peek = transfer_raw(0xffff888000002000ull, 10, 6, 700, 2);
+    t.raw = peek;
+    EXPECT_TRUE(tcp.transfer(false, recv, t, clock, 8).empty()) << "MSG_PEEK";
+    auto err = transfer_raw(0xffff888000001000ull, 2, 6, -11, 0);
+    t.raw = err;
+    EXPECT_TRUE(tcp.transfer(true, send, t, clock, 8).empty()) << "an error";
+    auto udp = transfer_raw(0xffff888000001000ull, 2, 17, 100, 0);
+    t.raw = udp;
+    EXPECT_TRUE(tcp.transfer(true, send, t, clock, 8).empty()) << "UDP";
+    auto unknown = transfer_raw(0xffff888000003000ull, 2, 6, 5, 0);
+    t.raw = unknown;
+    const Bytes anon = tcp.transfer(true, send, t, clock, 8);
+    // Closed: forgotten (a later transfer on that address has no ends).
+    st[20] = 7; // newstate CLOSE
+    t.raw = st;
+    tcp.state_change(state, t);
+    t.raw = sent_raw;
+    const Bytes after_close = tcp.transfer(true, send, t, clock, 8);
+
+    const std::vector<Seen> seen = kerneltest::round_trip({sent, got, anon, after_close}, 8);
+    ASSERT_EQ(seen.size(), 4u);
+    EXPECT_EQ(seen[0].event_name, "TcpIp/SendIPV4");
+    EXPECT_EQ(seen[0].process_id, 77u);
+    EXPECT_EQ(seen[0].thread_id, 78u);
+    EXPECT_EQ(seen[0].timestamp_raw, 5000000);
+    EXPECT_EQ(seen[0].value("size"), "1000");
+    EXPECT_EQ(seen[0].value("saddr"), "10.0.0.1");
+    EXPECT_EQ(seen[0].value("daddr"), "10.0.0.2");
+    EXPECT_EQ(seen[0].value("sport"), "40000");
+    EXPECT_EQ(seen[0].value("dport"), "80");
+    EXPECT_EQ(seen[0].value("connid"), "0x1") << "a number of the session's, not the kernel's address";
+    EXPECT_EQ(seen[1].event_name, "TcpIp/RecvIPV6");
+    EXPECT_EQ(seen[1].value("size"), "700");
+    EXPECT_EQ(seen[1].value("saddr"), "::1");
+    EXPECT_EQ(seen[1].value("sport"), "5000");
+    EXPECT_EQ(seen[1].value("dport"), "6000");
+    EXPECT_EQ(seen[1].value("connid"), "0x2");
+    EXPECT_EQ(seen[2].value("dport"), "0") << "a connection never seen has no ends";
+    EXPECT_EQ(seen[2].value("daddr"), "0.0.0.0");
+    EXPECT_EQ(seen[3].value("dport"), "0") << "a closed connection is forgotten";
+    EXPECT_NE(seen[3].value("connid"), "0x1");
 }
