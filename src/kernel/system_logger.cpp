@@ -4,6 +4,7 @@
 // others (tracepoint_source.hpp), and the re-anchored clock.
 #include "kernel/system_logger.hpp"
 
+#include "kernel/disk_requests.hpp"
 #include "kernel/kernel_flags.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
@@ -12,6 +13,7 @@
 #include "kernel/tcp_connections.hpp"
 #include "kernel/tracepoint_source.hpp"
 #include "platform/clock.hpp"
+#include "platform/proc_info.hpp"
 #include "platform/process.hpp"
 
 #include <openetw/constants.h>
@@ -25,11 +27,12 @@ namespace {
 
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
 // The flags some source here records; the others are refused by name.
-constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP;
+constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
-// NETWORK_TCPIP's socket tracepoints.
-constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP;
+// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests.
+constexpr std::uint32_t kTracepointFlags =
+    ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -50,7 +53,17 @@ PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, s
 
 // The tracepoints of flags, each with what it becomes.
 struct Tracepoints {
-    enum class Use : std::uint8_t { CSwitch, ExitStatus, FatalSignal, TcpState, TcpProbe, TcpSend, TcpRecv };
+    enum class Use : std::uint8_t {
+        CSwitch,
+        ExitStatus,
+        FatalSignal,
+        TcpState,
+        TcpProbe,
+        TcpSend,
+        TcpRecv,
+        DiskIssue,
+        DiskComplete
+    };
     std::vector<TracepointName> names;
     std::vector<Use> uses;
 };
@@ -80,7 +93,27 @@ Tracepoints tracepoints_for(std::uint32_t flags)
         t.names.push_back({"sock", "sock_recv_length"});
         t.uses.push_back(Tracepoints::Use::TcpRecv);
     }
+    if (flags & ETW_FLAG_DISK_IO) {
+        // Through ftrace: completions fire in interrupt context, whose perf
+        // samples are lost when the processor was idle (docs/KERNEL_LOGGER.md).
+        t.names.push_back({"block", "block_rq_issue", false, true});
+        t.uses.push_back(Tracepoints::Use::DiskIssue);
+        t.names.push_back({"block", "block_rq_complete", false, true});
+        t.uses.push_back(Tracepoints::Use::DiskComplete);
+    }
     return t;
+}
+
+// The whole disks, read once when DISK_IO starts: their order numbers them.
+std::vector<BlockDisk> block_disks()
+{
+    std::vector<platform::SysBlockDisk> found;
+    std::vector<BlockDisk> disks;
+    if (platform::sys_block_disks(&found) != ETW_OK)
+        return disks; // DiskNumber then says unknown (0xFFFFFFFF)
+    for (const auto &d : found)
+        disks.push_back({d.name, d.major, d.minor});
+    return disks;
 }
 
 class KernelLogger final : public SystemLogger {
@@ -120,6 +153,8 @@ public:
             }
             process_ = std::move(next);
         }
+        if ((flags & ETW_FLAG_DISK_IO) && !disks_)
+            disks_ = std::make_unique<DiskRequests>(block_disks());
         if (tp_change) {
             if (tracepoints_) {
                 tracepoints_->disable();
@@ -228,6 +263,15 @@ private:
                 !r.empty())
                 sink(sample.cpu, std::move(r));
             return;
+        case Tracepoints::Use::DiskIssue:
+            if (disks_)
+                disks_->issue(format, sample);
+            return;
+        case Tracepoints::Use::DiskComplete:
+            if (disks_)
+                if (Bytes r = disks_->complete(format, sample, clock, platform::kPointerSize); !r.empty())
+                    sink(sample.cpu, std::move(r));
+            return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
                 if (const auto status = fatal_signal_status_from_sample(format, sample))
@@ -265,6 +309,7 @@ private:
         Bytes record;
     };
     std::vector<Held> held_;                // read, not yet written: see drain
+    std::unique_ptr<DiskRequests> disks_;   // requests issued, awaiting completion
     std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };

@@ -1,6 +1,7 @@
 #include "kernel/tracepoint_source.hpp"
 
 #include "format/etl_layout.hpp"
+#include "kernel/ftrace_page.hpp"
 #include "platform/tracefs.hpp"
 
 #include <algorithm>
@@ -29,6 +30,8 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
 {
     std::vector<TracepointFormat> formats;
     std::vector<std::unique_ptr<platform::PerfEventSet>> sets;
+    std::vector<bool> opened;
+    std::vector<std::pair<std::string, std::string>> by_ftrace;
     for (const TracepointName &n : names) {
         platform::PerfEventSpec spec;
         spec.kind = platform::PerfEventSpec::Kind::Tracepoint;
@@ -39,6 +42,7 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
                 return s;
             formats.emplace_back();
             sets.emplace_back();
+            opened.push_back(false);
             continue;
         }
         std::string text;
@@ -47,11 +51,24 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
         TracepointFormat f;
         if (Status s = TracepointFormat::parse(text, &f); !s)
             return s;
-        auto set = std::make_unique<platform::PerfEventSet>();
-        if (Status s = set->open(spec); !s)
-            return s;
+        std::unique_ptr<platform::PerfEventSet> set;
+        if (n.ftrace) {
+            by_ftrace.push_back({n.system, n.name});
+        } else {
+            set = std::make_unique<platform::PerfEventSet>();
+            if (Status s = set->open(spec); !s)
+                return s;
+        }
         formats.push_back(std::move(f));
         sets.push_back(std::move(set));
+        opened.push_back(true);
+    }
+    std::unique_ptr<platform::TraceInstance> ftrace;
+    if (!by_ftrace.empty()) {
+        ftrace = std::make_unique<platform::TraceInstance>();
+        // As much ring a processor as perf's: data_pages of 4 KB.
+        if (Status s = ftrace->open("openetw", by_ftrace, data_pages * 4); !s)
+            return s;
     }
     // Enabled together once all opened, so that a failure leaves nothing running.
     for (auto &set : sets)
@@ -60,6 +77,8 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
                 return s;
     formats_ = std::move(formats);
     sets_ = std::move(sets);
+    opened_ = std::move(opened);
+    ftrace_ = std::move(ftrace);
     return Status::ok();
 }
 
@@ -68,7 +87,8 @@ Status TracepointSource::drain(const TracepointFn &each)
     struct Read {
         std::uint64_t time;
         std::size_t tracepoint;
-        std::vector<std::uint8_t> bytes;
+        std::uint32_t cpu, pid, tid;
+        std::vector<std::uint8_t> raw;
     };
     std::vector<Read> batch;
     Status result = Status::ok();
@@ -85,7 +105,8 @@ Status TracepointSource::drain(const TracepointFn &each)
                     ++malformed_;
                     return;
                 }
-                batch.push_back({t.time, i, std::vector<std::uint8_t>(r.bytes.begin(), r.bytes.end())});
+                batch.push_back(
+                    {t.time, i, t.cpu, t.pid, t.tid, std::vector<std::uint8_t>(t.raw.begin(), t.raw.end())});
             },
             &dc);
         lost_ += dc.lost;
@@ -93,11 +114,39 @@ Status TracepointSource::drain(const TracepointFn &each)
         if (!s && result)
             result = std::move(s);
     }
+    if (ftrace_) {
+        Status s = ftrace_->drain([&](std::uint32_t cpu, std::span<const std::uint8_t> page) {
+            const FtracePageCounts c = parse_ftrace_page(
+                page, ftrace_->page_header_size(), [&](std::uint64_t time, std::span<const std::uint8_t> raw) {
+                    // common_type, then common_pid at 4: the format's own fields.
+                    if (raw.size() < 8) {
+                        ++malformed_;
+                        return;
+                    }
+                    const std::uint32_t id = etl::rd_le<std::uint16_t>(raw.data());
+                    const std::uint32_t pid = etl::rd_le<std::uint32_t>(raw.data() + 4);
+                    for (std::size_t i = 0; i < formats_.size(); ++i)
+                        if (opened_[i] && !sets_[i] && formats_[i].id() == id) {
+                            batch.push_back(
+                                {time, i, cpu, pid, pid, std::vector<std::uint8_t>(raw.begin(), raw.end())});
+                            return;
+                        }
+                });
+            lost_ += c.missed;
+            malformed_ += c.malformed ? 1 : 0;
+        });
+        if (!s && result)
+            result = std::move(s);
+    }
     std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });
     for (const Read &r : batch) {
         TracepointSample t;
-        (void)parse_tracepoint_sample(r.bytes, &t);
         t.tracepoint = r.tracepoint;
+        t.cpu = r.cpu;
+        t.pid = r.pid;
+        t.tid = r.tid;
+        t.time = r.time;
+        t.raw = r.raw;
         each(t);
     }
     return result;
@@ -108,6 +157,8 @@ void TracepointSource::disable() noexcept
     for (auto &set : sets_)
         if (set)
             (void)set->disable();
+    if (ftrace_)
+        ftrace_->disable();
 }
 
 } // namespace openetw::kernel

@@ -4,13 +4,15 @@
 // every processor with perf (platform/perf_events.hpp: PERF_SAMPLE_TID,
 // TIME, CPU and RAW). drain() reads every tracepoint's rings and hands the
 // samples, in time order across processors and tracepoints, to a
-// translator; PERF_RECORD_LOST counts go to lost. Not thread-safe: the
+// translator; PERF_RECORD_LOST counts (and an ftrace ring's missed events)
+// go to lost. Not thread-safe: the
 // session's logger thread drains.
 #pragma once
 
 #include "base/status.hpp"
 #include "kernel/tracepoint_format.hpp"
 #include "platform/perf_events.hpp"
+#include "platform/trace_instance.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +33,12 @@ struct TracepointName {
     // Skipped (opened() false) rather than refused when this kernel lacks it:
     // a refinement the records can do without (exit_group without ftrace syscalls).
     bool optional = false;
+    // Read through an ftrace instance of the source's own
+    // (platform/trace_instance.hpp) rather than perf: for tracepoints that
+    // fire in interrupt context, whose perf samples some kernels do not
+    // deliver when the processor was idle (docs/KERNEL_LOGGER.md). Their
+    // samples carry common_pid as both pid and tid (the thread's id).
+    bool ftrace = false;
 };
 
 // One sample, borrowed for the translator's call.
@@ -60,7 +68,7 @@ public:
     // nothing stays open.
     Status open(const std::vector<TracepointName> &names, std::uint32_t data_pages = 64);
     const TracepointFormat &format(std::size_t tracepoint) const { return formats_[tracepoint]; }
-    bool opened(std::size_t tracepoint) const { return sets_[tracepoint] != nullptr; }
+    bool opened(std::size_t tracepoint) const { return opened_[tracepoint]; }
     std::size_t size() const noexcept { return formats_.size(); }
 
     // Reads what every ring holds, sorted by time, into each.
@@ -72,7 +80,9 @@ public:
 
 private:
     std::vector<TracepointFormat> formats_;
-    std::vector<std::unique_ptr<platform::PerfEventSet>> sets_; // null: an optional one this kernel lacks
+    std::vector<std::unique_ptr<platform::PerfEventSet>> sets_; // null: read by ftrace, or lacking
+    std::vector<bool> opened_;                                  // false: an optional one this kernel lacks
+    std::unique_ptr<platform::TraceInstance> ftrace_;           // the ftrace ones' rings, if any
     std::uint64_t lost_ = 0;
     std::uint64_t malformed_ = 0;
 };

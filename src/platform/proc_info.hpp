@@ -63,6 +63,15 @@ etw_status proc_read_thread(std::uint32_t pid, std::uint32_t tid, ProcTask *out)
 // The mappings of pid; ETW_ERROR_ACCESS_DENIED for a process the caller may not inspect.
 etw_status proc_read_mappings(std::uint32_t pid, std::vector<ProcMapping> *out) noexcept;
 
+// A whole disk of /sys/block and its device number (its dev file, "254:0").
+struct SysBlockDisk {
+    std::string name; // "vda", "nvme0n1"
+    std::uint32_t major = 0;
+    std::uint32_t minor = 0;
+};
+// The whole disks of /sys/block (partitions are not listed there), in no order.
+etw_status sys_block_disks(std::vector<SysBlockDisk> *out) noexcept;
+
 // ---- Parsers of /proc text (proc_text.cpp) ----
 // A stat line ("pid (comm) state ppid ..."); comm may hold spaces and
 // parentheses. ticks_per_second converts utime/stime. False when malformed.

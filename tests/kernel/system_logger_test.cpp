@@ -13,12 +13,16 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -296,6 +300,51 @@ TEST(SystemLogger, ProcessEndCarriesTheExitStatusAndCSwitchRecordsTheScheduler)
     EXPECT_GT(blocked, 0u) << "the echo thread never switched out waiting";
     EXPECT_GE(named(seen, "Thread/CSwitch", "NewThreadId", echo_id).size(), blocked);
     EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
+    for (const Seen &r : seen)
+        EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
+}
+
+TEST(SystemLogger, DiskIoRecordsADirectWriteAtItsCompletion)
+{
+    // /var/tmp, not /tmp: a tmpfs has no block device and so no disk I/O.
+    const std::string data = "/var/tmp/openetw-syslog-disk-" + std::to_string(::getpid());
+    const int fd = ::open(data.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT, 0600);
+    ASSERT_GE(fd, 0) << data << ": O_DIRECT refused";
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd, &st), 0);
+    const std::string sys =
+        "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    ASSERT_TRUE(major(st.st_dev) != 0 && std::filesystem::exists(sys))
+        << data << " is not on a block device (" << sys << "): no disk I/O to record";
+
+    const std::string file = temp_file("openetw-syslog-disk");
+    Props props("OpenETW system logger disk " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_DISK_IO), ETW_OK) << etw_last_error_message();
+    constexpr std::size_t kBytes = 1 << 20;
+    void *buf = nullptr;
+    ASSERT_EQ(::posix_memalign(&buf, 4096, kBytes), 0);
+    std::memset(buf, 0x5A, kBytes);
+    const ssize_t wrote = ::write(fd, buf, kBytes);
+    const int synced = ::fsync(fd);
+    std::free(buf);
+    ::close(fd);
+    std::filesystem::remove(data);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(wrote, ssize_t(kBytes));
+    ASSERT_EQ(synced, 0);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+
+    long long written = 0, timed = 0, numbered = 0;
+    for (const Seen *w : named(seen, "DiskIo/Write")) {
+        written += number(*w, "TransferSize");
+        timed += number(*w, "HighResResponseTime") > 0;
+        numbered += number(*w, "DiskNumber") >= 0 && number(*w, "DiskNumber") != 0xFFFFFFFF;
+    }
+    EXPECT_GE(written, (long long)kBytes) << "DiskIo/Write TransferSize sum";
+    EXPECT_GT(timed, 0) << "no write with a response time";
+    EXPECT_GT(numbered, 0) << "no write on a disk of /sys/block";
     for (const Seen &r : seen)
         EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
 }

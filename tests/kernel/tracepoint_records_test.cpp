@@ -2,9 +2,11 @@
 // records built by hand around raw samples laid out by real format files
 // (tracepoints/), parsed, and turned into a Thread/CSwitch read back through
 // the consumer and decoder with exact values, and into Process/End's exit
-// statuses (exit_group's code; a fatal signal's 128 + N; none for others).
+// statuses (exit_group's code; a fatal signal's 128 + N; none for others),
+// and block requests followed from issue to a DiskIo/Write at completion.
 #include "kernel_etl.hpp"
 
+#include "kernel/disk_requests.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/tcp_connections.hpp"
 #include "kernel/tracepoint_records.hpp"
@@ -243,4 +245,53 @@ TEST(TcpConnections, TransfersCarryTheEndsLearntFromStateChangesAndProbes)
     EXPECT_EQ(seen[2].value("daddr"), "0.0.0.0");
     EXPECT_EQ(seen[3].value("dport"), "0") << "a closed connection is forgotten";
     EXPECT_NE(seen[3].value("connid"), "0x1");
+}
+
+TEST(DiskRequests, AnIssuedWriteCompletesAsDiskIoWrite)
+{
+    const TracepointFormat issue_f = load("block_rq_issue.format");
+    const TracepointFormat complete_f = load("block_rq_complete.format");
+    const std::uint32_t dev = kernel_dev(254, 16); // vdb: the second disk below
+    std::vector<std::uint8_t> issue_raw(64, 0), complete_raw(48, 0);
+    put(issue_raw, 8, dev, 4);
+    put(issue_raw, 16, 2048, 8); // sector
+    put(issue_raw, 24, 2048, 4); // nr_sector: 1 MiB
+    put(issue_raw, 28, 1 << 20, 4);
+    std::memcpy(&issue_raw[34], "WS", 2);
+    put(complete_raw, 8, dev, 4);
+    put(complete_raw, 16, 2048, 8);
+    put(complete_raw, 24, 2048, 4);
+    std::memcpy(&complete_raw[34], "WS", 2);
+    DiskRequests disks({{"vda", 254, 0}, {"vdb", 254, 16}});
+    TracepointSample issue, done;
+    issue.raw = issue_raw;
+    issue.tid = 4321;
+    issue.time = 1'000'000; // ns
+    done.raw = complete_raw;
+    done.tid = 0; // completions run in interrupts
+    done.time = 1'250'000;
+    disks.issue(issue_f, issue);
+    EXPECT_EQ(disks.pending(), 1u);
+    const Bytes r = disks.complete(complete_f, done, PerfClock{}, 8);
+    EXPECT_EQ(disks.pending(), 0u);
+    ASSERT_FALSE(r.empty());
+    const std::vector<Seen> seen = kerneltest::round_trip({r}, 8);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].event_name, "DiskIo/Write");
+    EXPECT_EQ(seen[0].timestamp_raw, 12500);
+    const kerneltest::Pairs want = {{"DiskNumber", "1"}, {"IrpFlags", "0x204"},           {"TransferSize", "1048576"},
+                                    {"Reserved", "0"},   {"ByteOffset", "1048576"},       {"FileObject", "0x0"},
+                                    {"Irp", "0x1"},      {"HighResResponseTime", "2500"}, {"IssuingThreadId", "4321"}};
+    EXPECT_EQ(seen[0].values, want);
+    // A discard has no DiskIo event; a completion never issued still
+    // reports its size, with no issuing thread.
+    std::memcpy(&complete_raw[34], "DS", 2);
+    EXPECT_TRUE(disks.complete(complete_f, done, PerfClock{}, 8).empty());
+    std::memcpy(&complete_raw[34], "R\0", 2);
+    const std::vector<Seen> unissued = kerneltest::round_trip({disks.complete(complete_f, done, PerfClock{}, 8)}, 8);
+    ASSERT_EQ(unissued.size(), 1u);
+    EXPECT_EQ(unissued[0].event_name, "DiskIo/Read");
+    EXPECT_EQ(unissued[0].value("TransferSize"), "1048576");
+    EXPECT_EQ(unissued[0].value("IssuingThreadId"), "0");
+    EXPECT_EQ(unissued[0].value("HighResResponseTime"), "0");
 }

@@ -167,4 +167,33 @@ etw_status proc_read_mappings(std::uint32_t pid, std::vector<ProcMapping> *out) 
     }
 }
 
+etw_status sys_block_disks(std::vector<SysBlockDisk> *out) noexcept
+{
+    try {
+        DIR *dir = ::opendir("/sys/block");
+        if (!dir)
+            return ETW_ERROR_NOT_SUPPORTED;
+        out->clear();
+        while (const dirent *e = ::readdir(dir)) {
+            if (e->d_name[0] == '.')
+                continue;
+            std::string dev;
+            if (read_text(std::string("/sys/block/") + e->d_name + "/dev", &dev) != ETW_OK)
+                continue;
+            SysBlockDisk d;
+            d.name = e->d_name;
+            unsigned major = 0, minor = 0;
+            if (std::sscanf(dev.c_str(), "%u:%u", &major, &minor) != 2)
+                continue;
+            d.major = major;
+            d.minor = minor;
+            out->push_back(std::move(d));
+        }
+        ::closedir(dir);
+        return ETW_OK;
+    } catch (...) {
+        return ETW_ERROR_NOT_ENOUGH_MEMORY;
+    }
+}
+
 } // namespace openetw::platform
