@@ -36,10 +36,8 @@ void Session::logger_main()
         std::memset(pool_.buffer(0), 0, bytes);            // fresh buffers: nobody else is in them yet
     }
     // A system logger's rundown of what runs now, before the start returns:
-    // what the caller does next comes after it in the trace. The events the
-    // sources caught since they opened go first: each processor's records
-    // stay in time order.
-    drain_kernel(true);
+    // what the caller does next comes after it in the trace (the records are
+    // written, in time order with the kernel's, by the next drain).
     kernel_rundown(false);
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);

@@ -182,8 +182,13 @@ public:
         if (process_ && !end)
             o.on_process = [this](const ProcessFields &p) { process_->remember(p); };
         const std::uint32_t cpu = platform::current_processor();
+        // Held with the rest, sorted by time: events stamped before the
+        // rundown but read from their ring after it still come first. The
+        // DCEnd records follow the session's last drain and are written now.
         // (Fails only without /proc, where the live source could not open either.)
-        (void)kernel::rundown(o, [&](Bytes &&r) { sink(cpu, r.data(), std::uint32_t(r.size())); });
+        (void)kernel::rundown(o, [&](Bytes &&r) { held_.push_back({o.timestamp, cpu, std::move(r)}); });
+        if (end)
+            write_held(sink, INT64_MAX);
     }
 
     std::uint64_t drain(const SessionSink &sink, bool all) override

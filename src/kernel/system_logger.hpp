@@ -48,7 +48,9 @@ public:
     static std::uint32_t unsupported_flags(std::uint32_t mask);
 
     // The rundown of what runs now: DCStart records at the start, DCEnd at
-    // the end (processes, their threads and images as the flags ask).
+    // the end (processes, their threads and images as the flags ask). The
+    // DCStart records are written by the next drain, in time order with the
+    // kernel's; the DCEnd ones (after the last drain) at once.
     virtual void rundown(bool end, const SessionSink &sink) = 0;
     // Writes what the kernel reported since the last drain, in time order
     // per processor across all sources (the reader merges processors by

@@ -331,6 +331,7 @@ TEST(SystemLogger, DiskIoRecordsADirectWriteAtItsCompletion)
     ::close(fd);
     std::filesystem::remove(data);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
     ASSERT_EQ(wrote, ssize_t(kBytes));
     ASSERT_EQ(synced, 0);
     const std::vector<Seen> seen = read_back(file);
