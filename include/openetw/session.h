@@ -168,20 +168,32 @@ typedef struct etw_session_options {
     uint32_t lossless_timeout_ms;      /* longest wait of a lossless writer; 0 = 1000 */
     uint32_t realtime_backlog_buffers; /* buffers kept with no consumer; 0 = the maximum
                                           (MaximumBuffers minus one per stream); capped there */
+    /* Added in 1.1 (read when struct_size covers it): */
+    uint32_t profile_interval;         /* a system logger's sampled profile (EVENT_TRACE_FLAG_PROFILE):
+                                          the interval in 100 ns units, as TRACE_PROFILE_INTERVAL
+                                          (TraceSampledProfileIntervalInfo) gives it; 0 = 10000 (1 ms);
+                                          else 1221 to 10000000 (ETW_ERROR_INVALID_PARAMETER outside) */
 } etw_session_options;
+
+/** sizeof the first version of etw_session_options (through realtime_backlog_buffers). */
+#define ETW_SESSION_OPTIONS_V1_SIZE 16u
 
 /**
  * etw_session_start with options (NULL: as etw_session_start).
  * ETW_ERROR_INVALID_PARAMETER when options->struct_size is smaller than the
- * first version of the struct or flags has unknown bits.
+ * first version of the struct (ETW_SESSION_OPTIONS_V1_SIZE), flags has
+ * unknown bits or profile_interval is out of its range. Members past
+ * struct_size take their defaults.
  */
 ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props,
                                         const etw_session_options *options);
 
 /**
  * The options the session runs with, defaults applied (realtime_backlog_buffers
- * is the effective limit). out->struct_size must be set; at most that many
- * bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size.
+ * is the effective limit, profile_interval the interval in force). out->struct_size
+ * must be set; at most that many bytes are written, and struct_size is set to
+ * what was. ETW_ERROR_INVALID_PARAMETER for NULL or a struct_size below
+ * ETW_SESSION_OPTIONS_V1_SIZE.
  * A session of another process: a request to its host (ETW_ERROR_ACCESS_DENIED
  * without ETW_SESSION_RIGHT_CONTROL, ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it
  * stopped or is orphaned).

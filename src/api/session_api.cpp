@@ -8,6 +8,7 @@
 #include "host/hosting.hpp"
 #include "host/session_ref.hpp"
 
+#include <cstddef>
 #include <memory>
 
 using openetw::Fail;
@@ -16,6 +17,13 @@ using openetw::api::guarded;
 using openetw::api::props_of;
 using openetw::engine::Engine;
 using openetw::engine::SessionOptions;
+
+namespace {
+
+// Whether a caller's struct of struct_size bytes holds the u32 member at offset.
+bool covers(std::uint32_t struct_size, std::size_t offset) { return struct_size >= offset + 4; }
+
+} // namespace
 
 extern "C" {
 
@@ -32,7 +40,7 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
         ETW_REQUIRE_ARG(props);
         SessionOptions o;
         if (options) {
-            if (options->struct_size < sizeof(etw_session_options))
+            if (options->struct_size < ETW_SESSION_OPTIONS_V1_SIZE)
                 return Fail(
                     ETW_ERROR_INVALID_PARAMETER,
                     "options->struct_size is " + std::to_string(options->struct_size) +
@@ -50,6 +58,8 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.in_process = (options->flags & ETW_SESSION_IN_PROCESS) != 0;
             o.lossless_timeout_ms = options->lossless_timeout_ms;
             o.realtime_backlog = options->realtime_backlog_buffers;
+            if (covers(options->struct_size, offsetof(etw_session_options, profile_interval)))
+                o.profile_interval = options->profile_interval;
         }
         auto handle = std::make_unique<etw_session>();
         if (Status st = openetw::host::start_session(*props_of(props), o, &handle->ref); !st)
@@ -64,16 +74,21 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(session);
-        if (out->struct_size < sizeof(etw_session_options))
+        if (out->struct_size < ETW_SESSION_OPTIONS_V1_SIZE)
             return Fail(ETW_ERROR_INVALID_PARAMETER,
                         "out->struct_size is too small; set it to sizeof(etw_session_options)");
         SessionOptions o;
         if (Status st = session->ref->options(&o); !st)
             return st;
-        out->struct_size = sizeof(etw_session_options);
+        const std::uint32_t room = out->struct_size;
+        out->struct_size = ETW_SESSION_OPTIONS_V1_SIZE;
         out->flags = o.lossless ? ETW_SESSION_LOSSLESS : 0u;
         out->lossless_timeout_ms = o.lossless_timeout_ms;
         out->realtime_backlog_buffers = o.realtime_backlog;
+        if (covers(room, offsetof(etw_session_options, profile_interval))) {
+            out->profile_interval = o.profile_interval;
+            out->struct_size = std::uint32_t(offsetof(etw_session_options, profile_interval) + 4);
+        }
         return Status::ok();
     });
 }

@@ -11,13 +11,14 @@ namespace {
 // EVENT_TRACE_GROUP_* (the high byte of a HookId).
 constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03,
                        kGroupFile = 0x04, kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09,
-                       kGroupImage = 0x14, kGroupUdpIp = 0x11;
+                       kGroupImage = 0x14, kGroupUdpIp = 0x11, kGroupPerfInfo = 0x0F, kGroupStackWalk = 0x18;
 
 struct F {
     const char *name;
     std::uint16_t in;
     std::uint16_t out = kOutNull;
     std::uint16_t length = 0; // bytes of a BINARY field
+    bool rest = false;        // an array filling the rest of the payload
 };
 
 // Short names for the MOF types.
@@ -41,6 +42,8 @@ const ClassGuid kGuids[] = {
     {kGroupRegistry, {0xae53722e, 0xc863, 0x11d2, {0x86, 0x59, 0x00, 0xc0, 0x4f, 0xa3, 0x21, 0xa1}}},
     {kGroupUdpIp, {0xbf3a50c5, 0xa9c9, 0x4988, {0xa0, 0x05, 0x2d, 0xf0, 0xb7, 0xc8, 0x0f, 0x80}}},
     {kGroupImage, {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}}},
+    {kGroupPerfInfo, {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}}},
+    {kGroupStackWalk, {0xdef2fe46, 0x7bd6, 0x4b80, {0xbd, 0x94, 0xf5, 0x7f, 0xe2, 0x0d, 0x0c, 0xe3}}},
 };
 
 } // namespace
@@ -67,6 +70,8 @@ KernelClasses::KernelClasses()
                         field.length_kind = LengthKind::Fixed;
                         field.length = f.length;
                     }
+                    if (f.rest)
+                        field.count_kind = CountKind::Rest;
                     s.fields.push_back(std::move(field));
                 }
                 schemas_[{group, type, version}] = std::move(s);
@@ -254,6 +259,16 @@ KernelClasses::KernelClasses()
          {"AdjustIncrement", I8},
          {"Flag", I8},
          {"Reserved", I8}});
+
+    // SampledProfile (2): Count is the samples the record stands for.
+    add(kGroupPerfInfo, "PerfInfo", {2}, {{46, "SampleProfile"}},
+        {{"InstructionPointer", PTR, kOutCodePointer}, {"ThreadId", U32}, {"Count", U16}, {"Reserved", U16}});
+    // StackWalk_Event (2): the frames fill the rest of the record.
+    add(kGroupStackWalk, "StackWalk", {2}, {{32, "Stack"}},
+        {{"EventTimeStamp", U64},
+         {"StackProcess", U32},
+         {"StackThread", U32},
+         {"Stacks", PTR, kOutCodePointer, 0, true}});
 
     // DiskIo_TypeGroup2 (the Init events) and DiskIo_TypeGroup3 (FlushBuffers): version 3 adds IssuingThreadId.
     add(kGroupDiskIo, "DiskIo", {2}, {{12, "ReadInit"}, {13, "WriteInit"}, {15, "FlushInit"}}, {{"Irp", PTR}});

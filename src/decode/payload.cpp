@@ -138,6 +138,14 @@ private:
             count = read_uint(data_.data() + pos_, 2);
             pos_ += 2;
             break;
+        case CountKind::Rest: {
+            const std::uint32_t size = fixed_size(f.in_type, ptr_);
+            if (size == 0)
+                return fail(text_printf("field '%s' fills the rest of the payload but its type has no fixed size",
+                                        f.name.c_str()));
+            count = left() / size;
+            break;
+        }
         }
         if (count > kMaxNodes)
             return fail(text_printf("field '%s' has %llu elements; at most %zu are decoded", f.name.c_str(),

@@ -100,6 +100,8 @@ enum class CountKind : std::uint8_t {
     Fixed,    // `count` values
     Field,    // as many as the value of field `count` (a field decoded earlier)
     Prefix16, // a UINT16 count in the data before the values (TraceLogging's Vcount)
+    Rest,     // as many fixed-size values as the rest of the payload holds
+              // (a kernel class's trailing array: StackWalk's Stack1..StackN)
 };
 
 // How long one value of a variable-size type is, when the type does not say.

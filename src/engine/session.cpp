@@ -135,6 +135,12 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize must be 4..16384 KB");
     if (r.Wnode.ClientContext > ETW_CLOCK_CPU_CYCLE)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "Wnode.ClientContext must be 0..3");
+    if (const std::uint32_t iv = options.profile_interval;
+        iv != 0 && (iv < kernel::kMinProfileInterval || iv > kernel::kMaxProfileInterval))
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "the sampled profile interval " + std::to_string(iv) +
+                        " (100 ns units) is out of range: " + std::to_string(kernel::kMinProfileInterval) + " to " +
+                        std::to_string(kernel::kMaxProfileInterval));
 
     std::unique_ptr<Session> s(new Session());
     s->name_ = props.session_name();
@@ -150,6 +156,9 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     s->options_ = options;
     if (s->options_.lossless_timeout_ms == 0)
         s->options_.lossless_timeout_ms = 1000;
+    if (s->options_.profile_interval == 0)
+        s->options_.profile_interval = kernel::kDefaultProfileInterval;
+    s->profile_.interval_100ns = s->options_.profile_interval;
 
     // Clock: 0 means 1; 3 falls back to 2 without a cycle counter.
     std::uint32_t clock = r.Wnode.ClientContext == 0 ? ETW_CLOCK_QPC : r.Wnode.ClientContext;

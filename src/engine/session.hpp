@@ -59,6 +59,7 @@ struct SessionOptions {
     bool replace_orphan = false;              // start: stop an orphan holding the name first
     bool take_over = false;                   // start: continue an orphan (Engine::take_over)
     bool in_process = false;                  // start: run here, not in the session host (host/session_ref)
+    std::uint32_t profile_interval = 0;       // a system logger's PROFILE interval (100 ns); 0 = 10000
 };
 
 // What a real-time reader learns about losses since its last report.
@@ -328,6 +329,7 @@ private:
     // its processor (logger thread).
     static void write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size);
     std::unique_ptr<kernel::SystemLogger> kernel_; // null: no kernel events asked for
+    kernel::ProfileSettings profile_;              // the sampled profile's, from the start options
     std::mutex kernel_mutex_;                      // update's flag changes against the logger's drains
 
     // Identity and configuration.

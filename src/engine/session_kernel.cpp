@@ -23,7 +23,7 @@ Status Session::set_kernel_flags(std::uint32_t flags)
     clock.cycle_hz = cycle_tick_ != 0 ? pool_.control().cycle_hz : 0;
     // A record stays below the buffer size minus its header (as events do).
     const std::uint32_t max_record = buffer_bytes() - etl::kBufferHeaderSize - 8;
-    return kernel::SystemLogger::open(flags, clock, max_record, &kernel_);
+    return kernel::SystemLogger::open(flags, clock, max_record, profile_, &kernel_);
 }
 
 void Session::write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size)

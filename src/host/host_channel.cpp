@@ -27,12 +27,14 @@ void put_options(Writer &w, const SessionOptions &o)
     w.u32((o.lossless ? 1u : 0u) | (o.replace_orphan ? 2u : 0u) | (o.take_over ? 4u : 0u));
     w.u32(o.lossless_timeout_ms);
     w.u32(o.realtime_backlog);
+    w.u32(o.profile_interval);
 }
 
 bool get_options(Reader &r, SessionOptions *o)
 {
     std::uint32_t flags = 0;
-    if (!r.u32(&flags) || !r.u32(&o->lossless_timeout_ms) || !r.u32(&o->realtime_backlog) || (flags & ~7u))
+    if (!r.u32(&flags) || !r.u32(&o->lossless_timeout_ms) || !r.u32(&o->realtime_backlog) ||
+        !r.u32(&o->profile_interval) || (flags & ~7u))
         return false;
     o->lossless = flags & 1;
     o->replace_orphan = flags & 2;

@@ -115,7 +115,8 @@ Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptio
         return st;
     Reader r{body};
     std::uint32_t lossless = 0;
-    if (!r.u32(&lossless) || !r.u32(&out->lossless_timeout_ms) || !r.u32(&out->realtime_backlog))
+    if (!r.u32(&lossless) || !r.u32(&out->lossless_timeout_ms) || !r.u32(&out->realtime_backlog) ||
+        !r.u32(&out->profile_interval))
         return Fail(ETW_ERROR_INVALID_DATA, "the host's answer is malformed");
     out->lossless = lossless != 0;
     return st;
@@ -291,6 +292,7 @@ void answer_options(ChannelHandle c, const SessionOptions &o)
     w.u32(o.lossless ? 1 : 0);
     w.u32(o.lossless_timeout_ms);
     w.u32(o.realtime_backlog);
+    w.u32(o.profile_interval);
     send_answer(c, Status::ok(), w.bytes);
 }
 

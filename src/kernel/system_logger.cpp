@@ -8,6 +8,7 @@
 #include "kernel/kernel_flags.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
+#include "kernel/profile_source.hpp"
 #include "kernel/rundown.hpp"
 #include "kernel/tracepoint_records.hpp"
 #include "kernel/tcp_connections.hpp"
@@ -27,7 +28,8 @@ namespace {
 
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
 // The flags some source here records; the others are refused by name.
-constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO;
+constexpr std::uint32_t kServed =
+    kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_PROFILE;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
 // NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests.
@@ -118,7 +120,9 @@ std::vector<BlockDisk> block_disks()
 
 class KernelLogger final : public SystemLogger {
 public:
-    KernelLogger(const SessionClock &clock, std::uint32_t max_record) : clock_(clock), max_record_(max_record) {}
+    KernelLogger(const SessionClock &clock, std::uint32_t max_record, const ProfileSettings &profile)
+        : clock_(clock), max_record_(max_record), profile_settings_(profile)
+    {}
 
     Status set_flags(std::uint32_t flags) override
     {
@@ -144,6 +148,25 @@ public:
             // processor switches some thousands of times in a drain interval.
             if (Status st = next_tp->open(tracepoints_for(flags).names, 256); !st)
                 return st;
+        }
+        std::unique_ptr<ProfileSource> next_profile;
+        const bool profile_change = (flags & ETW_FLAG_PROFILE) != (flags_ & ETW_FLAG_PROFILE);
+        if (profile_change && (flags & ETW_FLAG_PROFILE)) {
+            ProfileOptions o;
+            o.interval_100ns = profile_settings_.interval_100ns;
+            o.stacks = profile_settings_.stacks;
+            o.pointer_size = platform::kPointerSize;
+            o.max_record = max_record_;
+            next_profile = std::make_unique<ProfileSource>(o);
+            if (Status st = next_profile->open(); !st)
+                return st;
+        }
+        if (profile_change) {
+            if (profile_) {
+                (void)profile_->disable();
+                retired_profile_.push_back(std::move(profile_));
+            }
+            profile_ = std::move(next_profile);
         }
         if (process_change) {
             if (process_) {
@@ -223,6 +246,18 @@ public:
         for (auto &old : retired_)
             drain_one(*old);
         retired_.clear();
+        auto drain_profile = [&](ProfileSource &p) {
+            const std::uint64_t before = p.lost();
+            (void)p.drain(clock, [&](std::uint32_t cpu, std::uint64_t perf_time, Bytes &&r) {
+                keep(cpu, clock.to_session(perf_time), std::move(r));
+            });
+            lost += p.lost() - before;
+        };
+        for (auto &old : retired_profile_)
+            drain_profile(*old);
+        retired_profile_.clear();
+        if (profile_)
+            drain_profile(*profile_);
         // The tracepoints are read after the process rings: an exit_group
         // precedes its EXIT record, so each EXIT read finds its status noted.
         auto tracepoints = [&] {
@@ -303,6 +338,9 @@ private:
 
     SessionClock clock_;
     std::uint32_t max_record_;
+    ProfileSettings profile_settings_;
+    std::unique_ptr<ProfileSource> profile_;
+    std::vector<std::unique_ptr<ProfileSource>> retired_profile_; // replaced by an update, drained once more
     std::uint32_t flags_ = 0;
     std::unique_ptr<PerfProcessSource> process_;
     std::vector<std::unique_ptr<PerfProcessSource>> retired_; // replaced by an update, drained once more
@@ -324,9 +362,9 @@ private:
 std::uint32_t SystemLogger::unsupported_flags(std::uint32_t mask) { return mask & ~kServed; }
 
 Status SystemLogger::open(std::uint32_t enable_flags, const SessionClock &clock, std::uint32_t max_record,
-                          std::unique_ptr<SystemLogger> *out)
+                          const ProfileSettings &profile, std::unique_ptr<SystemLogger> *out)
 {
-    auto logger = std::make_unique<KernelLogger>(clock, max_record);
+    auto logger = std::make_unique<KernelLogger>(clock, max_record, profile);
     if (Status st = logger->set_flags(enable_flags); !st)
         return st;
     *out = std::move(logger);

@@ -33,6 +33,21 @@ struct SessionClock {
     std::uint64_t cycle_hz = 0;
 };
 
+// Windows' profile interval: in 100 ns units, 1 ms by default, 1221
+// (0.1221 ms) to 10,000,000 (1 s) (TRACE_PROFILE_INTERVAL, xperf -setprofint).
+inline constexpr std::uint32_t kDefaultProfileInterval = 10000;
+inline constexpr std::uint32_t kMinProfileInterval = 1221;
+inline constexpr std::uint32_t kMaxProfileInterval = 10000000;
+
+// Settings beyond EnableFlags: the sampled profile's interval (100 ns
+// units; TraceSetInformation's TraceSampledProfileIntervalInfo) and
+// whether its samples carry their stacks (TraceStackTracingInfo naming
+// PerfInfo/SampledProfile).
+struct ProfileSettings {
+    std::uint32_t interval_100ns = kDefaultProfileInterval;
+    bool stacks = false;
+};
+
 class SystemLogger {
 public:
     virtual ~SystemLogger() = default;
@@ -43,7 +58,7 @@ public:
     // kernel.perf_event_paranoid when the process may not read the kernel's
     // events. max_record: the largest record the session's buffers take.
     static Status open(std::uint32_t enable_flags, const SessionClock &clock, std::uint32_t max_record,
-                       std::unique_ptr<SystemLogger> *out);
+                       const ProfileSettings &profile, std::unique_ptr<SystemLogger> *out);
     // The flags of mask no source here serves (0: all are served).
     static std::uint32_t unsupported_flags(std::uint32_t mask);
 

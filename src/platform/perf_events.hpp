@@ -38,23 +38,33 @@ inline constexpr std::uint32_t kPerfRecordMmap2 = 10;
 inline constexpr std::uint16_t kPerfMiscCommExec = 1u << 13; // a COMM record written by exec
 // sample_type bits; also the fields (in this order) that sample_id_all
 // appends to every non-sample record.
+inline constexpr std::uint64_t kPerfSampleIp = 1u << 0; // samples only: the interrupted instruction
 inline constexpr std::uint64_t kPerfSampleTid = 1u << 1;
 inline constexpr std::uint64_t kPerfSampleTime = 1u << 2;
 inline constexpr std::uint64_t kPerfSampleId = 1u << 6;
 inline constexpr std::uint64_t kPerfSampleCpu = 1u << 7;
+inline constexpr std::uint64_t kPerfSampleCallchain = 1u << 5; // samples only: nr, then nr addresses
 inline constexpr std::uint64_t kPerfSampleStreamId = 1u << 9;
 inline constexpr std::uint64_t kPerfSampleRaw = 1u << 10; // samples only: a tracepoint's raw bytes
 inline constexpr std::uint64_t kPerfSampleIdentifier = 1u << 16;
 inline constexpr std::uint32_t kPerfProtExec = 4; // MMAP2's prot: PROT_EXEC
+// A call chain's entries at or above this are context markers
+// (PERF_CONTEXT_KERNEL, _USER...), not addresses.
+inline constexpr std::uint64_t kPerfContextMax = std::uint64_t(-4095);
 
 // What to open on each processor.
 struct PerfEventSpec {
     enum class Kind : std::uint8_t {
         Dummy,      // the software dummy event: side-band records only
         Tracepoint, // a tracepoint by its id (tracefs events/<group>/<name>/id)
+        CpuClock,   // the processor's clock: a sample every period_ns (idle time too)
     };
     Kind kind = Kind::Dummy;
     std::uint64_t tracepoint_id = 0;
+    std::uint64_t period_ns = 0; // CpuClock: nanoseconds between samples
+    // With kPerfSampleCallchain: the deepest chain the kernel walks (0: its
+    // default, kernel.perf_event_max_stack).
+    std::uint16_t max_stack = 0;
     bool task = false;  // FORK and EXIT records
     bool comm = false;  // COMM records, exec ones marked kPerfMiscCommExec
     bool mmap2 = false; // MMAP2 records of executable mappings

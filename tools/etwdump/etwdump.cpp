@@ -5,6 +5,7 @@
 #include <openetw/openetw.h>
 
 #include "decoding.hpp"
+#include "profile.hpp"
 #include "record_writer.hpp"
 #include "summary.hpp"
 #include "text_records.hpp"
@@ -27,8 +28,10 @@ namespace {
 
 const char kUsage[] =
     "usage: etwdump [options] FILE...\n"
-    "  --format summary|jsonl|csv|text  output (default summary); jsonl and text add the\n"
-    "                               event name and fields of events that decode\n"
+    "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
+    "                               the event name and fields of events that decode; profile\n"
+    "                               ranks each process's functions by sampled-profile samples\n"
+    "  --top N                      profile: functions shown per process (default 10)\n"
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
     "  --payload                    add each record's payload as hex (jsonl, csv)\n" ETWDUMP_DECODING_USAGE
@@ -38,7 +41,7 @@ const char kUsage[] =
     "exit status: 0 clean or only warnings, 1 cannot read, 2 corrupt records found (or warnings,\n"
     "with --strict)\n";
 
-enum class Output { Summary, Jsonl, Csv, Text };
+enum class Output { Summary, Jsonl, Csv, Text, Profile };
 
 struct Context {
     Output output = Output::Summary;
@@ -46,6 +49,7 @@ struct Context {
     etwdump::TextRecordWriter *text = nullptr;
     etwdump::Decoding decoding;
     etwdump::Summary summary;
+    etwdump::Profile *profile = nullptr;
     uint64_t warnings = 0; // buffers flagged ETW_BUFFER_STATUS_WARNING
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
@@ -57,7 +61,9 @@ struct Context {
 int32_t on_record(void *user, const etw_record *record)
 {
     auto *ctx = static_cast<Context *>(user);
-    if (ctx->text)
+    if (ctx->profile)
+        ctx->profile->add(*record, ctx->decoding.decode(*record));
+    else if (ctx->text)
         ctx->text->write(*record, ctx->decoding.decode(*record));
     else if (ctx->writer)
         ctx->writer->write(*record, ctx->output == Output::Jsonl ? ctx->decoding.decode(*record) : nullptr);
@@ -98,6 +104,7 @@ int main(int argc, char **argv)
     uint32_t flags = ETW_CONSUMER_ORDER_TIME;
     bool payload = false;
     bool strict = false;
+    unsigned top = 10;
     std::vector<const char *> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -121,10 +128,21 @@ int main(int argc, char **argv)
                 ctx.output = Output::Csv;
             else if (v == "text")
                 ctx.output = Output::Text;
+            else if (v == "profile")
+                ctx.output = Output::Profile;
             else {
                 std::fprintf(stderr, "etwdump: unknown format '%s'\n%s", v.c_str(), kUsage);
                 return 1;
             }
+        } else if (arg == "--top") {
+            const std::string v = value();
+            char *end = nullptr;
+            const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || n == 0 || n > 100000) {
+                std::fprintf(stderr, "etwdump: --top takes a count from 1 to 100000, not '%s'\n%s", v.c_str(), kUsage);
+                return 1;
+            }
+            top = unsigned(n);
         } else if (arg == "--order") {
             const std::string v = value();
             if (v == "time")
@@ -184,7 +202,10 @@ int main(int argc, char **argv)
         stdout, ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv : etwdump::RecordWriter::Format::Jsonl,
         payload, files.size() > 1);
     etwdump::TextRecordWriter text(stdout);
-    if (ctx.output == Output::Text) {
+    etwdump::Profile profile(top);
+    if (ctx.output == Output::Profile) {
+        ctx.profile = &profile;
+    } else if (ctx.output == Output::Text) {
         ctx.text = &text;
     } else if (ctx.output != Output::Summary) {
         ctx.writer = &writer;
@@ -199,6 +220,8 @@ int main(int argc, char **argv)
         std::fputs("\r\033[K", stderr);
     if (ctx.output == Output::Summary)
         ctx.summary.print(stdout, consumer, status, ctx.warnings);
+    else if (ctx.output == Output::Profile)
+        profile.print(stdout);
     etw_consumer_close(consumer);
     std::fflush(stdout);
 

@@ -56,6 +56,13 @@ namespace OpenEtw
         /// </summary>
         public bool InProcess { get; init; }
 
+        /// <summary>
+        /// A system logger's sampled profile (<c>KernelFlags.Profile</c>): the interval in 100 ns
+        /// units; 0 = 10000 (1 ms), else 1221 to 10000000 (<see cref="Status.InvalidParameter"/>
+        /// outside).
+        /// </summary>
+        public uint ProfileInterval { get; init; }
+
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {
             StructSize = (uint)Unsafe.SizeOf<SessionOptionsNative>(),
@@ -65,6 +72,7 @@ namespace OpenEtw
                     | (InProcess ? NativeMethods.ETW_SESSION_IN_PROCESS : 0),
             LosslessTimeoutMs = LosslessTimeoutMs,
             RealtimeBacklogBuffers = RealtimeBacklogBuffers,
+            ProfileInterval = ProfileInterval,
         };
 
         internal static SessionOptions FromNative(in SessionOptionsNative n) => new SessionOptions
@@ -72,6 +80,7 @@ namespace OpenEtw
             Lossless = (n.Flags & NativeMethods.ETW_SESSION_LOSSLESS) != 0,
             LosslessTimeoutMs = n.LosslessTimeoutMs,
             RealtimeBacklogBuffers = n.RealtimeBacklogBuffers,
+            ProfileInterval = n.ProfileInterval,
         };
     }
 

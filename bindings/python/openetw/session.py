@@ -40,7 +40,7 @@ class Session:
     def __init__(self, properties: Properties, *, lossless: bool = False,
                  lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0,
                  replace_orphan: bool = False, take_over_orphan: bool = False,
-                 in_process: bool = False) -> None:
+                 in_process: bool = False, profile_interval: int = 0) -> None:
         """Starts a session (etw_session_start_ex); properties receives the
         adjusted settings. lossless: writers wait up to lossless_timeout_ms for
         space instead of dropping events (ETW_SESSION_LOSSLESS).
@@ -55,10 +55,11 @@ class Session:
         (InvalidParameterError). in_process: the session runs in this process
         and ends with it, also where sessions are system-wide
         (ETW_SESSION_IN_PROCESS); without it a start that reaches no session
-        host fails saying why."""
+        host fails saying why. profile_interval: a system logger's sampled
+        profile interval in 100 ns units (0: 1 ms; 1221 to 10000000)."""
         options = None
         if (lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan
-                or take_over_orphan or in_process):
+                or take_over_orphan or in_process or profile_interval):
             options = _native.etw_session_options()
             options.flags = ((_native.ETW_SESSION_LOSSLESS if lossless else 0) |
                              (_native.ETW_SESSION_REPLACE_ORPHAN if replace_orphan else 0) |
@@ -66,6 +67,7 @@ class Session:
                              (_native.ETW_SESSION_IN_PROCESS if in_process else 0))
             options.lossless_timeout_ms = lossless_timeout_ms
             options.realtime_backlog_buffers = realtime_backlog_buffers
+            options.profile_interval = profile_interval
         self._handle = None
         self.properties = properties
         self._owner = True

@@ -33,7 +33,9 @@ static_assert(kPerfMiscCommExec == PERF_RECORD_MISC_COMM_EXEC);
 static_assert(kPerfSampleTid == PERF_SAMPLE_TID && kPerfSampleTime == PERF_SAMPLE_TIME &&
               kPerfSampleId == PERF_SAMPLE_ID && kPerfSampleCpu == PERF_SAMPLE_CPU &&
               kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER &&
-              kPerfSampleRaw == PERF_SAMPLE_RAW);
+              kPerfSampleRaw == PERF_SAMPLE_RAW && kPerfSampleIp == PERF_SAMPLE_IP &&
+              kPerfSampleCallchain == PERF_SAMPLE_CALLCHAIN);
+static_assert(kPerfContextMax == std::uint64_t(PERF_CONTEXT_MAX));
 
 namespace {
 
@@ -115,6 +117,13 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
         attr.type = PERF_TYPE_TRACEPOINT;
         attr.config = spec.tracepoint_id;
         attr.sample_period = 1; // every hit
+    } else if (spec.kind == PerfEventSpec::Kind::CpuClock) {
+        if (spec.period_ns == 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "perf events: a processor clock sampled every 0 ns");
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = PERF_COUNT_SW_CPU_CLOCK;
+        attr.sample_period = spec.period_ns;
+        attr.sample_max_stack = spec.max_stack;
     } else {
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = PERF_COUNT_SW_DUMMY;
@@ -137,7 +146,9 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
     attr.watermark = 1;
     attr.wakeup_watermark =
         std::uint32_t(spec.wakeup_bytes != 0 ? std::min<std::uint64_t>(spec.wakeup_bytes, data_size) : data_size / 4);
-    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint ? "tracepoint" : "task, comm and mmap events";
+    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint ? "tracepoint"
+                       : spec.kind == PerfEventSpec::Kind::CpuClock ? "the processor clock (sampled profile)"
+                                                                    : "task, comm and mmap events";
 
     auto impl = std::make_unique<Impl>();
     impl->data_size = data_size;

@@ -14,6 +14,7 @@ namespace OpenEtw.Interop
         public uint Flags;
         public uint LosslessTimeoutMs;
         public uint RealtimeBacklogBuffers;
+        public uint ProfileInterval;
     }
 
     [StructLayout(LayoutKind.Sequential)]

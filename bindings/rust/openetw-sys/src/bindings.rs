@@ -180,6 +180,7 @@ pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
 pub const ETW_SESSION_IN_PROCESS: u32 = 8;
+pub const ETW_SESSION_OPTIONS_V1_SIZE: u32 = 16;
 pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
@@ -2626,12 +2627,13 @@ pub struct etw_session_options {
     pub flags: u32,
     pub lossless_timeout_ms: u32,
     pub realtime_backlog_buffers: u32,
+    pub profile_interval: u32,
 }
 #[test]
 fn bindgen_test_layout_etw_session_options() {
     assert_eq!(
         ::core::mem::size_of::<etw_session_options>(),
-        16usize,
+        20usize,
         concat!("Size of: ", stringify!(etw_session_options))
     );
     assert_eq!(
@@ -2707,11 +2709,30 @@ fn bindgen_test_layout_etw_session_options() {
         );
     }
     test_field_realtime_backlog_buffers();
+    fn test_field_profile_interval() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).profile_interval) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(profile_interval)
+            )
+        );
+    }
+    test_field_profile_interval();
 }
 extern "C" {
     #[doc = " etw_session_start with options (NULL: as etw_session_start)."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER when options->struct_size is smaller than the"]
-    #[doc = " first version of the struct or flags has unknown bits."]
+    #[doc = " first version of the struct (ETW_SESSION_OPTIONS_V1_SIZE), flags has"]
+    #[doc = " unknown bits or profile_interval is out of its range. Members past"]
+    #[doc = " struct_size take their defaults."]
     pub fn etw_session_start_ex(
         out: *mut *mut etw_session,
         props: *mut etw_properties,
@@ -2720,8 +2741,10 @@ extern "C" {
 }
 extern "C" {
     #[doc = " The options the session runs with, defaults applied (realtime_backlog_buffers"]
-    #[doc = " is the effective limit). out->struct_size must be set; at most that many"]
-    #[doc = " bytes are written. ETW_ERROR_INVALID_PARAMETER for NULL or a small struct_size."]
+    #[doc = " is the effective limit, profile_interval the interval in force). out->struct_size"]
+    #[doc = " must be set; at most that many bytes are written, and struct_size is set to"]
+    #[doc = " what was. ETW_ERROR_INVALID_PARAMETER for NULL or a struct_size below"]
+    #[doc = " ETW_SESSION_OPTIONS_V1_SIZE."]
     #[doc = " A session of another process: a request to its host (ETW_ERROR_ACCESS_DENIED"]
     #[doc = " without ETW_SESSION_RIGHT_CONTROL, ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it"]
     #[doc = " stopped or is orphaned)."]

@@ -75,6 +75,10 @@ pub struct SessionOptions {
     /// a start that reaches no session host fails saying why. Not reported
     /// by [`Session::options`].
     pub in_process: bool,
+    /// A system logger's sampled profile (the `profile` flag): the interval
+    /// in 100 ns units; 0 = 10000 (1 ms), else 1221 to 10000000
+    /// ([`Status::INVALID_PARAMETER`] outside).
+    pub profile_interval: u32,
 }
 
 impl SessionOptions {
@@ -87,6 +91,7 @@ impl SessionOptions {
                 | (if self.in_process { sys::ETW_SESSION_IN_PROCESS } else { 0 }),
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
+            profile_interval: self.profile_interval,
         }
     }
 }
@@ -228,6 +233,7 @@ impl Session {
             replace_orphan: false,
             take_over_orphan: false,
             in_process: false,
+            profile_interval: out.profile_interval,
         })
     }
 

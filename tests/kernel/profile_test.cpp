@@ -1,0 +1,157 @@
+// The sampled profile (EVENT_TRACE_FLAG_PROFILE) as a user meets it: a
+// system logger session samples every processor; etwdump --format profile
+// names a busy program's hot function, from the trace's own image events
+// and the program's ELF symbols; the interval is an option with Windows'
+// range. Runs as root (as CI).
+#include <openetw/openetw.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+const char *env(const char *name)
+{
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+std::string temp_file(const std::string &stem)
+{
+    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()) + ".etl")).string();
+}
+
+struct Session {
+    etw_properties *props = nullptr;
+    etw_session *s = nullptr;
+    ~Session()
+    {
+        if (s) {
+            etw_session_stop(s, nullptr);
+            etw_session_close(s);
+        }
+        etw_properties_destroy(props);
+    }
+    // A system logger of its own name (SYSTEM_LOGGER_MODE), in this process.
+    etw_status start(const std::string &name, const std::string &file, std::uint32_t flags, std::uint32_t interval)
+    {
+        EXPECT_EQ(etw_properties_create(&props, name.c_str()), ETW_OK);
+        etw_properties_set_log_file_name(props, file.c_str());
+        etw_properties_set_log_file_mode(props, ETW_FILE_MODE_SEQUENTIAL | ETW_SYSTEM_LOGGER_MODE);
+        etw_properties_set_enable_flags(props, flags);
+        etw_session_options o{};
+        o.struct_size = sizeof o;
+        o.flags = ETW_SESSION_IN_PROCESS;
+        o.profile_interval = interval;
+        return etw_session_start_ex(&s, props, &o);
+    }
+};
+
+pid_t run_busy(double seconds)
+{
+    const std::string arg = std::to_string(seconds);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execl(env("BUSY_PROGRAM"), "busy_function", arg.c_str(), static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "busy_function did not run: " << status;
+    return pid;
+}
+
+std::string run(const std::string &command)
+{
+    std::string out;
+    if (std::FILE *p = ::popen(command.c_str(), "r")) {
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
+            out.append(buf, n);
+        ::pclose(p);
+    }
+    return out;
+}
+
+// The lines of the profile's section of process pid: its header, then its functions.
+std::vector<std::string> section(const std::string &profile, pid_t pid)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(profile);
+    bool inside = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("process ", 0) == 0)
+            inside = line.rfind("process " + std::to_string(pid) + " ", 0) == 0;
+        if (inside)
+            lines.push_back(line);
+    }
+    return lines;
+}
+
+TEST(Profile, TheBusyFunctionTopsItsProcessInTheSummary)
+{
+    const std::string file = temp_file("profile");
+    Session session;
+    ASSERT_EQ(session.start("OpenETW profile test " + std::to_string(::getpid()), file,
+                            ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD, 0),
+              ETW_OK)
+        << etw_last_error_message();
+    const pid_t busy = run_busy(1.0);
+    ASSERT_EQ(etw_session_stop(session.s, nullptr), ETW_OK) << etw_last_error_message();
+
+    const std::string profile = run(std::string(env("ETWDUMP")) + " --format profile --top 3 " + file);
+    const std::vector<std::string> lines = section(profile, busy);
+    ASSERT_GE(lines.size(), 2u) << "no section for process " << busy << " in:\n" << profile;
+    EXPECT_NE(lines[0].find("busy_function"), std::string::npos) << lines[0];
+    // "  <samples> <percent>%  <function>  <module>": the top entry is the function.
+    std::istringstream top(lines[1]);
+    std::string samples, percent, function, module;
+    top >> samples >> percent >> function >> module;
+    EXPECT_EQ(function, "spin_in_busy_function") << profile;
+    EXPECT_EQ(module, "busy_function") << profile;
+    // A second of one processor at 1 ms: most of a thousand samples.
+    EXPECT_GT(std::atoi(samples.c_str()), 500) << profile;
+    std::filesystem::remove(file);
+}
+
+TEST(Profile, TheIntervalSetsTheRateAndIsCheckedAgainstWindowsRange)
+{
+    const std::string file = temp_file("profile-rate");
+    {
+        Session session;
+        // 10 ms: a second of the busy program is about 100 samples, not 1000.
+        ASSERT_EQ(session.start("OpenETW profile rate " + std::to_string(::getpid()), file,
+                                ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD, 100000),
+                  ETW_OK)
+            << etw_last_error_message();
+        etw_session_options got{};
+        got.struct_size = sizeof got;
+        ASSERT_EQ(etw_session_get_options(&got, session.s), ETW_OK);
+        EXPECT_EQ(got.profile_interval, 100000u);
+        const pid_t busy = run_busy(1.0);
+        ASSERT_EQ(etw_session_stop(session.s, nullptr), ETW_OK) << etw_last_error_message();
+        const std::vector<std::string> lines =
+            section(run(std::string(env("ETWDUMP")) + " --format profile --top 1 " + file), busy);
+        ASSERT_GE(lines.size(), 2u);
+        const int samples = std::atoi(lines[1].c_str());
+        EXPECT_GT(samples, 50) << lines[1];
+        EXPECT_LT(samples, 200) << lines[1];
+    }
+    for (std::uint32_t bad : {1220u, 10000001u}) {
+        Session session;
+        EXPECT_EQ(session.start("OpenETW profile bad " + std::to_string(::getpid()), file, ETW_FLAG_PROFILE, bad),
+                  ETW_ERROR_INVALID_PARAMETER);
+        EXPECT_NE(std::string(etw_last_error_message()).find("1221 to 10000000"), std::string::npos)
+            << etw_last_error_message();
+    }
+    std::filesystem::remove(file);
+}
+
+} // namespace

@@ -1,0 +1,159 @@
+#include "profile.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace etwdump {
+
+namespace {
+
+const etw_event_property *prop(const etw_decoded_event &e, const char *name)
+{
+    for (uint32_t i = 0; i < e.property_count; ++i)
+        if (e.properties[i].parent == ETW_PROPERTY_NO_PARENT && std::strcmp(e.properties[i].name, name) == 0)
+            return &e.properties[i];
+    return nullptr;
+}
+
+// An integer property's value from its bytes (little-endian, up to 8).
+bool number(const etw_decoded_event &e, const char *name, std::uint64_t *out)
+{
+    const etw_event_property *p = prop(e, name);
+    if (!p || p->kind != ETW_PROPERTY_KIND_VALUE || p->data_size == 0 || p->data_size > 8)
+        return false;
+    std::uint64_t v = 0;
+    for (uint32_t i = 0; i < p->data_size; ++i)
+        v |= std::uint64_t(p->data[i]) << (8 * i);
+    *out = v;
+    return true;
+}
+
+std::string text(const etw_decoded_event &e, const char *name)
+{
+    const etw_event_property *p = prop(e, name);
+    return p ? p->value : "";
+}
+
+std::string base_name(const std::string &path)
+{
+    const std::size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool starts(const char *s, const char *prefix) { return s && std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
+
+} // namespace
+
+void Profile::add(const etw_record &r, const etw_decoded_event *e)
+{
+    if (r.pointer_size == 4 || r.pointer_size == 8)
+        pointer_size_ = r.pointer_size;
+    if (!e || !e->event_name)
+        return;
+    const char *name = e->event_name;
+    std::uint64_t pid = 0, tid = 0, ip = 0, base = 0, size = 0;
+    if (std::strcmp(name, "PerfInfo/SampleProfile") == 0) {
+        if (number(*e, "InstructionPointer", &ip) && number(*e, "ThreadId", &tid)) {
+            pending_.emplace_back(std::uint32_t(tid), ip);
+            ++samples_;
+        }
+        return;
+    }
+    if (std::strcmp(name, "StackWalk/Stack") == 0) {
+        if (number(*e, "StackProcess", &pid) && number(*e, "StackThread", &tid))
+            thread_process_[std::uint32_t(tid)] = std::uint32_t(pid);
+    } else if (starts(name, "Thread/Start") || starts(name, "Thread/DCStart")) {
+        if (number(*e, "ProcessId", &pid) && number(*e, "TThreadId", &tid))
+            thread_process_[std::uint32_t(tid)] = std::uint32_t(pid);
+    } else if (starts(name, "Process/Start") || starts(name, "Process/DCStart")) {
+        if (number(*e, "ProcessId", &pid)) {
+            Process &p = processes_[std::uint32_t(pid)];
+            p.name = text(*e, "ImageFileName");
+            p.images.clear(); // a new image (exec): the old one's mappings are gone
+            thread_process_[std::uint32_t(pid)] = std::uint32_t(pid);
+        }
+    } else if (starts(name, "Image/Load") || starts(name, "Image/DCStart")) {
+        if (number(*e, "ProcessId", &pid) && number(*e, "ImageBase", &base) && number(*e, "ImageSize", &size))
+            processes_[std::uint32_t(pid)].images.push_back({base, size, text(*e, "FileName")});
+    }
+    attribute();
+}
+
+// Samples wait for the next record that is not one (an image loaded in the
+// same instant comes first), then are filed under their thread's process
+// against the images it has then: a pid's images change with its execs.
+void Profile::attribute()
+{
+    for (const auto &[thread, addr] : pending_) {
+        const auto t = thread_process_.find(thread);
+        const std::uint32_t owner = thread == 0 ? 0 : t != thread_process_.end() ? t->second : UINT32_MAX;
+        Process &p = processes_[owner];
+        ++p.samples;
+        ++p.functions[place(owner, addr)];
+    }
+    pending_.clear();
+}
+
+const ElfSymbols *Profile::symbols(const std::string &path)
+{
+    auto [it, fresh] = elf_.try_emplace(path);
+    if (fresh) {
+        auto s = std::make_unique<ElfSymbols>();
+        std::string why;
+        if (s->load(path, why))
+            it->second = std::move(s);
+    }
+    return it->second.get();
+}
+
+// "function\tmodule" of an address in a process: its image (the process's,
+// else the kernel's, pid 0), and the ELF symbol there when the image reads.
+std::string Profile::place(std::uint32_t pid, std::uint64_t ip)
+{
+    for (std::uint32_t owner : {pid, 0u}) {
+        const auto p = processes_.find(owner);
+        if (p == processes_.end())
+            continue;
+        const auto &images = p->second.images;
+        for (auto im = images.rbegin(); im != images.rend(); ++im) {
+            if (ip < im->base || ip - im->base >= im->size)
+                continue;
+            const ElfSymbols *elf = symbols(im->path);
+            std::string fn = elf ? elf->function_at(ip - im->base) : "";
+            return (fn.empty() ? "?" : fn) + "\t" + base_name(im->path);
+        }
+    }
+    const bool kernel = pointer_size_ == 8 ? ip >= 0xFFFF800000000000ull : ip >= 0xC0000000ull;
+    return kernel ? "[kernel]\t" : "?\t";
+}
+
+void Profile::print(std::FILE *out)
+{
+    attribute(); // the last samples: no record followed them
+    std::fprintf(out, "sampled profile: %llu samples\n", (unsigned long long)samples_);
+    std::vector<std::pair<std::uint32_t, const Process *>> order;
+    for (const auto &[pid, p] : processes_)
+        if (p.samples)
+            order.emplace_back(pid, &p);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto &a, const auto &b) { return a.second->samples > b.second->samples; });
+    for (const auto &[pid, p] : order) {
+        const std::string who = pid == 0            ? "Idle"
+                                : pid == UINT32_MAX ? "(thread of no known process)"
+                                                    : (p->name.empty() ? "?" : p->name);
+        std::fprintf(out, "process %s %s: %llu samples\n", pid == UINT32_MAX ? "-" : std::to_string(pid).c_str(),
+                     who.c_str(), (unsigned long long)p->samples);
+        std::vector<std::pair<std::string, std::uint64_t>> fns(p->functions.begin(), p->functions.end());
+        std::stable_sort(fns.begin(), fns.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+        if (fns.size() > top_)
+            fns.resize(top_);
+        for (const auto &[where, n] : fns) {
+            const std::size_t tab = where.find('\t');
+            std::fprintf(out, "  %8llu %5.1f%%  %s  %s\n", (unsigned long long)n,
+                         100.0 * double(n) / double(p->samples), where.substr(0, tab).c_str(),
+                         where.substr(tab + 1).c_str());
+        }
+    }
+}
+
+} // namespace etwdump

@@ -1,0 +1,53 @@
+// etwdump --format profile: a sampled-profile summary, the hottest
+// functions of each process. Learns from the trace itself which thread
+// belongs to which process (Thread and StackWalk records), what each
+// process is (Process records) and where its images are (Image records);
+// names the functions of ELF images from their symbol tables, read from
+// the image's path when the dump runs (docs/KERNEL_LOGGER.md, "Profiles").
+#pragma once
+
+#include <openetw/openetw.h>
+
+#include "elf_symbols.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace etwdump {
+
+class Profile {
+public:
+    explicit Profile(unsigned top) : top_(top) {}
+    // Each record in time order, with its decoded form (NULL when none).
+    void add(const etw_record &r, const etw_decoded_event *e);
+    void print(std::FILE *out);
+
+private:
+    struct Image {
+        std::uint64_t base, size;
+        std::string path;
+    };
+    struct Process {
+        std::string name;
+        std::vector<Image> images; // newest last
+        std::uint64_t samples = 0;
+        std::map<std::string, std::uint64_t> functions; // "function\tmodule" -> samples
+    };
+    void attribute();
+    const ElfSymbols *symbols(const std::string &path);
+    std::string place(std::uint32_t pid, std::uint64_t ip);
+
+    unsigned top_;
+    std::map<std::uint32_t, Process> processes_;
+    std::map<std::uint32_t, std::uint32_t> thread_process_;
+    std::map<std::string, std::unique_ptr<ElfSymbols>> elf_;       // null: not readable
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_; // (thread, ip) of samples, attributed at the end
+    std::uint64_t samples_ = 0;
+    std::uint32_t pointer_size_ = 8;
+};
+
+} // namespace etwdump
