@@ -233,7 +233,8 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/bindings/python/examples/decoded_fields.py" "$root/bindings/csharp/examples/DecodedFields.cs" \
     "$root/bindings/rust/openetw/examples/decoded_fields.rs" \
     "$root/bindings/python/examples/manifest_schemas.py" "$root/bindings/csharp/examples/ManifestSchemas.cs" \
-    "$root/bindings/rust/openetw/examples/manifest_schemas.rs" &&
+    "$root/bindings/rust/openetw/examples/manifest_schemas.rs" \
+    "$root/bindings/python/examples/kernel_trace.py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -249,7 +250,10 @@ readme_examples() { # the README's examples are these files, and each runs
   py=$("$vpython" -P "$root/bindings/python/examples/manifest_schemas.py") && echo "$py" &&
   grep -qx 'Manifest Python: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$py" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example manifest_schemas) && echo "$rs" &&
-  grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs"
+  grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs" &&
+  # The kernel traces record the system logger: root, as CI runs these.
+  py=$("$vpython" -P "$root/bindings/python/examples/kernel_trace.py") && echo "$py" &&
+  grep -qx 'Kernel Python: Process/Start true (parent this process), Process/End exit 0' <<<"$py"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests
