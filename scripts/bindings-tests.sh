@@ -234,7 +234,7 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/bindings/rust/openetw/examples/decoded_fields.rs" \
     "$root/bindings/python/examples/manifest_schemas.py" "$root/bindings/csharp/examples/ManifestSchemas.cs" \
     "$root/bindings/rust/openetw/examples/manifest_schemas.rs" \
-    "$root/bindings/python/examples/kernel_trace.py" &&
+    "$root/bindings/python/examples/kernel_trace.py" "$root/bindings/rust/openetw/examples/kernel_trace.rs" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -253,7 +253,9 @@ readme_examples() { # the README's examples are these files, and each runs
   grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs" &&
   # The kernel traces record the system logger: root, as CI runs these.
   py=$("$vpython" -P "$root/bindings/python/examples/kernel_trace.py") && echo "$py" &&
-  grep -qx 'Kernel Python: Process/Start true (parent this process), Process/End exit 0' <<<"$py"
+  grep -qx 'Kernel Python: Process/Start true (parent this process), Process/End exit 0' <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example kernel_trace) && echo "$rs" &&
+  grep -qx 'Kernel Rust: Process/Start true (parent this process), Process/End exit 0' <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests
