@@ -202,7 +202,10 @@ EOF
   grep -qx 'Decoded CSharp: FileIo/Name FileName=\\Device\\HarddiskVolume3\\notes.txt FileObject=0xFFFF8000DEAD0010 (UInt64)' "$work/decoded.txt" &&
   cp "$root/bindings/csharp/examples/ManifestSchemas.cs" "$work/App/Program.cs" &&
   (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/manifest.txt" &&
-  grep -qx 'Manifest CSharp: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' "$work/manifest.txt"
+  grep -qx 'Manifest CSharp: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' "$work/manifest.txt" &&
+  cp "$root/bindings/csharp/examples/KernelTrace.cs" "$work/App/Program.cs" && # the system logger: root, as CI
+  (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/kernel.txt" &&
+  grep -qx 'Kernel CSharp: Process/Start true (parent this process), Process/End exit 0' "$work/kernel.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
@@ -233,7 +236,9 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/bindings/python/examples/decoded_fields.py" "$root/bindings/csharp/examples/DecodedFields.cs" \
     "$root/bindings/rust/openetw/examples/decoded_fields.rs" \
     "$root/bindings/python/examples/manifest_schemas.py" "$root/bindings/csharp/examples/ManifestSchemas.cs" \
-    "$root/bindings/rust/openetw/examples/manifest_schemas.rs" &&
+    "$root/bindings/rust/openetw/examples/manifest_schemas.rs" \
+    "$root/bindings/python/examples/kernel_trace.py" "$root/bindings/csharp/examples/KernelTrace.cs" \
+    "$root/bindings/rust/openetw/examples/kernel_trace.rs" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -249,7 +254,12 @@ readme_examples() { # the README's examples are these files, and each runs
   py=$("$vpython" -P "$root/bindings/python/examples/manifest_schemas.py") && echo "$py" &&
   grep -qx 'Manifest Python: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$py" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example manifest_schemas) && echo "$rs" &&
-  grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs"
+  grep -qx 'Manifest Rust: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' <<<"$rs" &&
+  # The kernel traces record the system logger: root, as CI runs these.
+  py=$("$vpython" -P "$root/bindings/python/examples/kernel_trace.py") && echo "$py" &&
+  grep -qx 'Kernel Python: Process/Start true (parent this process), Process/End exit 0' <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example kernel_trace) && echo "$rs" &&
+  grep -qx 'Kernel Rust: Process/Start true (parent this process), Process/End exit 0' <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests

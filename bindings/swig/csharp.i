@@ -174,12 +174,12 @@ OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)
 %typemap(csin) etw_event_trace_header *header "ref $csinput"
 %typemap(in) etw_event_trace_header *header %{ $1 = ($1_ltype)$input; %}
 
-/* uint32_t out-parameters. */
-%typemap(ctype) uint32_t *out, uint32_t *out_count "uint32_t *"
-%typemap(imtype) uint32_t *out, uint32_t *out_count "out uint"
-%typemap(cstype) uint32_t *out, uint32_t *out_count "out uint"
-%typemap(csin) uint32_t *out, uint32_t *out_count "out $csinput"
-%typemap(in) uint32_t *out, uint32_t *out_count %{ $1 = $input; %}
+/* uint32_t out-parameters (etw_enable_flags_parse's mask too). */
+%typemap(ctype) uint32_t *out, uint32_t *out_count, uint32_t *mask "uint32_t *"
+%typemap(imtype) uint32_t *out, uint32_t *out_count, uint32_t *mask "out uint"
+%typemap(cstype) uint32_t *out, uint32_t *out_count, uint32_t *mask "out uint"
+%typemap(csin) uint32_t *out, uint32_t *out_count, uint32_t *mask "out $csinput"
+%typemap(in) uint32_t *out, uint32_t *out_count, uint32_t *mask %{ $1 = $input; %}
 
 /* QueryAllTraces' array of properties: raw pointers the caller keeps alive (Session.List). */
 %typemap(ctype) etw_properties *const *array "void *"

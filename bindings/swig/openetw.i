@@ -65,10 +65,10 @@ OPENETW_RECORD_OUT(etw_event_trace_properties, EventTraceProperties)
 /* Returns a status as a value instead of raising it. */
 OPENETW_STATUS_VALUE(etw_last_error_status)
 
-/* EnableFlags lists (properties.h) take a caller's buffer and an out
-   mask the generated layers have no form for; the languages' kernel-trace
-   objects (issue 30's next step) wrap them by hand. */
-%ignore etw_enable_flags_parse;
+/* etw_enable_flags_parse's out mask is a uint32_t out-parameter (python.i,
+   csharp.i): the kernel-trace objects take flag names through it.
+   etw_enable_flags_format fills a caller's text buffer, which the generated
+   layers have no form for; the languages name flags with their own enums. */
 %ignore etw_enable_flags_format;
 
 /* ---- The public headers, and nothing else ---- */

@@ -229,8 +229,10 @@ OPENETW_SIZED_OUT(etw_consumer_stats)
     }
 }
 
-%typemap(in, numinputs=0) uint32_t *out (uint32_t value = 0), uint32_t *out_count (uint32_t value = 0) "$1 = &value;";
-%typemap(argout) uint32_t *out, uint32_t *out_count "$result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLong(*$1));";
+%typemap(in, numinputs=0) uint32_t *out (uint32_t value = 0), uint32_t *out_count (uint32_t value = 0),
+                          uint32_t *mask (uint32_t value = 0) "$1 = &value;";
+%typemap(argout) uint32_t *out, uint32_t *out_count, uint32_t *mask
+    "$result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLong(*$1));";
 
 /* ---- etw_session_list: a list of Properties handles; returns the count ---- */
 %typemap(in) (etw_properties *const *array, uint32_t array_count) (etw_properties **handles = NULL) {

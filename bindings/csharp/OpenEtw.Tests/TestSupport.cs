@@ -77,6 +77,7 @@ namespace OpenEtw.Tests
     {
         internal const string SystemWideChild = "system-wide-child";
         internal const string HostChild = "host-child";
+        internal const string KernelDeniedChild = "kernel-denied-child";
 
         public static int Main(string[] args)
         {
@@ -84,6 +85,8 @@ namespace OpenEtw.Tests
                 return SessionTests.SystemWideChild(args[1]);
             if (args.Length == 5 && args[0] == HostChild)
                 return SessionHostTests.Child(args[1], args[2], args[3], Guid.Parse(args[4]));
+            if (args.Length == 2 && args[0] == KernelDeniedChild)
+                return KernelTraceTests.DeniedChild(args[1]);
             Console.Error.WriteLine("OpenEtw.Tests runs under dotnet test; this entry point serves its child processes");
             return 2;
         }

@@ -19,6 +19,7 @@ from .provider import EnableInfo, Provider
 from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer
 from .trace import Enable, LiveTrace
+from .kernel_trace import KERNEL_LOGGER_NAME, KernelTrace, parse_kernel_flags
 
 
 def version() -> str:

@@ -387,7 +387,7 @@ fn le<const N: usize>(d: &[u8]) -> Option<[u8; N]> {
     d.try_into().ok()
 }
 
-fn filetime(ticks: i64) -> SystemTime {
+pub(crate) fn filetime(ticks: i64) -> SystemTime {
     // 100 ns since 1601-01-01 UTC; 11644473600 s before the Unix epoch.
     const EPOCH_DIFF: i64 = 11_644_473_600 * 10_000_000;
     let since_unix = ticks - EPOCH_DIFF;

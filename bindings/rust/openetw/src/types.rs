@@ -198,6 +198,21 @@ flag_set! {
     }
 }
 
+impl FromStr for KernelFlags {
+    type Err = Error;
+
+    /// Parses flag names joined by ',', '+' or '|' ("process,thread"): short
+    /// names, EVENT_TRACE_FLAG_* names, xperf groups ("PROC_THREAD"), or one
+    /// number (etw_enable_flags_parse). [`Status::INVALID_PARAMETER`] names an
+    /// unknown flag.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let text = crate::session::c_string(s, "kernel flags")?;
+        let mut mask = 0u32;
+        crate::error::check(unsafe { sys::etw_enable_flags_parse(&mut mask, text.as_ptr()) })?;
+        Ok(KernelFlags(mask))
+    }
+}
+
 flag_set! {
     /// Rights over a system-wide session (`ETW_SESSION_RIGHT_*`), set by
     /// [`Session::grant`](crate::Session::grant).
