@@ -11,8 +11,7 @@ Bytes page_fault_payload(const PageFaultFields &f, std::uint32_t pointer_size)
     return w.take();
 }
 
-Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFaultFields &f,
-                        std::uint32_t pointer_size)
+Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFaultFields &f, std::uint32_t pointer_size)
 {
     header.hook_id = hook_id(kGroupMemory, std::uint8_t(type));
     header.version = kPageFaultVersion;

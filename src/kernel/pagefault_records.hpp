@@ -37,8 +37,7 @@ struct PageFaultFields {
 };
 Bytes page_fault_payload(const PageFaultFields &f, std::uint32_t pointer_size);
 // SYSTEM header: header's thread_id and process_id are the faulting task's.
-Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFaultFields &f,
-                        std::uint32_t pointer_size);
+Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFaultFields &f, std::uint32_t pointer_size);
 
 // ---- Linux to Windows ----
 // The event type of an x86 page fault error code (bit 0 present, 1 write,

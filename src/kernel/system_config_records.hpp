@@ -27,8 +27,8 @@ struct ConfigCpuFields {
     std::uint32_t mem_size = 0; // MB
     std::uint32_t page_size = 0;
     std::uint32_t allocation_granularity = 0;
-    std::u16string computer_name;          // char16[256]
-    std::u16string domain_name;            // char16[134]
+    std::u16string computer_name;           // char16[256]
+    std::u16string domain_name;             // char16[134]
     std::uint64_t hyper_threading_flag = 0; // pointer-sized: one bit a processor
 };
 Bytes config_cpu_payload(const ConfigCpuFields &c, std::uint32_t pointer_size);
@@ -56,8 +56,8 @@ struct ConfigLogDiskFields {
     std::uint64_t partition_size = 0; // bytes
     std::uint32_t disk_number = 0;
     std::uint32_t size = 0;
-    std::uint32_t drive_type = 0;           // 1 partition, 2 volume, 3 extended partition on several disks
-    std::u16string drive_letter_string;     // char16[4]
+    std::uint32_t drive_type = 0;       // 1 partition, 2 volume, 3 extended partition on several disks
+    std::u16string drive_letter_string; // char16[4]
     std::uint32_t pad1 = 0;
     std::uint32_t partition_number = 0;
     std::uint32_t sectors_per_cluster = 0;

@@ -23,10 +23,10 @@
 namespace openetw::platform {
 
 struct MachineSummary {
-    std::uint32_t processors = 0;    // online processors
-    std::uint32_t mhz = 0;           // the fastest a processor runs (cpufreq's maximum, else /proc/cpuinfo); 0 unknown
-    std::uint64_t memory_bytes = 0;  // MemTotal
-    std::uint32_t page_size = 0;     // bytes
+    std::uint32_t processors = 0;     // online processors
+    std::uint32_t mhz = 0;            // the fastest a processor runs (cpufreq's maximum, else /proc/cpuinfo); 0 unknown
+    std::uint64_t memory_bytes = 0;   // MemTotal
+    std::uint32_t page_size = 0;      // bytes
     std::uint64_t smt_processors = 0; // processors 0..63 that share their core with another
     std::string host_name;
     std::string domain_name; // NIS domain; empty when none ("(none)")
@@ -74,9 +74,9 @@ etw_status filesystem_space(const std::string &path, FilesystemSpace *out) noexc
 struct NetworkInterface {
     std::string name; // "eth0"
     std::uint32_t index = 0;
-    std::uint32_t hardware_type = 0;        // ARPHRD_* (1 Ethernet, 772 loopback)
-    std::vector<std::uint8_t> hw_address;   // the MAC, as on the wire
-    std::vector<std::string> addresses;     // IPv4 then IPv6, as text
+    std::uint32_t hardware_type = 0;      // ARPHRD_* (1 Ethernet, 772 loopback)
+    std::vector<std::uint8_t> hw_address; // the MAC, as on the wire
+    std::vector<std::string> addresses;   // IPv4 then IPv6, as text
 };
 // Every interface of /sys/class/net, ordered by index, with its addresses.
 etw_status network_interfaces(std::vector<NetworkInterface> *out) noexcept;

@@ -82,7 +82,8 @@ TEST(SyscallRecords, SysClExitCarriesAFourByteNtStatusInBothLayouts)
 {
     EXPECT_EQ(syscall_exit_payload(0xC000000B).size(), 4u);
     for (std::uint32_t ptr : {4u, 8u}) {
-        const std::vector<Seen> seen = kerneltest::round_trip({syscall_exit_record(0x0123456789AB, 0xC000000B, ptr)}, ptr);
+        const std::vector<Seen> seen =
+            kerneltest::round_trip({syscall_exit_record(0x0123456789AB, 0xC000000B, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
         expect_perfinfo(seen[0], 0x0F34, ptr);
         EXPECT_EQ(seen[0].event_name, "PerfInfo/SysClExit");
@@ -93,22 +94,22 @@ TEST(SyscallRecords, SysClExitCarriesAFourByteNtStatusInBothLayouts)
 
 TEST(SyscallRecords, LinuxReturnValuesMapOntoNtStatus)
 {
-    EXPECT_EQ(nt_status_from_linux_return(0), 0u);                       // STATUS_SUCCESS
-    EXPECT_EQ(nt_status_from_linux_return(4096), 0u);                    // a count
-    EXPECT_EQ(nt_status_from_linux_return(-4096), 0u);                   // beyond the error range: a result
+    EXPECT_EQ(nt_status_from_linux_return(0), 0u);                                   // STATUS_SUCCESS
+    EXPECT_EQ(nt_status_from_linux_return(4096), 0u);                                // a count
+    EXPECT_EQ(nt_status_from_linux_return(-4096), 0u);                               // beyond the error range: a result
     EXPECT_EQ(nt_status_from_linux_return(std::int64_t(0xFFFF800000000000ull)), 0u); // an address, as signed
-    EXPECT_EQ(nt_status_from_linux_return(-1), 0xC0000061u);             // EPERM: STATUS_PRIVILEGE_NOT_HELD
-    EXPECT_EQ(nt_status_from_linux_return(-2), 0xC0000034u);             // ENOENT: STATUS_OBJECT_NAME_NOT_FOUND
-    EXPECT_EQ(nt_status_from_linux_return(-3), 0xC000000Bu);             // ESRCH: STATUS_INVALID_CID
-    EXPECT_EQ(nt_status_from_linux_return(-9), 0xC0000008u);             // EBADF: STATUS_INVALID_HANDLE
-    EXPECT_EQ(nt_status_from_linux_return(-11), 0xC00000D8u);            // EAGAIN: STATUS_CANT_WAIT
-    EXPECT_EQ(nt_status_from_linux_return(-13), 0xC0000022u);            // EACCES: STATUS_ACCESS_DENIED
-    EXPECT_EQ(nt_status_from_linux_return(-14), 0xC0000005u);            // EFAULT: STATUS_ACCESS_VIOLATION
-    EXPECT_EQ(nt_status_from_linux_return(-22), 0xC000000Du);            // EINVAL: STATUS_INVALID_PARAMETER
-    EXPECT_EQ(nt_status_from_linux_return(-38), 0xC0000002u);            // ENOSYS: STATUS_NOT_IMPLEMENTED
-    EXPECT_EQ(nt_status_from_linux_return(-111), 0xC0000236u);           // ECONNREFUSED
+    EXPECT_EQ(nt_status_from_linux_return(-1), 0xC0000061u);                         // EPERM: STATUS_PRIVILEGE_NOT_HELD
+    EXPECT_EQ(nt_status_from_linux_return(-2), 0xC0000034u);   // ENOENT: STATUS_OBJECT_NAME_NOT_FOUND
+    EXPECT_EQ(nt_status_from_linux_return(-3), 0xC000000Bu);   // ESRCH: STATUS_INVALID_CID
+    EXPECT_EQ(nt_status_from_linux_return(-9), 0xC0000008u);   // EBADF: STATUS_INVALID_HANDLE
+    EXPECT_EQ(nt_status_from_linux_return(-11), 0xC00000D8u);  // EAGAIN: STATUS_CANT_WAIT
+    EXPECT_EQ(nt_status_from_linux_return(-13), 0xC0000022u);  // EACCES: STATUS_ACCESS_DENIED
+    EXPECT_EQ(nt_status_from_linux_return(-14), 0xC0000005u);  // EFAULT: STATUS_ACCESS_VIOLATION
+    EXPECT_EQ(nt_status_from_linux_return(-22), 0xC000000Du);  // EINVAL: STATUS_INVALID_PARAMETER
+    EXPECT_EQ(nt_status_from_linux_return(-38), 0xC0000002u);  // ENOSYS: STATUS_NOT_IMPLEMENTED
+    EXPECT_EQ(nt_status_from_linux_return(-111), 0xC0000236u); // ECONNREFUSED
     // No NT equivalent: severity error, customer bit, the errno kept.
-    EXPECT_EQ(nt_status_from_linux_return(-4), 0xE0000004u);  // EINTR
+    EXPECT_EQ(nt_status_from_linux_return(-4), 0xE0000004u);   // EINTR
     EXPECT_EQ(nt_status_from_linux_return(-512), 0xE0000200u); // ERESTARTSYS, as sys_exit may see it
     EXPECT_EQ(nt_status_from_linux_return(-4095), 0xE0000FFFu);
 }

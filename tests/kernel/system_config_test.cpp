@@ -61,18 +61,15 @@ TEST(SystemConfigRecords, CpuIsEightHundredBytesAndAPointerAndDecodesAsSystemCon
         ASSERT_EQ(payload.size(), 800u + ptr);
         EXPECT_EQ(u32_at(payload, 20), u'b' | u'u' << 16);  // ComputerName at 20
         EXPECT_EQ(u32_at(payload, 532), u'c' | u'o' << 16); // DomainName at 532
-        EXPECT_EQ(u32_at(payload, 800), 3u);    // HyperThreadingFlag at 800
-        const std::vector<Seen> seen = kerneltest::round_trip({config_record(ConfigType::Cpu, header(), ptr, payload)}, ptr);
+        EXPECT_EQ(u32_at(payload, 800), 3u);                // HyperThreadingFlag at 800
+        const std::vector<Seen> seen =
+            kerneltest::round_trip({config_record(ConfigType::Cpu, header(), ptr, payload)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
         expect_config(seen[0], 0x150A, ptr, "SystemConfig/CPU");
-        const kerneltest::Pairs want = {{"MHz", "2994"},
-                                        {"NumberOfProcessors", "2"},
-                                        {"MemSize", "24107"},
-                                        {"PageSize", "4096"},
-                                        {"AllocationGranularity", "4096"},
-                                        {"ComputerName", "build-vm"},
-                                        {"DomainName", "corp"},
-                                        {"HyperThreadingFlag", "0x3"}};
+        const kerneltest::Pairs want = {
+            {"MHz", "2994"},        {"NumberOfProcessors", "2"},       {"MemSize", "24107"},
+            {"PageSize", "4096"},   {"AllocationGranularity", "4096"}, {"ComputerName", "build-vm"},
+            {"DomainName", "corp"}, {"HyperThreadingFlag", "0x3"}};
         EXPECT_EQ(seen[0].values, want) << ptr;
     }
     // A name longer than its array keeps its NUL: 255 characters of it.
@@ -107,12 +104,21 @@ TEST(SystemConfigRecords, PhyDiskIs568BytesAndDecodesAsSystemConfigPhyDisk)
             kerneltest::round_trip({config_record(ConfigType::PhyDisk, header(), ptr, payload)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
         expect_config(seen[0], 0x150B, ptr, "SystemConfig/PhyDisk");
-        const kerneltest::Pairs want = {
-            {"DiskNumber", "8"},       {"BytesPerSector", "512"},     {"SectorsPerTrack", "1"},
-            {"TracksPerCylinder", "1"}, {"Cylinders", "305419896"},   {"SCSIPort", "1"},
-            {"SCSIPath", "2"},         {"SCSITarget", "3"},           {"SCSILun", "4"},
-            {"Manufacturer", "ATA Samsung SSD"}, {"PartitionCount", "2"}, {"WriteCacheEnabled", "1"},
-            {"Pad", "0"},              {"BootDriveLetter", ""},       {"Spare", ""}};
+        const kerneltest::Pairs want = {{"DiskNumber", "8"},
+                                        {"BytesPerSector", "512"},
+                                        {"SectorsPerTrack", "1"},
+                                        {"TracksPerCylinder", "1"},
+                                        {"Cylinders", "305419896"},
+                                        {"SCSIPort", "1"},
+                                        {"SCSIPath", "2"},
+                                        {"SCSITarget", "3"},
+                                        {"SCSILun", "4"},
+                                        {"Manufacturer", "ATA Samsung SSD"},
+                                        {"PartitionCount", "2"},
+                                        {"WriteCacheEnabled", "1"},
+                                        {"Pad", "0"},
+                                        {"BootDriveLetter", ""},
+                                        {"Spare", ""}};
         EXPECT_EQ(seen[0].values, want) << ptr;
     }
 }
@@ -133,20 +139,29 @@ TEST(SystemConfigRecords, LogDiskIs112BytesAndDecodesAsSystemConfigLogDisk)
     l.file_system = u"ext4";
     const Bytes payload = config_logdisk_payload(l);
     ASSERT_EQ(payload.size(), 112u);
-    EXPECT_EQ(u32_at(payload, 40), 1u);        // PartitionNumber after DriveLetterString[4] and Pad1
+    EXPECT_EQ(u32_at(payload, 40), 1u);                // PartitionNumber after DriveLetterString[4] and Pad1
     EXPECT_EQ(u32_at(payload, 72), u'e' | u'x' << 16); // FileSystem at 72
     for (std::uint32_t ptr : {4u, 8u}) {
         const std::vector<Seen> seen =
             kerneltest::round_trip({config_record(ConfigType::LogDisk, header(), ptr, payload)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
         expect_config(seen[0], 0x150C, ptr, "SystemConfig/LogDisk");
-        const kerneltest::Pairs want = {
-            {"StartOffset", "1048576"}, {"PartitionSize", "10737418240"}, {"DiskNumber", "8"},
-            {"Size", "112"},           {"DriveType", "1"},               {"DriveLetterString", ""},
-            {"Pad1", "0"},             {"PartitionNumber", "1"},         {"SectorsPerCluster", "8"},
-            {"BytesPerSector", "512"}, {"Pad2", "0"},                    {"NumberOfFreeClusters", "1000"},
-            {"TotalNumberOfClusters", "2621440"}, {"FileSystem", "ext4"}, {"VolumeExt", "0"},
-            {"Pad3", "0"}};
+        const kerneltest::Pairs want = {{"StartOffset", "1048576"},
+                                        {"PartitionSize", "10737418240"},
+                                        {"DiskNumber", "8"},
+                                        {"Size", "112"},
+                                        {"DriveType", "1"},
+                                        {"DriveLetterString", ""},
+                                        {"Pad1", "0"},
+                                        {"PartitionNumber", "1"},
+                                        {"SectorsPerCluster", "8"},
+                                        {"BytesPerSector", "512"},
+                                        {"Pad2", "0"},
+                                        {"NumberOfFreeClusters", "1000"},
+                                        {"TotalNumberOfClusters", "2621440"},
+                                        {"FileSystem", "ext4"},
+                                        {"VolumeExt", "0"},
+                                        {"Pad3", "0"}};
         EXPECT_EQ(seen[0].values, want) << ptr;
     }
 }
@@ -164,12 +179,16 @@ TEST(SystemConfigRecords, NicDecodesAsSystemConfigNic)
     const Bytes payload = config_nic_payload(n);
     EXPECT_EQ(payload.size(), 20u + 2 * (5 + 18 + 9));
     for (std::uint32_t ptr : {4u, 8u}) {
-        const std::vector<Seen> seen = kerneltest::round_trip({config_record(ConfigType::Nic, header(), ptr, payload)}, ptr);
+        const std::vector<Seen> seen =
+            kerneltest::round_trip({config_record(ConfigType::Nic, header(), ptr, payload)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
         expect_config(seen[0], 0x150D, ptr, "SystemConfig/NIC");
-        const kerneltest::Pairs want = {{"PhysicalAddr", "0x563412005452"}, {"PhysicalAddrLen", "6"},
-                                        {"Ipv4Index", "2"},                  {"Ipv6Index", "2"},
-                                        {"NICDescription", "eth0"},          {"IpAddresses", "10.0.2.15,fe80::1"},
+        const kerneltest::Pairs want = {{"PhysicalAddr", "0x563412005452"},
+                                        {"PhysicalAddrLen", "6"},
+                                        {"Ipv4Index", "2"},
+                                        {"Ipv6Index", "2"},
+                                        {"NICDescription", "eth0"},
+                                        {"IpAddresses", "10.0.2.15,fe80::1"},
                                         {"DnsServerAddresses", "10.0.2.3"}};
         EXPECT_EQ(seen[0].values, want) << ptr;
     }

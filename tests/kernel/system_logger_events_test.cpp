@@ -161,8 +161,8 @@ TEST(SystemLoggerEvents, ASessionEndsWithTheMachinesSystemConfigUnlessNoSysconfi
     ASSERT_EQ(cpus.size(), 1u);
     EXPECT_EQ(number(*cpus[0], "NumberOfProcessors"), ::sysconf(_SC_NPROCESSORS_ONLN));
     EXPECT_EQ(number(*cpus[0], "PageSize"), ::sysconf(_SC_PAGESIZE));
-    EXPECT_EQ(number(*cpus[0], "MemSize"), (long long)((unsigned long long)::sysconf(_SC_PHYS_PAGES) *
-                                                       ::sysconf(_SC_PAGESIZE) >> 20));
+    EXPECT_EQ(number(*cpus[0], "MemSize"),
+              (long long)((unsigned long long)::sysconf(_SC_PHYS_PAGES) * ::sysconf(_SC_PAGESIZE) >> 20));
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     EXPECT_EQ(cpus[0]->value("ComputerName"), host);

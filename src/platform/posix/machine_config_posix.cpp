@@ -100,8 +100,8 @@ etw_status machine_summary(MachineSummary *out) noexcept
         if (const std::size_t at = meminfo.find("MemTotal:"); at != std::string::npos)
             out->memory_bytes = std::strtoull(meminfo.c_str() + at + 9, nullptr, 10) * 1024;
         for (std::uint32_t cpu = 0; cpu < 64 && cpu < out->processors; ++cpu) {
-            const std::string siblings = first_line("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
-                                                    "/topology/thread_siblings_list");
+            const std::string siblings =
+                first_line("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/thread_siblings_list");
             if (parse_cpu_list(siblings).size() > 1) // more than itself
                 out->smt_processors |= std::uint64_t(1) << cpu;
         }
@@ -232,11 +232,11 @@ etw_status network_interfaces(std::vector<NetworkInterface> *out) noexcept
                     if (it == by_name.end())
                         continue;
                     char text[INET6_ADDRSTRLEN] = {};
-                    const void *bytes = family == AF_INET
-                                            ? static_cast<const void *>(
-                                                  &reinterpret_cast<const sockaddr_in *>(a->ifa_addr)->sin_addr)
-                                            : static_cast<const void *>(
-                                                  &reinterpret_cast<const sockaddr_in6 *>(a->ifa_addr)->sin6_addr);
+                    const void *bytes =
+                        family == AF_INET
+                            ? static_cast<const void *>(&reinterpret_cast<const sockaddr_in *>(a->ifa_addr)->sin_addr)
+                            : static_cast<const void *>(
+                                  &reinterpret_cast<const sockaddr_in6 *>(a->ifa_addr)->sin6_addr);
                     if (::inet_ntop(family, bytes, text, sizeof text))
                         it->second.addresses.emplace_back(text);
                 }
