@@ -33,7 +33,8 @@ constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW
 constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
-// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests.
+// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
+// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP |
                                            ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
