@@ -11,13 +11,14 @@ namespace {
 // EVENT_TRACE_GROUP_* (the high byte of a HookId).
 constexpr std::uint8_t kGroupHeader = 0x00, kGroupDiskIo = 0x01, kGroupMemory = 0x02, kGroupProcess = 0x03,
                        kGroupFile = 0x04, kGroupThread = 0x05, kGroupTcpIp = 0x06, kGroupRegistry = 0x09,
-                       kGroupImage = 0x14, kGroupUdpIp = 0x11, kGroupPerfInfo = 0x0F, kGroupStackWalk = 0x18;
+                       kGroupImage = 0x14, kGroupUdpIp = 0x11, kGroupPerfInfo = 0x0F, kGroupConfig = 0x15,
+                       kGroupStackWalk = 0x18;
 
 struct F {
     const char *name;
     std::uint16_t in;
     std::uint16_t out = kOutNull;
-    std::uint16_t length = 0; // bytes of a BINARY field
+    std::uint16_t length = 0; // bytes of a BINARY field, characters of a fixed string
     bool rest = false;        // an array filling the rest of the payload
 };
 
@@ -43,6 +44,7 @@ const ClassGuid kGuids[] = {
     {kGroupUdpIp, {0xbf3a50c5, 0xa9c9, 0x4988, {0xa0, 0x05, 0x2d, 0xf0, 0xb7, 0xc8, 0x0f, 0x80}}},
     {kGroupImage, {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}}},
     {kGroupPerfInfo, {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}}},
+    {kGroupConfig, {0x01853a65, 0x418f, 0x4f36, {0xae, 0xfc, 0xdc, 0x0f, 0x1d, 0x2f, 0xd2, 0x35}}},
     {kGroupStackWalk, {0xdef2fe46, 0x7bd6, 0x4b80, {0xbd, 0x94, 0xf5, 0x7f, 0xe2, 0x0d, 0x0c, 0xe3}}},
 };
 
@@ -315,6 +317,63 @@ KernelClasses::KernelClasses()
     // UdpIp_TypeGroup1 (IPv4) and UdpIp_TypeGroup2 (IPv6), version 2.
     add(kGroupUdpIp, "UdpIp", {2}, {{10, "SendIPV4"}, {11, "RecvIPV4"}}, join(v4_head, group1_tail));
     add(kGroupUdpIp, "UdpIp", {2}, {{26, "SendIPV6"}, {27, "RecvIPV6"}}, join(v6_head, group1_tail));
+
+    // SysCallEnter and SysCallExit (PerfInfo, version 2).
+    add(kGroupPerfInfo, "PerfInfo", {2}, {{51, "SysClEnter"}}, {{"SysCallAddress", PTR}});
+    add(kGroupPerfInfo, "PerfInfo", {2}, {{52, "SysClExit"}}, {{"SysCallNtStatus", U32, kOutNtStatus}});
+
+    // SystemConfig_V2 CPU, PhyDisk, LogDisk, NIC: a char16 array with a Max
+    // is that many characters in the record (F's length), NUL-padded.
+    add(kGroupConfig, "SystemConfig", {2}, {{10, "CPU"}},
+        {{"MHz", U32},
+         {"NumberOfProcessors", U32},
+         {"MemSize", U32},
+         {"PageSize", U32},
+         {"AllocationGranularity", U32},
+         {"ComputerName", WSTR, kOutNull, 256},
+         {"DomainName", WSTR, kOutNull, 134},
+         {"HyperThreadingFlag", PTR}});
+    add(kGroupConfig, "SystemConfig", {2}, {{11, "PhyDisk"}},
+        {{"DiskNumber", U32},
+         {"BytesPerSector", U32},
+         {"SectorsPerTrack", U32},
+         {"TracksPerCylinder", U32},
+         {"Cylinders", U64},
+         {"SCSIPort", U32},
+         {"SCSIPath", U32},
+         {"SCSITarget", U32},
+         {"SCSILun", U32},
+         {"Manufacturer", WSTR, kOutNull, 256},
+         {"PartitionCount", U32},
+         {"WriteCacheEnabled", U8},
+         {"Pad", U8},
+         {"BootDriveLetter", WSTR, kOutNull, 3},
+         {"Spare", WSTR, kOutNull, 2}});
+    add(kGroupConfig, "SystemConfig", {2}, {{12, "LogDisk"}},
+        {{"StartOffset", U64},
+         {"PartitionSize", U64},
+         {"DiskNumber", U32},
+         {"Size", U32},
+         {"DriveType", U32},
+         {"DriveLetterString", WSTR, kOutNull, 4},
+         {"Pad1", U32},
+         {"PartitionNumber", U32},
+         {"SectorsPerCluster", U32},
+         {"BytesPerSector", U32},
+         {"Pad2", U32},
+         {"NumberOfFreeClusters", I64},
+         {"TotalNumberOfClusters", I64},
+         {"FileSystem", WSTR, kOutNull, 16},
+         {"VolumeExt", U32},
+         {"Pad3", U32}});
+    add(kGroupConfig, "SystemConfig", {2}, {{13, "NIC"}},
+        {{"PhysicalAddr", U64, kOutHexInt64},
+         {"PhysicalAddrLen", U32},
+         {"Ipv4Index", U32},
+         {"Ipv6Index", U32},
+         {"NICDescription", WSTR},
+         {"IpAddresses", WSTR},
+         {"DnsServerAddresses", WSTR}});
 }
 
 const EventSchema *KernelClasses::find(const etw_record &r) const

@@ -345,6 +345,16 @@ void format_value(const Field &f, const ValueMap *map, const std::uint8_t *p, st
         append_ipv6(p, out);
         return;
     }
+    // A string of fixed length (a MOF char16 array with Max) is NUL-padded:
+    // shown up to its first NUL, as TDH shows it.
+    if (f.length_kind == LengthKind::Fixed && (in == kInUnicodeString || in == kInAnsiString)) {
+        const std::uint32_t unit = in == kInUnicodeString ? 2 : 1;
+        for (std::uint32_t k = 0; k + unit <= n; k += unit)
+            if (p[k] == 0 && (unit == 1 || p[k + 1] == 0)) {
+                n = k;
+                break;
+            }
+    }
     switch (in) {
     case kInUnicodeString:
     case kInManifestCountedString:

@@ -16,8 +16,7 @@ Status Session::set_kernel_flags(std::uint32_t flags)
     std::lock_guard<std::mutex> lock(kernel_mutex_);
     if (kernel_)
         return kernel_->set_flags(flags);
-    if (flags == 0)
-        return Status::ok();
+    // Opened with no flags too: every system logger ends with SystemConfig.
     kernel::SessionClock clock;
     clock.clock_type = clock_type_;
     clock.cycle_hz = cycle_tick_ != 0 ? pool_.control().cycle_hz : 0;

@@ -46,6 +46,19 @@ public:
             put(c, 2);
         return put(0, 2);
     }
+    // A fixed array of `chars` UTF-16 units (a MOF char16 array with Max):
+    // the string shortened to leave its NUL, never inside a surrogate pair,
+    // then zeros to the end.
+    PayloadBytes &utf16_fixed(std::u16string_view s, std::size_t chars)
+    {
+        s = s.substr(0, s.find(u'\0'));
+        std::size_t n = std::min(s.size(), chars == 0 ? 0 : chars - 1);
+        if (n > 0 && n < s.size() && s[n - 1] >= 0xD800 && s[n - 1] <= 0xDBFF)
+            --n;
+        for (std::size_t i = 0; i < chars; ++i)
+            put(i < n ? s[i] : 0, 2);
+        return *this;
+    }
     std::size_t size() const { return b_.size(); }
     Bytes take() { return std::move(b_); }
 

@@ -8,8 +8,11 @@
 #include "kernel/kernel_flags.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
+#include "kernel/pagefault_records.hpp"
 #include "kernel/profile_source.hpp"
 #include "kernel/rundown.hpp"
+#include "kernel/syscall_records.hpp"
+#include "kernel/system_config.hpp"
 #include "kernel/tracepoint_records.hpp"
 #include "kernel/tcp_connections.hpp"
 #include "kernel/tracepoint_source.hpp"
@@ -27,17 +30,26 @@ namespace openetw::kernel {
 namespace {
 
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
-// The flags some source here records; the others are refused by name.
-constexpr std::uint32_t kServed =
-    kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_PROFILE;
+// The flags some source here records (NO_SYSCONFIG: the SystemConfig
+// rundown, system_config.hpp, left out); the others are refused by name.
+constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO |
+                                  ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                  ETW_FLAG_NO_SYSCONFIG;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
-// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests.
-constexpr std::uint32_t kTracepointFlags =
-    ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO;
+// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
+// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions.
+constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP |
+                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
+// Every system call or page fault of the machine: 4 MB rings a processor,
+// drained every 20 ms, hold 40000 samples a processor between drains (2
+// million a second; docs/KERNEL_LOGGER.md has the rates measured).
+constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
+constexpr std::uint32_t kHighVolumePages = 1024;
+constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
 
@@ -64,7 +76,10 @@ struct Tracepoints {
         TcpSend,
         TcpRecv,
         DiskIssue,
-        DiskComplete
+        DiskComplete,
+        SysEnter,
+        SysExit,
+        PageFault
     };
     std::vector<TracepointName> names;
     std::vector<Use> uses;
@@ -102,6 +117,18 @@ Tracepoints tracepoints_for(std::uint32_t flags)
         t.uses.push_back(Tracepoints::Use::DiskIssue);
         t.names.push_back({"block", "block_rq_complete", false, true});
         t.uses.push_back(Tracepoints::Use::DiskComplete);
+    }
+    if (flags & ETW_FLAG_SYSTEMCALL) {
+        t.names.push_back({"raw_syscalls", "sys_enter", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::SysEnter);
+        t.names.push_back({"raw_syscalls", "sys_exit", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::SysExit);
+    }
+    if (flags & ETW_FLAG_MEMORY_PAGE_FAULTS) { // x86's: refused by name where the kernel lacks them
+        t.names.push_back({"exceptions", "page_fault_user", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::PageFault);
+        t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::PageFault);
     }
     return t;
 }
@@ -193,6 +220,8 @@ public:
 
     void rundown(bool end, const SessionSink &sink) override
     {
+        if (end && !(flags_ & ETW_FLAG_NO_SYSCONFIG))
+            write_system_config(sink); // as Windows ends a kernel trace (system_config.hpp)
         if ((flags_ & kProcessFlags) == 0)
             return;
         RundownOptions o;
@@ -272,7 +301,10 @@ public:
         return lost;
     }
 
-    std::uint32_t drain_interval_ms() const override { return kDrainIntervalMs; }
+    std::uint32_t drain_interval_ms() const override
+    {
+        return (flags_ & kHighVolumeFlags) ? kHighVolumeDrainIntervalMs : kDrainIntervalMs;
+    }
 
 private:
     using Keep = std::function<void(std::uint32_t cpu, Bytes &&record)>;
@@ -312,12 +344,36 @@ private:
                 if (Bytes r = disks_->complete(format, sample, clock, platform::kPointerSize); !r.empty())
                     sink(sample.cpu, std::move(r));
             return;
+        case Tracepoints::Use::SysEnter:
+        case Tracepoints::Use::SysExit:
+            if (Bytes r = use == Tracepoints::Use::SysEnter
+                              ? syscall_enter_from_sample(format, sample, clock, platform::kPointerSize)
+                              : syscall_exit_from_sample(format, sample, clock, platform::kPointerSize);
+                !r.empty())
+                sink(sample.cpu, std::move(r));
+            return;
+        case Tracepoints::Use::PageFault:
+            if (Bytes r = page_fault_record_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
+                sink(sample.cpu, std::move(r));
+            return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
                 if (const auto status = fatal_signal_status_from_sample(format, sample))
                     process_->note_exit_status(sample.pid, *status, sample.time);
             return;
         }
+    }
+
+    // The SystemConfig records, stamped now by the logger thread.
+    void write_system_config(const SessionSink &sink) const
+    {
+        SystemConfigOptions o;
+        o.pointer_size = platform::kPointerSize;
+        o.header.timestamp = capture().to_session(std::uint64_t(platform::qpc_now()) * 100u);
+        o.header.thread_id = platform::thread_id();
+        o.header.process_id = platform::process_id();
+        const std::uint32_t cpu = platform::current_processor();
+        system_config_rundown(o, [&](Bytes &&r) { sink(cpu, r.data(), std::uint32_t(r.size())); });
     }
 
     // Writes the held records stamped up to until, oldest first (records of

@@ -36,7 +36,7 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
         platform::PerfEventSpec spec;
         spec.kind = platform::PerfEventSpec::Kind::Tracepoint;
         spec.sample_type = kTracepointSampleType;
-        spec.data_pages = data_pages;
+        spec.data_pages = n.data_pages != 0 ? n.data_pages : data_pages;
         if (Status s = platform::tracepoint_id(n.system, n.name, &spec.tracepoint_id); !s) {
             if (!n.optional || s.code != ETW_ERROR_NOT_SUPPORTED)
                 return s;

@@ -39,6 +39,10 @@ struct TracepointName {
     // deliver when the processor was idle (docs/KERNEL_LOGGER.md). Their
     // samples carry common_pid as both pid and tid (the thread's id).
     bool ftrace = false;
+    // Ring pages of its own a processor (0: open's data_pages), for
+    // tracepoints that fire far more often than the others (every system
+    // call, every page fault).
+    std::uint32_t data_pages = 0;
 };
 
 // One sample, borrowed for the translator's call.
