@@ -489,19 +489,23 @@ Status Consumer::run_time_order()
         }
         return Status::ok();
     }
-    using Entry = std::tuple<std::int64_t, std::size_t>;
+    using Entry = std::tuple<std::int64_t, std::int64_t, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    auto entry = [&](std::size_t i) {
+        const Stream::Key k = streams[i]->key();
+        return Entry{k.filetime, k.raw, i};
+    };
     for (std::size_t i : live)
-        heap.emplace(streams[i]->key(), i);
+        heap.push(entry(i));
     while (!heap.empty()) {
-        const std::size_t i = std::get<1>(heap.top());
+        const std::size_t i = std::get<2>(heap.top());
         heap.pop();
         Status error;
         const Step step = take_head(*streams[i], error);
         if (step == Step::End)
             return error;
         if (step == Step::Next)
-            heap.emplace(streams[i]->key(), i);
+            heap.push(entry(i));
     }
     return Status::ok();
 }

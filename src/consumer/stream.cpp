@@ -6,12 +6,13 @@
 namespace openetw::consumer {
 
 Stream::Stream(BufferSource &source)
-    : source_(&source), time_(source.info().time), sequential_(true), last_key_(source.info().header.fields.StartTime)
+    : source_(&source), time_(source.info().time),
+      sequential_(true), last_key_{source.info().header.fields.StartTime, 0}
 {}
 
 Stream::Stream(BufferSource &source, std::vector<BufferLocation> locations)
-    : source_(&source), time_(source.info().time), sequential_(false), locations_(std::move(locations)),
-      last_key_(source.info().header.fields.StartTime)
+    : source_(&source), time_(source.info().time), sequential_(false),
+      locations_(std::move(locations)), last_key_{source.info().header.fields.StartTime, 0}
 {}
 
 Stream::~Stream()
@@ -153,7 +154,7 @@ Status Stream::advance(Event &event)
             if (step == format::RecordReader::Step::Record) {
                 ++buffer_.record_count;
                 if (record_.present & format::kHasTimestamp)
-                    last_key_ = time_(record_.timestamp);
+                    last_key_ = {time_(record_.timestamp), record_.timestamp};
                 key_ = last_key_;
                 event = Event::Record;
                 return Status::ok();

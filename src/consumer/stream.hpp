@@ -61,9 +61,15 @@ public:
     BufferSource &source() const { return *source_; }
     const format::Record &record() const { return record_; }
     const std::vector<format::ExtendedItem> &items() const { return items_; }
-    // FILETIME of the record, for merging; records without a timestamp take
-    // their predecessor's so they stay in place.
-    std::int64_t key() const { return key_; }
+    // FILETIME of the record, for merging, then its raw timestamp: records of
+    // one file whose clock ticks finer than 100 ns (QPC, the cycle counter)
+    // keep their order within a FILETIME tick. Records without a timestamp
+    // take their predecessor's so they stay in place.
+    struct Key {
+        std::int64_t filetime = 0, raw = 0;
+        bool operator<(const Key &o) const { return filetime != o.filetime ? filetime < o.filetime : raw < o.raw; }
+    };
+    Key key() const { return key_; }
     const BufferState &buffer() const { return buffer_; }
 
 private:
@@ -82,8 +88,8 @@ private:
     BufferState buffer_;
     format::Record record_;
     std::vector<format::ExtendedItem> items_;
-    std::int64_t key_ = 0;
-    std::int64_t last_key_ = 0;
+    Key key_;
+    Key last_key_;
     ImageBudget *budget_ = nullptr;
     bool image_released_ = false;
     std::uint32_t resume_at_ = 0; // reader position when the image was released

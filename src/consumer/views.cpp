@@ -55,7 +55,7 @@ void fill_record(etw_record &out, std::vector<etw_extended_item> &extended, cons
     out.process_id = r.process_id;
     if (r.present & fmt::kHasTimestamp) {
         out.timestamp_raw = r.timestamp;
-        out.timestamp = context.raw_timestamps ? r.timestamp : stream.key(); // key() is its FILETIME
+        out.timestamp = context.raw_timestamps ? r.timestamp : stream.key().filetime;
     } else {
         out.timestamp_raw = 0;
         out.timestamp = 0;

@@ -82,6 +82,22 @@ TEST(Consumer, TimeOrderMergesProcessorsBySequence)
     EXPECT_EQ(event_ids(run_consumer({path}, 0)), event_ids(run));
 }
 
+TEST(Consumer, TimeOrderKeepsRawOrderWithinA100NanosecondTick)
+{
+    // A 1 GHz clock: raw 1005 and 1003 are the same FILETIME tick, and the
+    // second processor's record is the earlier one.
+    LogfileSpec s;
+    s.perf_freq = 1000000000;
+    s.reference_raw = 1000;
+    s.processors = 2;
+    FileBuilder f(s);
+    f.add(buffer(1, 0, {1005, 1090}));
+    f.add(buffer(2, 1, {1003, 1050}));
+    TempDir dir;
+    const std::string path = dir.write("fine.etl", f.build());
+    EXPECT_EQ(event_ids(run_consumer({path}, ETW_CONSUMER_ORDER_TIME)), (std::vector<int>{1003, 1005, 1050, 1090}));
+}
+
 TEST(Consumer, WrappedCircularFilesAreReadBySequence)
 {
     // A ring that wrapped: the oldest buffers sit after the newest in the file.
