@@ -151,6 +151,16 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
         if (sessions_.size() >= max_sessions_)
             return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
                         "the maximum number of sessions (" + std::to_string(max_sessions_) + ") is running");
+        if (props.is_system_logger()) {
+            std::uint32_t loggers = 0;
+            for (const auto &s : sessions_)
+                loggers += s->is_system_logger() ? 1 : 0;
+            if (loggers >= kMaxSystemLoggers)
+                return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                            std::to_string(kMaxSystemLoggers) +
+                                " system logger sessions are running, as many as Windows allows (the NT Kernel "
+                                "Logger, the Global Logger and ETW_SYSTEM_LOGGER_MODE sessions count)");
+        }
         for (const auto &s : sessions_)
             if (session_names_equal(s->name(), props.session_name()))
                 return Fail(ETW_ERROR_ALREADY_EXISTS,

@@ -30,6 +30,9 @@
 
 namespace openetw::engine {
 
+// System logger sessions at once in one host (Windows 8 and later: eight).
+inline constexpr std::uint32_t kMaxSystemLoggers = 8;
+
 struct EnableInfo {
     std::uint32_t is_enabled = 0;
     std::uint8_t level = 0;

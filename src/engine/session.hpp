@@ -210,6 +210,8 @@ public:
     bool is_realtime() const { return (mode_ & ETW_REAL_TIME_MODE) != 0; }
     bool is_buffering() const { return (mode_ & ETW_BUFFERING_MODE) != 0; }
     bool is_lossless() const { return options_.lossless; }
+    // The NT Kernel Logger, the Global Logger or ETW_SYSTEM_LOGGER_MODE.
+    bool is_system_logger() const { return system_logger_; }
     const SessionOptions &options() const { return options_; }
 
     const std::u16string &name() const { return name_; }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -348,6 +349,38 @@ TEST(SystemLogger, DiskIoRecordsADirectWriteAtItsCompletion)
     EXPECT_GT(numbered, 0) << "no write on a disk of /sys/block";
     for (const Seen &r : seen)
         EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
+}
+
+// Windows runs at most eight system loggers; a ninth start is refused until one stops.
+TEST(SystemLogger, ANinthSystemLoggerIsRefusedUntilOneStops)
+{
+    std::vector<std::unique_ptr<Props>> props;
+    std::vector<etw_session *> sessions;
+    auto start_one = [&](int i, etw_session **s) {
+        props.push_back(std::make_unique<Props>("OpenETW system logger " + std::to_string(i) + " of " +
+                                                std::to_string(::getpid())));
+        return start(s, *props.back(), temp_file("openetw-syslog-limit-" + std::to_string(i)), ETW_FLAG_NO_SYSCONFIG);
+    };
+    for (int i = 0; i < 8; ++i) {
+        etw_session *s = nullptr;
+        ASSERT_EQ(start_one(i, &s), ETW_OK) << i << ": " << etw_last_error_message();
+        sessions.push_back(s);
+    }
+    etw_session *ninth = nullptr;
+    EXPECT_EQ(start_one(8, &ninth), ETW_ERROR_NO_SYSTEM_RESOURCES);
+    EXPECT_NE(std::string(etw_last_error_message()).find("8 system logger sessions"), std::string::npos)
+        << etw_last_error_message();
+    ASSERT_EQ(etw_session_stop(sessions.back(), nullptr), ETW_OK);
+    etw_session_close(sessions.back());
+    sessions.pop_back();
+    EXPECT_EQ(start_one(9, &ninth), ETW_OK) << etw_last_error_message();
+    sessions.push_back(ninth);
+    for (etw_session *s : sessions) {
+        EXPECT_EQ(etw_session_stop(s, nullptr), ETW_OK);
+        etw_session_close(s);
+    }
+    for (int i = 0; i < 10; ++i)
+        std::filesystem::remove(temp_file("openetw-syslog-limit-" + std::to_string(i)));
 }
 
 TEST(SystemLogger, FlagsNoSourceServesAreRefusedByName)
