@@ -128,9 +128,8 @@ typedef struct etw_session etw_session;
  * as another user, or the namespace's folder belongs to another user or is
  * writable by others), ETW_ERROR_FILE_NOT_FOUND (no host runs and
  * openetw-hostd is not found, or the host started does not answer),
- * ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made absolute
- * before the host sees it. A log file that cannot be created leaves no
- * name, region or file behind.
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made
+ * absolute before the host sees it. A log file that cannot be created leaves no name, region or file behind.
  */
 ETW_API etw_status etw_session_start(etw_session **out, etw_properties *props);
 
@@ -169,14 +168,27 @@ typedef struct etw_session_options {
     uint32_t realtime_backlog_buffers; /* buffers kept with no consumer; 0 = the maximum
                                           (MaximumBuffers minus one per stream); capped there */
     /* Added in 1.1 (read when struct_size covers it): */
-    uint32_t profile_interval;         /* a system logger's sampled profile (EVENT_TRACE_FLAG_PROFILE):
-                                          the interval in 100 ns units, as TRACE_PROFILE_INTERVAL
-                                          (TraceSampledProfileIntervalInfo) gives it; 0 = 10000 (1 ms);
-                                          else 1221 to 10000000 (ETW_ERROR_INVALID_PARAMETER outside) */
+    uint32_t profile_interval; /* a system logger's sampled profile (EVENT_TRACE_FLAG_PROFILE):
+                                  the interval in 100 ns units, as TRACE_PROFILE_INTERVAL
+                                  (TraceSampledProfileIntervalInfo) gives it; 0 = 10000 (1 ms);
+                                  else 1221 to 10000000 (ETW_ERROR_INVALID_PARAMETER outside) */
 } etw_session_options;
 
 /** sizeof the first version of etw_session_options (through realtime_backlog_buffers). */
 #define ETW_SESSION_OPTIONS_V1_SIZE 16u
+
+/**
+ * A kernel event by its class GUID and event type, as CLASSIC_EVENT_ID
+ * names it (TraceSetInformation's TraceStackTracingInfo).
+ */
+typedef struct etw_classic_event_id {
+    etw_guid event_guid;
+    uint8_t type;
+    uint8_t reserved[7];
+} etw_classic_event_id;
+
+/** The most events etw_session_set_stack_tracing takes, as Windows. */
+#define ETW_MAX_STACK_TRACING_EVENTS 256u
 
 /**
  * etw_session_start with options (NULL: as etw_session_start).
@@ -185,8 +197,7 @@ typedef struct etw_session_options {
  * unknown bits or profile_interval is out of its range. Members past
  * struct_size take their defaults.
  */
-ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props,
-                                        const etw_session_options *options);
+ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props, const etw_session_options *options);
 
 /**
  * The options the session runs with, defaults applied (realtime_backlog_buffers
@@ -201,6 +212,25 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
 ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_session *session);
 
 /**
+ * Chooses the kernel events of a running system logger session that carry
+ * their call stack (TraceSetInformation with TraceStackTracingInfo; xperf's
+ * -stackwalk): each chosen event is followed, in its processor's buffers,
+ * by a StackWalk/Stack record (the event's timestamp, process and thread,
+ * then its frames, innermost first: kernel frames, then user frames). The
+ * list replaces the previous one; count 0 turns stacks off. Served:
+ * PerfInfo/SampleProfile (class ce1dbfb4-137e-4da6-87b0-3f59aa102cbc, type
+ * 46). ETW_ERROR_INVALID_PARAMETER (session NULL, events NULL with a count,
+ * count above ETW_MAX_STACK_TRACING_EVENTS); ETW_ERROR_NOT_SUPPORTED (not a
+ * system logger, or an event whose stacks this system cannot take, named;
+ * nothing changes then); a session of another process: a request to its
+ * host (ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL,
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it stopped). Any thread; events is
+ * read during the call only.
+ */
+ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw_classic_event_id *events,
+                                                 uint32_t count);
+
+/**
  * Opens a running session by name (case-insensitive) to control it; the
  * handle is released with etw_session_close. ETW_ERROR_WMI_INSTANCE_NOT_FOUND
  * when no running session has that name; ETW_ERROR_INVALID_PARAMETER for NULL.
@@ -213,7 +243,7 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  */
 ETW_API etw_status etw_session_open(etw_session **out, const char *session_name);
 
-#define ETW_SESSION_HOST_RUNNING  1u /* the host process is alive */
+#define ETW_SESSION_HOST_RUNNING 1u  /* the host process is alive */
 #define ETW_SESSION_HOST_ORPHANED 2u /* the host process died: stop the session to free its name */
 
 /** Where a session runs. Set struct_size to sizeof(etw_session_host_info). */
@@ -306,7 +336,7 @@ ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *p
 ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *array, uint32_t array_count);
 
 #define ETW_CONTROL_CODE_DISABLE_PROVIDER 0u
-#define ETW_CONTROL_CODE_ENABLE_PROVIDER  1u
+#define ETW_CONTROL_CODE_ENABLE_PROVIDER 1u
 
 /**
  * Enables or disables a provider for this session (EnableTraceEx2). The
@@ -321,14 +351,14 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
  * private session and a GUID other than its own.
  */
 ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
-                                               uint32_t control_code, uint8_t level,
-                                               uint64_t match_any_keyword, uint64_t match_all_keyword);
+                                               uint32_t control_code, uint8_t level, uint64_t match_any_keyword,
+                                               uint64_t match_all_keyword);
 
 /* ---- Rights over a system-wide session (etw_session_grant) ---- */
 #define ETW_SESSION_RIGHT_CONTROL 0x1u /* query, update, flush, stop, enable providers, grant */
-#define ETW_SESSION_RIGHT_LOG     0x2u /* the user's providers log into the session */
+#define ETW_SESSION_RIGHT_LOG 0x2u     /* the user's providers log into the session */
 #define ETW_SESSION_RIGHT_CONSUME 0x4u /* the user's real-time consumers attach */
-#define ETW_SESSION_RIGHT_ALL     0x7u
+#define ETW_SESSION_RIGHT_ALL 0x7u
 
 /**
  * Sets the rights of user user_id over the session (EventAccessControl):

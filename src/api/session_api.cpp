@@ -93,6 +93,21 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
     });
 }
 
+ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw_classic_event_id *events,
+                                                 uint32_t count)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        if (count > ETW_MAX_STACK_TRACING_EVENTS)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "count is " + std::to_string(count) + "; at most " +
+                                                         std::to_string(ETW_MAX_STACK_TRACING_EVENTS) +
+                                                         " events carry stacks");
+        if (count != 0 && !events)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "events is NULL with a count of " + std::to_string(count));
+        return session->ref->set_stack_tracing(std::vector<etw_classic_event_id>(events, events + count));
+    });
+}
+
 ETW_API etw_status etw_session_flush_to_file(etw_session *session, const char *path, etw_properties *props)
 {
     return guarded([&]() -> Status {

@@ -13,6 +13,7 @@
 
 #include <openetw/constants.h>
 #include <openetw/records.h>
+#include <openetw/session.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -170,6 +171,9 @@ public:
     // ControlTrace UPDATE: FlushTimer, MaximumBuffers, EnableFlags (system
     // loggers), a new log file name.
     Status update(Properties &props);
+    // A system logger's kernel events that carry their stacks
+    // (etw_session_set_stack_tracing; session_kernel.cpp).
+    Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
     // Seals every non-empty buffer and waits until the logger has written
     // them (buffers still held by writers follow when they commit); real-time
     // buffers are then queued for the consumers. Buffering mode: writes the

@@ -5,7 +5,9 @@
 // own drops are added to EventsLost.
 #include "engine/session.hpp"
 
+#include "base/guid.hpp"
 #include "format/etl_layout.hpp"
+#include "kernel/profile_records.hpp"
 
 #include <cstring>
 
@@ -23,6 +25,29 @@ Status Session::set_kernel_flags(std::uint32_t flags)
     // A record stays below the buffer size minus its header (as events do).
     const std::uint32_t max_record = buffer_bytes() - etl::kBufferHeaderSize - 8;
     return kernel::SystemLogger::open(flags, clock, max_record, profile_, &kernel_);
+}
+
+Status Session::set_stack_tracing(const std::vector<etw_classic_event_id> &events)
+{
+    if (!system_logger_)
+        return Fail(ETW_ERROR_NOT_SUPPORTED, "stacks of kernel events are for system logger sessions (the NT Kernel "
+                                             "Logger, the Global Logger, ETW_SYSTEM_LOGGER_MODE)");
+    bool profile = false;
+    for (const etw_classic_event_id &e : events) {
+        if (!kernel::is_sampled_profile(e.event_guid, e.type))
+            return Fail(ETW_ERROR_NOT_SUPPORTED,
+                        "the stacks of kernel class " + guid_to_string(e.event_guid) + " type " +
+                            std::to_string(e.type) +
+                            " are not recorded here: only PerfInfo/SampleProfile's (docs/KERNEL_LOGGER.md)");
+        profile = true;
+    }
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (!kernel_)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    if (Status st = kernel_->set_profile_stacks(profile); !st)
+        return st;
+    profile_.stacks = profile;
+    return Status::ok();
 }
 
 void Session::write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size)

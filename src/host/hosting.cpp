@@ -429,6 +429,10 @@ void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::Chan
         with_props = false;
         st = grant(s, req.grant.uid, req.grant.rights);
         break;
+    case Request::StackTracing:
+        with_props = false;
+        st = s->set_stack_tracing(req.stack_events);
+        break;
     default:
         st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request");
         break;

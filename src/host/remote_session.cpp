@@ -43,6 +43,13 @@ Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
     return request_grant(registry_, entry_, GrantRecord{uid, rights});
 }
 
+Status RemoteSession::set_stack_tracing(const std::vector<etw_classic_event_id> &events)
+{
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
+    return request_stack_tracing(registry_, entry_, events);
+}
+
 Status RemoteSession::options(SessionOptions *out)
 {
     if (Status st = reachable("it can only be stopped"); !st)

@@ -20,6 +20,7 @@ public:
     Status stop(Properties *props);
     Status enable(const EnableRecord &rec, bool enable);
     Status grant(std::uint32_t uid, std::uint32_t rights);
+    Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
     Status options(SessionOptions *out);
     // A buffering session's snapshot to path (made absolute here).
     Status flush_to(const std::string &path, Properties *props);

@@ -103,6 +103,16 @@ Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRec
     return status_request(reg, e, Request::Grant, w.bytes);
 }
 
+Status request_stack_tracing(SystemRegistry &reg, const RegistryEntry &e,
+                             const std::vector<etw_classic_event_id> &events)
+{
+    Writer w;
+    w.u32(std::uint32_t(events.size()));
+    for (const etw_classic_event_id &id : events)
+        w.put(&id, sizeof id);
+    return status_request(reg, e, Request::StackTracing, w.bytes);
+}
+
 Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out)
 {
     ChannelHandle c = platform::kNoChannel;
@@ -235,6 +245,8 @@ std::int64_t max_request_body(std::uint32_t kind)
         return std::int64_t(sizeof(EnableRecord)) + 4;
     case Request::Grant:
         return std::int64_t(sizeof(GrantRecord));
+    case Request::StackTracing:
+        return 4 + std::int64_t(ETW_MAX_STACK_TRACING_EVENTS * sizeof(etw_classic_event_id));
     case Request::FlushTo:
         return kText16Max + kPropsMax;
     case Request::Writer:
@@ -268,6 +280,14 @@ Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, 
     case Request::Grant:
         ok = r.get(&out->grant, sizeof out->grant);
         break;
+    case Request::StackTracing: {
+        std::uint32_t n = 0;
+        ok = r.u32(&n) && n <= ETW_MAX_STACK_TRACING_EVENTS;
+        out->stack_events.resize(ok ? n : 0);
+        for (std::uint32_t i = 0; ok && i < n; ++i)
+            ok = r.get(&out->stack_events[i], sizeof(etw_classic_event_id));
+        break;
+    }
     case Request::FlushTo:
         ok = r.text16(&out->path) && !out->path.empty() && get_props(r, &out->props);
         break;

@@ -28,8 +28,9 @@ enum class Request : std::uint32_t {
     Grant = 6,
     Writer = 7,
     Consume = 8,
-    Options = 9,  // the options the session runs with (control right)
-    FlushTo = 10, // a buffering session's snapshot to a path: the host's own user or root only
+    Options = 9,       // the options the session runs with (control right)
+    FlushTo = 10,      // a buffering session's snapshot to a path: the host's own user or root only
+    StackTracing = 11, // the kernel events that carry stacks (control right)
 };
 
 // The right a request needs (ETW_SESSION_RIGHT_*).
@@ -44,6 +45,8 @@ Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code
 Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable);
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant);
 Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out);
+Status request_stack_tracing(SystemRegistry &reg, const RegistryEntry &e,
+                             const std::vector<etw_classic_event_id> &events);
 // FlushTo: the host writes the snapshot to path (absolute) as its own user.
 Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::u16string &path, Properties *props);
 // The session's region and what a writer needs; region is the caller's to adopt.
@@ -76,8 +79,9 @@ struct IncomingRequest {
     Properties props;      // Query..Stop
     EnableRecord enable{}; // Enable
     bool enable_on = false;
-    GrantRecord grant{}; // Grant
-    std::u16string path; // FlushTo
+    GrantRecord grant{};                            // Grant
+    std::u16string path;                            // FlushTo
+    std::vector<etw_classic_event_id> stack_events; // StackTracing
 };
 // The most body bytes a request of that kind can need: 0 for a request
 // without a body, -1 for an unknown kind (read before any body is).

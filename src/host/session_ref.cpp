@@ -55,6 +55,10 @@ public:
     {
         return Hosting::instance().grant(s_, uid, rights);
     }
+    Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) override
+    {
+        return s_->set_stack_tracing(events);
+    }
     void describe(Properties &props) override { s_->fill(props); }
     Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
     {
@@ -110,6 +114,10 @@ public:
         return st;
     }
     Status grant(std::uint32_t uid, std::uint32_t rights) override { return r_.grant(uid, rights); }
+    Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) override
+    {
+        return r_.set_stack_tracing(events);
+    }
     void describe(Properties &props) override
     {
         // Without the control right: what its host last published (the

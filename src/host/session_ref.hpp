@@ -47,6 +47,8 @@ public:
     virtual Status enable(const etw_guid &provider, bool enable, std::uint8_t level, std::uint64_t match_any,
                           std::uint64_t match_all) = 0;
     virtual Status grant(std::uint32_t uid, std::uint32_t rights) = 0;
+    // The kernel events that carry their stacks (etw_session_set_stack_tracing).
+    virtual Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) = 0;
     // What etw_session_list reports of it: the settings and statistics when
     // they can be had, else what its host last published, else its name.
     virtual void describe(Properties &props) = 0;

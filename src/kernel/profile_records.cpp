@@ -7,11 +7,17 @@
 #include "platform/perf_events.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace openetw::kernel {
 
 using etl::rd32;
 using etl::rd64;
+
+bool is_sampled_profile(const etw_guid &g, std::uint8_t type)
+{
+    return type == kTypeSampledProfile && std::memcmp(&g, &kPerfInfoGuid, sizeof g) == 0;
+}
 
 Bytes sampled_profile_payload(std::uint64_t instruction_pointer, std::uint32_t thread_id, std::uint32_t pointer_size)
 {

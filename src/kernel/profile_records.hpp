@@ -11,6 +11,8 @@
 
 #include "kernel/kernel_records.hpp"
 
+#include <openetw/records.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +27,12 @@ inline constexpr std::uint16_t kSampledProfileVersion = 2;
 inline constexpr std::uint16_t kStackWalkVersion = 2;
 // StackWalk_Event's Stack1..Stack192: the deepest stack a record carries.
 inline constexpr std::size_t kMaxStackFrames = 192;
+
+// The PerfInfo class's GUID (the SampledProfile events), and whether a
+// CLASSIC_EVENT_ID names SampledProfile.
+inline constexpr etw_guid kPerfInfoGuid = {
+    0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}};
+bool is_sampled_profile(const etw_guid &event_guid, std::uint8_t type);
 
 // SampledProfile: InstructionPointer (pointer), ThreadId, Count (u16: the
 // samples this record stands for, always 1 here), Reserved (u16).

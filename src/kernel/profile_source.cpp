@@ -37,8 +37,9 @@ Status ProfileSource::open()
     spec.sample_type =
         platform::kPerfSampleIp | platform::kPerfSampleTid | platform::kPerfSampleTime | platform::kPerfSampleCpu;
     if (options_.stacks) {
+        // The kernel's own limit (kernel.perf_event_max_stack, 127 by
+        // default): asking for more than it allows fails with EOVERFLOW.
         spec.sample_type |= platform::kPerfSampleCallchain;
-        spec.max_stack = std::uint16_t(kMaxStackFrames);
     }
     spec.data_pages = ring_pages(options_);
     if (Status st = events_.open(spec); !st)

@@ -178,23 +178,11 @@ public:
         }
         std::unique_ptr<ProfileSource> next_profile;
         const bool profile_change = (flags & ETW_FLAG_PROFILE) != (flags_ & ETW_FLAG_PROFILE);
-        if (profile_change && (flags & ETW_FLAG_PROFILE)) {
-            ProfileOptions o;
-            o.interval_100ns = profile_settings_.interval_100ns;
-            o.stacks = profile_settings_.stacks;
-            o.pointer_size = platform::kPointerSize;
-            o.max_record = max_record_;
-            next_profile = std::make_unique<ProfileSource>(o);
-            if (Status st = next_profile->open(); !st)
+        if (profile_change && (flags & ETW_FLAG_PROFILE))
+            if (Status st = open_profile(profile_settings_, &next_profile); !st)
                 return st;
-        }
-        if (profile_change) {
-            if (profile_) {
-                (void)profile_->disable();
-                retired_profile_.push_back(std::move(profile_));
-            }
-            profile_ = std::move(next_profile);
-        }
+        if (profile_change)
+            replace_profile(std::move(next_profile));
         if (process_change) {
             if (process_) {
                 // What the old rings hold still reaches the session (next drain).
@@ -217,6 +205,20 @@ public:
         return Status::ok();
     }
     std::uint32_t flags() const override { return flags_; }
+
+    Status set_profile_stacks(bool stacks) override
+    {
+        ProfileSettings next = profile_settings_;
+        next.stacks = stacks;
+        if (profile_ && stacks != profile_settings_.stacks) {
+            std::unique_ptr<ProfileSource> reopened;
+            if (Status st = open_profile(next, &reopened); !st)
+                return st;
+            replace_profile(std::move(reopened));
+        }
+        profile_settings_ = next;
+        return Status::ok();
+    }
 
     void rundown(bool end, const SessionSink &sink) override
     {
@@ -374,6 +376,29 @@ private:
         o.header.process_id = platform::process_id();
         const std::uint32_t cpu = platform::current_processor();
         system_config_rundown(o, [&](Bytes &&r) { sink(cpu, r.data(), std::uint32_t(r.size())); });
+    }
+
+    Status open_profile(const ProfileSettings &settings, std::unique_ptr<ProfileSource> *out) const
+    {
+        ProfileOptions o;
+        o.interval_100ns = settings.interval_100ns;
+        o.stacks = settings.stacks;
+        o.pointer_size = platform::kPointerSize;
+        o.max_record = max_record_;
+        auto source = std::make_unique<ProfileSource>(o);
+        if (Status st = source->open(); !st)
+            return st;
+        *out = std::move(source);
+        return Status::ok();
+    }
+    // The old source's samples still reach the session (next drain).
+    void replace_profile(std::unique_ptr<ProfileSource> next)
+    {
+        if (profile_) {
+            (void)profile_->disable();
+            retired_profile_.push_back(std::move(profile_));
+        }
+        profile_ = std::move(next);
     }
 
     // Writes the held records stamped up to until, oldest first (records of

@@ -81,6 +81,9 @@ public:
     // An update's new flags: sources opened and closed to match. On failure
     // the flags in force are unchanged.
     virtual Status set_flags(std::uint32_t enable_flags) = 0;
+    // Whether sampled-profile samples carry their stacks from now on (the
+    // profile's source reopened when it runs). On failure nothing changes.
+    virtual Status set_profile_stacks(bool stacks) = 0;
     virtual std::uint32_t flags() const = 0;
 };
 

@@ -154,4 +154,77 @@ TEST(Profile, TheIntervalSetsTheRateAndIsCheckedAgainstWindowsRange)
     std::filesystem::remove(file);
 }
 
+const etw_classic_event_id kSampledProfile = {
+    {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}}, 46, {}};
+
+TEST(Profile, SamplesAskedForCarryTheirStacksAndEtwdumpNamesTheCallers)
+{
+    const std::string file = temp_file("profile-stacks");
+    Session session;
+    ASSERT_EQ(session.start("OpenETW profile stacks " + std::to_string(::getpid()), file,
+                            ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD, 0),
+              ETW_OK)
+        << etw_last_error_message();
+    ASSERT_EQ(etw_session_set_stack_tracing(session.s, &kSampledProfile, 1), ETW_OK) << etw_last_error_message();
+    const pid_t busy = run_busy(1.0);
+    ASSERT_EQ(etw_session_stop(session.s, nullptr), ETW_OK) << etw_last_error_message();
+
+    const std::string profile = run(std::string(env("ETWDUMP")) + " --format profile --top 5 " + file);
+    const std::vector<std::string> lines = section(profile, busy);
+    // Self: the busy function; inclusive: main calls it, so both hold nearly every sample.
+    std::size_t at = 0;
+    while (at < lines.size() && lines[at].find("inclusive") == std::string::npos)
+        ++at;
+    ASSERT_LT(at, lines.size()) << "no inclusive part for process " << busy << " in:\n" << profile;
+    bool main_seen = false, busy_seen = false;
+    for (std::size_t i = at + 1; i < lines.size(); ++i) {
+        std::istringstream row(lines[i]);
+        std::string samples, percent, function;
+        row >> samples >> percent >> function;
+        if (function == "main" || function == "spin_in_busy_function") {
+            EXPECT_GT(std::atof(percent.c_str()), 90.0) << lines[i];
+            (function == "main" ? main_seen : busy_seen) = true;
+        }
+    }
+    EXPECT_TRUE(main_seen && busy_seen) << profile;
+    std::filesystem::remove(file);
+}
+
+TEST(Profile, StackTracingRefusesWhatItCannotServe)
+{
+    const std::string file = temp_file("profile-refusals");
+    Session system;
+    ASSERT_EQ(system.start("OpenETW profile refusals " + std::to_string(::getpid()), file, ETW_FLAG_PROCESS, 0), ETW_OK)
+        << etw_last_error_message();
+    // CSwitch (the Thread class, type 36): stacks not recorded here.
+    const etw_classic_event_id cswitch = {
+        {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}},
+        36,
+        {}};
+    const etw_classic_event_id both[] = {kSampledProfile, cswitch};
+    EXPECT_EQ(etw_session_set_stack_tracing(system.s, both, 2), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("type 36"), std::string::npos) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_stack_tracing(system.s, nullptr, 1), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_session_set_stack_tracing(system.s, both, ETW_MAX_STACK_TRACING_EVENTS + 1),
+              ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_session_set_stack_tracing(nullptr, both, 1), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_session_set_stack_tracing(system.s, nullptr, 0), ETW_OK); // stacks off
+
+    // A session that is not a system logger has no kernel events to stack.
+    etw_properties *props = nullptr;
+    ASSERT_EQ(etw_properties_create(&props, ("OpenETW plain " + std::to_string(::getpid())).c_str()), ETW_OK);
+    etw_properties_set_log_file_name(props, temp_file("profile-plain").c_str());
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_SESSION_IN_PROCESS;
+    etw_session *plain = nullptr;
+    ASSERT_EQ(etw_session_start_ex(&plain, props, &o), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_stack_tracing(plain, &kSampledProfile, 1), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(etw_session_stop(plain, nullptr), ETW_OK);
+    etw_session_close(plain);
+    etw_properties_destroy(props);
+    std::filesystem::remove(temp_file("profile-plain"));
+    std::filesystem::remove(file);
+}
+
 } // namespace

@@ -4,6 +4,8 @@
 // process is (Process records) and where its images are (Image records);
 // names the functions of ELF images from their symbol tables, read from
 // the image's path when the dump runs (docs/KERNEL_LOGGER.md, "Profiles").
+// Samples followed by their StackWalk record also count, per function,
+// the samples whose stack holds it (inclusive).
 #pragma once
 
 #include <openetw/openetw.h>
@@ -36,6 +38,8 @@ private:
         std::vector<Image> images; // newest last
         std::uint64_t samples = 0;
         std::map<std::string, std::uint64_t> functions; // "function\tmodule" -> samples
+        std::map<std::string, std::uint64_t> inclusive; // -> samples whose stack holds it
+        std::uint64_t stacked = 0;                      // samples with a stack
     };
     void attribute();
     const ElfSymbols *symbols(const std::string &path);
@@ -44,8 +48,13 @@ private:
     unsigned top_;
     std::map<std::uint32_t, Process> processes_;
     std::map<std::uint32_t, std::uint32_t> thread_process_;
-    std::map<std::string, std::unique_ptr<ElfSymbols>> elf_;       // null: not readable
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_; // (thread, ip) of samples, attributed at the end
+    std::map<std::string, std::unique_ptr<ElfSymbols>> elf_; // null: not readable
+    struct Sample {
+        std::uint32_t thread;
+        std::uint64_t ip;
+        std::vector<std::uint64_t> frames; // its StackWalk's, innermost first
+    };
+    std::vector<Sample> pending_; // samples not yet attributed
     std::uint64_t samples_ = 0;
     std::uint32_t pointer_size_ = 8;
 };

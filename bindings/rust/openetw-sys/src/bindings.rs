@@ -181,6 +181,7 @@ pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
 pub const ETW_SESSION_IN_PROCESS: u32 = 8;
 pub const ETW_SESSION_OPTIONS_V1_SIZE: u32 = 16;
+pub const ETW_MAX_STACK_TRACING_EVENTS: u32 = 256;
 pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
@@ -2613,9 +2614,8 @@ extern "C" {
     #[doc = " as another user, or the namespace's folder belongs to another user or is"]
     #[doc = " writable by others), ETW_ERROR_FILE_NOT_FOUND (no host runs and"]
     #[doc = " openetw-hostd is not found, or the host started does not answer),"]
-    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made absolute"]
-    #[doc = " before the host sees it. A log file that cannot be created leaves no"]
-    #[doc = " name, region or file behind."]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND (it died before answering). A relative log file name is the caller's: it is made"]
+    #[doc = " absolute before the host sees it. A log file that cannot be created leaves no name, region or file behind."]
     pub fn etw_session_start(out: *mut *mut etw_session, props: *mut etw_properties) -> etw_status;
 }
 #[doc = " Options beyond EVENT_TRACE_PROPERTIES. Set struct_size to"]
@@ -2727,6 +2727,79 @@ fn bindgen_test_layout_etw_session_options() {
     }
     test_field_profile_interval();
 }
+#[doc = " A kernel event by its class GUID and event type, as CLASSIC_EVENT_ID"]
+#[doc = " names it (TraceSetInformation's TraceStackTracingInfo)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_classic_event_id {
+    pub event_guid: etw_guid,
+    pub type_: u8,
+    pub reserved: [u8; 7usize],
+}
+#[test]
+fn bindgen_test_layout_etw_classic_event_id() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_classic_event_id>(),
+        24usize,
+        concat!("Size of: ", stringify!(etw_classic_event_id))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_classic_event_id>(),
+        4usize,
+        concat!("Alignment of ", stringify!(etw_classic_event_id))
+    );
+    fn test_field_event_guid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).event_guid) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event_id),
+                "::",
+                stringify!(event_guid)
+            )
+        );
+    }
+    test_field_event_guid();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event_id),
+                "::",
+                stringify!(type_)
+            )
+        );
+    }
+    test_field_type();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_classic_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            17usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_classic_event_id),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
 extern "C" {
     #[doc = " etw_session_start with options (NULL: as etw_session_start)."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER when options->struct_size is smaller than the"]
@@ -2751,6 +2824,27 @@ extern "C" {
     pub fn etw_session_get_options(
         out: *mut etw_session_options,
         session: *const etw_session,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Chooses the kernel events of a running system logger session that carry"]
+    #[doc = " their call stack (TraceSetInformation with TraceStackTracingInfo; xperf's"]
+    #[doc = " -stackwalk): each chosen event is followed, in its processor's buffers,"]
+    #[doc = " by a StackWalk/Stack record (the event's timestamp, process and thread,"]
+    #[doc = " then its frames, innermost first: kernel frames, then user frames). The"]
+    #[doc = " list replaces the previous one; count 0 turns stacks off. Served:"]
+    #[doc = " PerfInfo/SampleProfile (class ce1dbfb4-137e-4da6-87b0-3f59aa102cbc, type"]
+    #[doc = " 46). ETW_ERROR_INVALID_PARAMETER (session NULL, events NULL with a count,"]
+    #[doc = " count above ETW_MAX_STACK_TRACING_EVENTS); ETW_ERROR_NOT_SUPPORTED (not a"]
+    #[doc = " system logger, or an event whose stacks this system cannot take, named;"]
+    #[doc = " nothing changes then); a session of another process: a request to its"]
+    #[doc = " host (ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL,"]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it stopped). Any thread; events is"]
+    #[doc = " read during the call only."]
+    pub fn etw_session_set_stack_tracing(
+        session: *mut etw_session,
+        events: *const etw_classic_event_id,
+        count: u32,
     ) -> etw_status;
 }
 extern "C" {
