@@ -1,5 +1,7 @@
 /* A program whose time goes to one function, for the sampled-profile test:
- * spins in spin_in_busy_function for argv[1] seconds (default 1). */
+ * spins in spin_in_busy_function for argv[1] seconds of its own processor
+ * time (default 1), so that its sample count does not depend on how busy
+ * the machine is. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <time.h>
@@ -9,11 +11,11 @@ volatile unsigned long busy_sink;
 __attribute__((noinline)) void spin_in_busy_function(double seconds)
 {
     struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     do {
         for (int i = 0; i < 100000; ++i)
             busy_sink += (unsigned long)i * 7u;
-        clock_gettime(CLOCK_MONOTONIC, &t);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 

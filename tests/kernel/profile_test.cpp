@@ -116,7 +116,7 @@ TEST(Profile, TheBusyFunctionTopsItsProcessInTheSummary)
     top >> samples >> percent >> function >> module;
     EXPECT_EQ(function, "spin_in_busy_function") << profile;
     EXPECT_EQ(module, "busy_function") << profile;
-    // A second of one processor at 1 ms: most of a thousand samples.
+    // A second of processor time at 1 ms: most of a thousand samples.
     EXPECT_GT(std::atoi(samples.c_str()), 500) << profile;
     std::filesystem::remove(file);
 }
@@ -126,7 +126,7 @@ TEST(Profile, TheIntervalSetsTheRateAndIsCheckedAgainstWindowsRange)
     const std::string file = temp_file("profile-rate");
     {
         Session session;
-        // 10 ms: a second of the busy program is about 100 samples, not 1000.
+        // 10 ms: a second of the busy program's processor time is about 100 samples, not 1000.
         ASSERT_EQ(session.start("OpenETW profile rate " + std::to_string(::getpid()), file,
                                 ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD, 100000),
                   ETW_OK)

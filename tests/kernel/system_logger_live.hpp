@@ -69,11 +69,13 @@ inline long long number(const Seen &s, const std::string &field)
     return v.empty() || *end != '\0' ? -1 : (long long)n;
 }
 
-inline std::vector<const Seen *> named(const std::vector<Seen> &all, const std::string &name)
+// The records of an event name, and with field equal to value when a field is given.
+inline std::vector<const Seen *> named(const std::vector<Seen> &all, const std::string &name,
+                                       const std::string &field = {}, long long value = 0)
 {
     std::vector<const Seen *> out;
     for (const Seen &s : all)
-        if (s.event_name == name)
+        if (s.event_name == name && (field.empty() || number(s, field) == value))
             out.push_back(&s);
     return out;
 }

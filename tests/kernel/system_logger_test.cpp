@@ -3,7 +3,7 @@
 // events, with the rundown at both ends; flags no source serves are refused
 // by name; an update changes the flags of a running session; a user without
 // the rights is refused with the capability named. Runs as root (as CI).
-#include "kernel_etl.hpp"
+#include "system_logger_live.hpp"
 
 #include <openetw/openetw.h>
 
@@ -32,30 +32,7 @@
 namespace {
 
 using kerneltest::Seen;
-
-struct Props {
-    etw_properties *p = nullptr;
-    explicit Props(const std::string &name) { EXPECT_EQ(etw_properties_create(&p, name.c_str()), ETW_OK); }
-    ~Props() { etw_properties_destroy(p); }
-};
-
-std::string temp_file(const std::string &stem)
-{
-    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()) + ".etl")).string();
-}
-
-// A system logger (SYSTEM_LOGGER_MODE: a name of its own, so that tests on
-// one machine do not meet) in this process, logging to file.
-etw_status start(etw_session **s, Props &props, const std::string &file, std::uint32_t flags)
-{
-    etw_properties_set_log_file_name(props.p, file.c_str());
-    etw_properties_set_log_file_mode(props.p, ETW_FILE_MODE_SEQUENTIAL | ETW_SYSTEM_LOGGER_MODE);
-    etw_properties_set_enable_flags(props.p, flags);
-    etw_session_options o{};
-    o.struct_size = sizeof o;
-    o.flags = ETW_SESSION_IN_PROCESS;
-    return etw_session_start_ex(s, props.p, &o);
-}
+using namespace syslogtest;
 
 // Runs /bin/sh -c 'exit CODE' and returns its pid.
 pid_t run_shell(int code)
@@ -69,44 +46,6 @@ pid_t run_shell(int code)
     int status = 0;
     ::waitpid(pid, &status, 0);
     return pid;
-}
-
-std::vector<Seen> read_back(const std::string &path)
-{
-    kerneltest::Reader reader;
-    etw_consumer_options o{};
-    o.struct_size = sizeof o;
-    o.flags = ETW_CONSUMER_RAW_TIMESTAMP;
-    o.record = kerneltest::on_record;
-    o.user_data = &reader;
-    etw_consumer *consumer = nullptr;
-    const char *paths[] = {path.c_str()};
-    EXPECT_EQ(etw_consumer_open(&consumer, paths, 1, &o), ETW_OK) << etw_last_error_message();
-    if (consumer) {
-        EXPECT_EQ(etw_consumer_process(consumer), ETW_OK) << etw_last_error_message();
-        etw_consumer_close(consumer);
-    }
-    return std::move(reader.seen);
-}
-
-// A field's number, however the decoder shows it (decimal, or 0x hex for
-// the Thread class's ids); -1 when absent or not a number.
-long long number(const Seen &s, const std::string &field)
-{
-    const std::string v = s.value(field);
-    char *end = nullptr;
-    const long long n = std::strtoll(v.c_str(), &end, 0);
-    return v.empty() || *end != '\0' ? -1 : n;
-}
-
-std::vector<const Seen *> named(const std::vector<Seen> &all, const std::string &name, const std::string &field = {},
-                                long long value = 0)
-{
-    std::vector<const Seen *> out;
-    for (const Seen &s : all)
-        if (s.event_name == name && (field.empty() || number(s, field) == value))
-            out.push_back(&s);
-    return out;
 }
 
 TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)

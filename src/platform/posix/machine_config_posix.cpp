@@ -177,16 +177,11 @@ etw_status mounted_filesystems(std::vector<MountedFilesystem> *out) noexcept
         std::string text;
         if (const int e = posix::read_text_file("/proc/self/mountinfo", &text); e != 0)
             return from_errno(e);
-        std::size_t at = 0;
-        while (at < text.size()) {
-            std::size_t end = text.find('\n', at);
-            if (end == std::string::npos)
-                end = text.size();
+        posix::for_each_line(text, [&](std::string_view line) {
             MountedFilesystem m;
-            if (parse_mountinfo_line(std::string_view(text).substr(at, end - at), &m))
+            if (parse_mountinfo_line(line, &m))
                 out->push_back(std::move(m));
-            at = end + 1;
-        }
+        });
         return ETW_OK;
     } catch (...) {
         return ETW_ERROR_NOT_ENOUGH_MEMORY;

@@ -151,16 +151,11 @@ etw_status proc_read_mappings(std::uint32_t pid, std::vector<ProcMapping> *out) 
         if (const etw_status s = read_text("/proc/" + std::to_string(pid) + "/maps", &text); s != ETW_OK)
             return s;
         out->clear();
-        std::size_t at = 0;
-        while (at < text.size()) {
-            std::size_t end = text.find('\n', at);
-            if (end == std::string::npos)
-                end = text.size();
+        posix::for_each_line(text, [&](std::string_view line) {
             ProcMapping m;
-            if (parse_proc_maps_line(std::string_view(text).substr(at, end - at), &m))
+            if (parse_proc_maps_line(line, &m))
                 out->push_back(std::move(m));
-            at = end + 1;
-        }
+        });
         return ETW_OK;
     } catch (...) {
         return ETW_ERROR_NOT_ENOUGH_MEMORY;

@@ -270,31 +270,12 @@ impl KernelTrace {
     /// delivered and the thread has ended, with the final statistics. A
     /// panic of a closure is resumed here.
     pub fn stop(mut self) -> Result<Statistics> {
-        let Some(thread) = self.thread.take() else {
-            return Ok(self.stats.unwrap_or_default());
-        };
-        let stopped = self.session.stop(None);
-        if stopped.is_err() {
-            self.canceller.cancel(); // the feed would not end by itself
-        }
-        let delivered = match thread.join() {
-            Ok(result) => result,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        let stats = stopped?;
-        delivered?;
-        self.stats = Some(stats);
-        Ok(stats)
+        crate::trace::finish_delivery(&self.session, &mut self.thread, &self.canceller, &mut self.stats)
     }
 }
 
 impl Drop for KernelTrace {
     fn drop(&mut self) {
-        if let Some(thread) = self.thread.take() {
-            if self.session.stop(None).is_err() {
-                self.canceller.cancel();
-            }
-            let _ = thread.join();
-        }
+        crate::trace::drop_delivery(&self.session, &mut self.thread, &self.canceller);
     }
 }

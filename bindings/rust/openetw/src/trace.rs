@@ -97,31 +97,48 @@ impl LiveTrace {
     }
 
     fn finish(&mut self) -> Result<Statistics> {
-        let Some(thread) = self.thread.take() else {
-            return Ok(self.stats.unwrap_or_default());
-        };
-        let stopped = self.session.stop(None);
-        if stopped.is_err() {
-            self.canceller.cancel(); // the feed would not end by itself
+        finish_delivery(&self.session, &mut self.thread, &self.canceller, &mut self.stats)
+    }
+}
+
+/// Stops a live session and joins the thread delivering its events (once:
+/// later calls give the statistics kept); a panic of the thread's closures
+/// is resumed here. Shared by [`LiveTrace`] and the kernel trace.
+pub(crate) fn finish_delivery(
+    session: &Session,
+    thread: &mut Option<JoinHandle<Result<()>>>,
+    canceller: &Canceller,
+    stats: &mut Option<Statistics>,
+) -> Result<Statistics> {
+    let Some(thread) = thread.take() else {
+        return Ok(stats.unwrap_or_default());
+    };
+    let stopped = session.stop(None);
+    if stopped.is_err() {
+        canceller.cancel(); // the feed would not end by itself
+    }
+    let delivered = match thread.join() {
+        Ok(result) => result,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    let done = stopped?;
+    delivered?;
+    *stats = Some(done);
+    Ok(done)
+}
+
+/// As [`finish_delivery`] when the owner is dropped: nothing to report to.
+pub(crate) fn drop_delivery(session: &Session, thread: &mut Option<JoinHandle<Result<()>>>, canceller: &Canceller) {
+    if let Some(thread) = thread.take() {
+        if session.stop(None).is_err() {
+            canceller.cancel();
         }
-        let delivered = match thread.join() {
-            Ok(result) => result,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        let stats = stopped?;
-        delivered?;
-        self.stats = Some(stats);
-        Ok(stats)
+        let _ = thread.join();
     }
 }
 
 impl Drop for LiveTrace {
     fn drop(&mut self) {
-        if let Some(thread) = self.thread.take() {
-            if self.session.stop(None).is_err() {
-                self.canceller.cancel();
-            }
-            let _ = thread.join();
-        }
+        drop_delivery(&self.session, &mut self.thread, &self.canceller);
     }
 }
