@@ -135,12 +135,9 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize must be 4..16384 KB");
     if (r.Wnode.ClientContext > ETW_CLOCK_CPU_CYCLE)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "Wnode.ClientContext must be 0..3");
-    if (const std::uint32_t iv = options.profile_interval;
-        iv != 0 && (iv < kernel::kMinProfileInterval || iv > kernel::kMaxProfileInterval))
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    "the sampled profile interval " + std::to_string(iv) +
-                        " (100 ns units) is out of range: " + std::to_string(kernel::kMinProfileInterval) + " to " +
-                        std::to_string(kernel::kMaxProfileInterval));
+    if (options.profile_interval != 0)
+        if (Status st = kernel::check_profile_interval(options.profile_interval); !st)
+            return st;
 
     std::unique_ptr<Session> s(new Session());
     s->name_ = props.session_name();

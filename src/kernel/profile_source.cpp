@@ -24,13 +24,20 @@ std::uint32_t ring_pages(const ProfileOptions &o)
 
 } // namespace
 
+Status check_profile_interval(std::uint32_t interval_100ns)
+{
+    if (interval_100ns >= kMinProfileInterval && interval_100ns <= kMaxProfileInterval)
+        return Status::ok();
+    return Fail(ETW_ERROR_INVALID_PARAMETER,
+                "the sampled profile interval " + std::to_string(interval_100ns) + " (100 ns units) is out of range: " +
+                    std::to_string(kMinProfileInterval) + " to " + std::to_string(kMaxProfileInterval));
+}
+
 Status ProfileSource::open()
 {
     const std::uint32_t iv = options_.interval_100ns;
-    if (iv < kMinProfileInterval || iv > kMaxProfileInterval)
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    "the sampled profile interval " + std::to_string(iv) + " (100 ns units) is out of range: " +
-                        std::to_string(kMinProfileInterval) + " to " + std::to_string(kMaxProfileInterval));
+    if (Status st = check_profile_interval(iv); !st)
+        return st;
     platform::PerfEventSpec spec;
     spec.kind = platform::PerfEventSpec::Kind::CpuClock;
     spec.period_ns = std::uint64_t(iv) * 100u;

@@ -38,6 +38,8 @@ struct SessionClock {
 inline constexpr std::uint32_t kDefaultProfileInterval = 10000;
 inline constexpr std::uint32_t kMinProfileInterval = 1221;
 inline constexpr std::uint32_t kMaxProfileInterval = 10000000;
+// ETW_ERROR_INVALID_PARAMETER naming the range for an interval outside it.
+Status check_profile_interval(std::uint32_t interval_100ns);
 
 // Settings beyond EnableFlags: the sampled profile's interval (100 ns
 // units; TraceSetInformation's TraceSampledProfileIntervalInfo) and

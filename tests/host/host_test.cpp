@@ -80,6 +80,59 @@ TEST(Host, OneHostServesEveryStarterOfTheNamespace)
     EXPECT_EQ(etwctl({"stop", "HostOneB"}).status, 0);
 }
 
+// Stack tracing asked of a system logger that runs in the host (the
+// StackTracing request): its samples carry stacks; what it cannot serve is
+// refused through the host with the reason.
+TEST(Host, StackTracingReachesASystemLoggerThroughItsHost)
+{
+    const std::string file = g_ns.path("stacks.etl");
+    Proc r = etwctl({"start", "HostStacks", "--file", file, "--mode", "sequential,system-logger", "--enable-flags",
+                     "profile,thread"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "HostStacks"), ETW_OK) << etw_last_error_message();
+    const etw_classic_event_id profile = {
+        {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}},
+        46,
+        {}};
+    const etw_classic_event_id cswitch = {
+        {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}},
+        36,
+        {}};
+    EXPECT_EQ(etw_session_set_stack_tracing(s, &cswitch, 1), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("type 36"), std::string::npos) << etw_last_error_message();
+    ASSERT_EQ(etw_session_set_stack_tracing(s, &profile, 1), ETW_OK) << etw_last_error_message();
+    // Something to sample: this thread spins a quarter of a second.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+    volatile unsigned long spin = 0;
+    while (std::chrono::steady_clock::now() < until)
+        spin = spin + 1;
+    etw_session_close(s);
+    ASSERT_EQ(etwctl({"stop", "HostStacks"}).status, 0);
+
+    struct Counts {
+        unsigned samples = 0, stacks = 0;
+    } counts;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.user_data = &counts;
+    o.record = [](void *user, const etw_record *rec) -> int32_t {
+        auto *c = static_cast<Counts *>(user);
+        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x0F2E)
+            ++c->samples;
+        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x1820)
+            ++c->stacks;
+        return 0;
+    };
+    etw_consumer *consumer = nullptr;
+    const char *paths[] = {file.c_str()};
+    ASSERT_EQ(etw_consumer_open(&consumer, paths, 1, &o), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_consumer_process(consumer), ETW_OK) << etw_last_error_message();
+    etw_consumer_close(consumer);
+    EXPECT_GT(counts.samples, 100u);
+    EXPECT_GT(counts.stacks, 100u) << "the samples carry no stacks: the request did not reach the host's logger";
+}
+
 // ---- Faults ----
 
 TEST(Host, AStartWhoseLogFileCannotBeCreatedLeavesNothingBehind)
