@@ -150,6 +150,14 @@
 %ignore etw_logfile_info;
 %ignore etw_consumer_stats;
 %ignore etw_loss_info;
+%ignore etw_classic_event_id;
+
+/* etw_session_set_stack_tracing's events: an array of blittable structs, pinned for the call. */
+%typemap(ctype) const etw_classic_event_id *events "const void *"
+%typemap(imtype) const etw_classic_event_id *events "global::OpenEtw.Interop.ClassicEventIdNative[]"
+%typemap(cstype) const etw_classic_event_id *events "global::OpenEtw.Interop.ClassicEventIdNative[]"
+%typemap(csin) const etw_classic_event_id *events "$csinput"
+%typemap(in) const etw_classic_event_id *events %{ $1 = ($1_ltype)$input; %}
 
 /* A struct passed by reference: pinned by the marshaller, struct_size set by the caller. */
 %define OPENETW_STRUCT_REF(DECL, CSTYPE)

@@ -12,7 +12,8 @@ namespace OpenEtw.Tests
         {
             if (!System.Environment.Is64BitProcess)
                 return;
-            Assert.Equal(16, Unsafe.SizeOf<SessionOptionsNative>());
+            Assert.Equal(20, Unsafe.SizeOf<SessionOptionsNative>()); // profile_interval added in 1.1
+            Assert.Equal(24, Unsafe.SizeOf<ClassicEventIdNative>());
             Assert.Equal(16, Unsafe.SizeOf<SessionHostInfoNative>());
             Assert.Equal(40, Unsafe.SizeOf<ProviderEnableInfoNative>());
             Assert.Equal(16, Unsafe.SizeOf<ExtendedItemNative>());

@@ -17,6 +17,15 @@ namespace OpenEtw.Interop
         public uint ProfileInterval;
     }
 
+    // etw_classic_event_id (CLASSIC_EVENT_ID): 24 bytes.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct ClassicEventIdNative
+    {
+        public Guid EventGuid;
+        public byte Type;
+        public byte Reserved0, Reserved1, Reserved2, Reserved3, Reserved4, Reserved5, Reserved6;
+    }
+
     [StructLayout(LayoutKind.Sequential)]
     internal struct SessionHostInfoNative
     {
