@@ -7,30 +7,11 @@
 #include <gtest/gtest.h>
 
 using namespace openetw::kernel;
+using kerneltest::expect_perfinfo;
+using kerneltest::ptr_text;
 using kerneltest::Seen;
 
-namespace {
-
-std::string ptr_text(std::uint64_t v, std::uint32_t ptr)
-{
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%llX", static_cast<unsigned long long>(ptr == 8 ? v : v & 0xFFFFFFFFu));
-    return s;
-}
-
-void expect_perfinfo(const Seen &s, std::uint16_t hook, std::uint32_t ptr)
-{
-    EXPECT_EQ(s.kind, ETW_RECORD_KIND_PERFINFO);
-    EXPECT_EQ(s.header_type, ptr == 8 ? 0x11u : 0x10u);
-    EXPECT_EQ(s.header_size, 0x10u);
-    EXPECT_EQ(s.hook_id, hook);
-    EXPECT_EQ(s.version_word, 3u);
-    EXPECT_EQ(s.timestamp_raw, 777);
-    EXPECT_EQ(s.problem, "");
-    EXPECT_EQ(s.consumed, s.payload_size) << "the class must account for every payload byte";
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST(DiskRecords, ReadAndWriteInBothLayoutsDecodeAsDiskIoV3)
 {
@@ -47,8 +28,8 @@ TEST(DiskRecords, ReadAndWriteInBothLayoutsDecodeAsDiskIoV3)
         const std::vector<Seen> seen = kerneltest::round_trip(
             {disk_io_record(DiskOp::Read, 777, d, ptr), disk_io_record(DiskOp::Write, 777, d, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 2u);
-        expect_perfinfo(seen[0], 0x010A, ptr);
-        expect_perfinfo(seen[1], 0x010B, ptr);
+        expect_perfinfo(seen[0], 0x010A, 3, ptr, 777);
+        expect_perfinfo(seen[1], 0x010B, 3, ptr, 777);
         EXPECT_EQ(seen[0].event_name, "DiskIo/Read");
         EXPECT_EQ(seen[1].event_name, "DiskIo/Write");
         const kerneltest::Pairs want = {{"DiskNumber", "1"},           {"IrpFlags", "0x204"},
@@ -83,7 +64,7 @@ TEST(DiskRecords, InitAndFlushInBothLayoutsDecode)
         const char *names[] = {"DiskIo/ReadInit", "DiskIo/WriteInit", "DiskIo/FlushInit", "DiskIo/FlushBuffers"};
         for (int k = 0; k < 4; ++k) {
             SCOPED_TRACE(names[k]);
-            expect_perfinfo(seen[k], hooks[k], ptr);
+            expect_perfinfo(seen[k], hooks[k], 3, ptr, 777);
             EXPECT_EQ(seen[k].event_name, names[k]);
         }
         EXPECT_EQ(seen[1].values, (kerneltest::Pairs{{"Irp", ptr_text(i.irp, ptr)}, {"IssuingThreadId", "99"}}));

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -127,6 +128,30 @@ inline std::vector<Seen> round_trip(const std::vector<openetw::kernel::Bytes> &r
     }
     std::filesystem::remove(path);
     return std::move(reader.seen);
+}
+
+// A pointer field's value as the decoder shows it: hex, cut to 32 bits in a 32-bit layout.
+inline std::string ptr_text(std::uint64_t v, std::uint32_t ptr)
+{
+    char s[32];
+    std::snprintf(s, sizeof s, "0x%llX", static_cast<unsigned long long>(ptr == 8 ? v : v & 0xFFFFFFFFu));
+    return s;
+}
+
+// A PERFINFO record's header as read back (HeaderType from the pointer
+// size), and a class that decodes every payload byte.
+inline void expect_perfinfo(const Seen &s, std::uint16_t hook, std::uint16_t version, std::uint32_t ptr,
+                            std::int64_t timestamp)
+{
+    EXPECT_EQ(s.kind, ETW_RECORD_KIND_PERFINFO);
+    EXPECT_EQ(s.header_type, ptr == 8 ? 0x11u : 0x10u);
+    EXPECT_EQ(s.pointer_size, ptr);
+    EXPECT_EQ(s.header_size, 0x10u);
+    EXPECT_EQ(s.hook_id, hook);
+    EXPECT_EQ(s.version_word, version);
+    EXPECT_EQ(s.timestamp_raw, timestamp);
+    EXPECT_EQ(s.problem, "");
+    EXPECT_EQ(s.consumed, s.payload_size) << "the class must account for every payload byte";
 }
 
 } // namespace kerneltest

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 using namespace openetw::kernel;
+using kerneltest::ptr_text;
 using kerneltest::Seen;
 
 namespace {
@@ -44,13 +45,6 @@ ProcessFields sample_process()
 }
 
 // What a pointer field of value v reads as in a layout.
-std::string ptr_text(std::uint64_t v, std::uint32_t ptr)
-{
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%llX", static_cast<unsigned long long>(ptr == 8 ? v : v & 0xFFFFFFFFu));
-    return s;
-}
-
 void expect_header(const Seen &s, std::uint16_t hook, std::uint16_t version, std::uint32_t ptr, std::uint32_t tid,
                    std::uint32_t pid)
 {

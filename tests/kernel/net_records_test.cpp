@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 using namespace openetw::kernel;
+using kerneltest::ptr_text;
 using kerneltest::Seen;
 
 namespace {
@@ -50,13 +51,6 @@ NetFields v6()
     n.daddr = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
     n.saddr = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 192, 168, 1, 2};
     return n;
-}
-
-std::string ptr_text(std::uint64_t v, std::uint32_t ptr)
-{
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%llX", static_cast<unsigned long long>(ptr == 8 ? v : v & 0xFFFFFFFFu));
-    return s;
 }
 
 void expect_system(const Seen &s, std::uint16_t hook, std::uint32_t ptr)

@@ -11,24 +11,10 @@
 #include <cstring>
 
 using namespace openetw::kernel;
+using kerneltest::expect_perfinfo;
 using kerneltest::Seen;
 
-namespace {
-
-void expect_perfinfo(const Seen &s, std::uint16_t hook, std::uint16_t version, std::uint32_t ptr)
-{
-    EXPECT_EQ(s.kind, ETW_RECORD_KIND_PERFINFO);
-    EXPECT_EQ(s.header_type, ptr == 8 ? 0x11u : 0x10u);
-    EXPECT_EQ(s.pointer_size, ptr);
-    EXPECT_EQ(s.header_size, 0x10u);
-    EXPECT_EQ(s.hook_id, hook);
-    EXPECT_EQ(s.version_word, version);
-    EXPECT_EQ(s.timestamp_raw, 0x0123456789AB);
-    EXPECT_EQ(s.problem, "");
-    EXPECT_EQ(s.consumed, s.payload_size) << "the class must account for every payload byte";
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST(SchedRecords, CSwitchInBothLayoutsDecodesAsThreadCSwitch)
 {
@@ -49,7 +35,7 @@ TEST(SchedRecords, CSwitchInBothLayoutsDecodesAsThreadCSwitch)
     for (std::uint32_t ptr : {4u, 8u}) {
         const std::vector<Seen> seen = kerneltest::round_trip({cswitch_record(0x0123456789AB, c, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
-        expect_perfinfo(seen[0], 0x0524, 2, ptr);
+        expect_perfinfo(seen[0], 0x0524, 2, ptr, 0x0123456789AB);
         EXPECT_EQ(seen[0].event_name, "Thread/CSwitch");
         const kerneltest::Pairs want = {{"NewThreadId", "0x1092"},       {"OldThreadId", "0x11"},
                                         {"NewThreadPriority", "15"},     {"OldThreadPriority", "-2"},
@@ -72,7 +58,7 @@ TEST(SchedRecords, ReadyThreadInBothLayoutsDecodesAsThreadReadyThread)
     for (std::uint32_t ptr : {4u, 8u}) {
         const std::vector<Seen> seen = kerneltest::round_trip({ready_thread_record(0x0123456789AB, r, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
-        expect_perfinfo(seen[0], 0x0532, 2, ptr);
+        expect_perfinfo(seen[0], 0x0532, 2, ptr, 0x0123456789AB);
         EXPECT_EQ(seen[0].event_name, "Thread/ReadyThread");
         const kerneltest::Pairs want = {{"TThreadId", "0x3E7"},
                                         {"AdjustReason", "2"},

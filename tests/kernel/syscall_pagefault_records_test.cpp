@@ -14,29 +14,11 @@
 #include <cstdio>
 
 using namespace openetw::kernel;
+using kerneltest::expect_perfinfo;
+using kerneltest::ptr_text;
 using kerneltest::Seen;
 
 namespace {
-
-std::string ptr_text(std::uint64_t v, std::uint32_t ptr)
-{
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%llX", static_cast<unsigned long long>(ptr == 8 ? v : v & 0xFFFFFFFFu));
-    return s;
-}
-
-void expect_perfinfo(const Seen &s, std::uint16_t hook, std::uint32_t ptr)
-{
-    EXPECT_EQ(s.kind, ETW_RECORD_KIND_PERFINFO);
-    EXPECT_EQ(s.header_type, ptr == 8 ? 0x11u : 0x10u);
-    EXPECT_EQ(s.pointer_size, ptr);
-    EXPECT_EQ(s.header_size, 0x10u);
-    EXPECT_EQ(s.hook_id, hook);
-    EXPECT_EQ(s.version_word, 2u);
-    EXPECT_EQ(s.timestamp_raw, 0x0123456789AB);
-    EXPECT_EQ(s.problem, "");
-    EXPECT_EQ(s.consumed, s.payload_size) << "the class must account for every payload byte";
-}
 
 TracepointFormat load(const std::string &name)
 {
@@ -71,7 +53,7 @@ TEST(SyscallRecords, SysClEnterCarriesThePointerSizedAddressInBothLayouts)
         const std::vector<Seen> seen =
             kerneltest::round_trip({syscall_enter_record(0x0123456789AB, 0x1122334455667788ull, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
-        expect_perfinfo(seen[0], 0x0F33, ptr);
+        expect_perfinfo(seen[0], 0x0F33, 2, ptr, 0x0123456789AB);
         EXPECT_EQ(seen[0].event_name, "PerfInfo/SysClEnter");
         const kerneltest::Pairs want = {{"SysCallAddress", ptr_text(0x1122334455667788ull, ptr)}};
         EXPECT_EQ(seen[0].values, want) << ptr;
@@ -85,7 +67,7 @@ TEST(SyscallRecords, SysClExitCarriesAFourByteNtStatusInBothLayouts)
         const std::vector<Seen> seen =
             kerneltest::round_trip({syscall_exit_record(0x0123456789AB, 0xC000000B, ptr)}, ptr);
         ASSERT_EQ(seen.size(), 1u);
-        expect_perfinfo(seen[0], 0x0F34, ptr);
+        expect_perfinfo(seen[0], 0x0F34, 2, ptr, 0x0123456789AB);
         EXPECT_EQ(seen[0].event_name, "PerfInfo/SysClExit");
         const kerneltest::Pairs want = {{"SysCallNtStatus", "0xC000000B"}};
         EXPECT_EQ(seen[0].values, want) << ptr;
