@@ -217,9 +217,13 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  * -stackwalk): each chosen event is followed, in its processor's buffers,
  * by a StackWalk/Stack record (the event's timestamp, process and thread,
  * then its frames, innermost first: kernel frames, then user frames). The
- * list replaces the previous one; count 0 turns stacks off. Served:
- * PerfInfo/SampleProfile (class ce1dbfb4-137e-4da6-87b0-3f59aa102cbc, type
- * 46). ETW_ERROR_INVALID_PARAMETER (session NULL, events NULL with a count,
+ * list replaces the previous one; count 0 turns stacks off. Served: the
+ * events made from perf samples, which carry call chains (docs/KERNEL_LOGGER.md,
+ * "Stacks"): PerfInfo (ce1dbfb4-137e-4da6-87b0-3f59aa102cbc) SampleProfile
+ * 46, SysClEnter 51, SysClExit 52; Thread (3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c)
+ * CSwitch 36; TcpIp (9a280ac0-c8e0-11d1-84e2-00c04fb998a2) 10, 11, 26, 27;
+ * PageFault (3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c) 11, 12, 15.
+ * ETW_ERROR_INVALID_PARAMETER (session NULL, events NULL with a count,
  * count above ETW_MAX_STACK_TRACING_EVENTS); ETW_ERROR_NOT_SUPPORTED (not a
  * system logger, or an event whose stacks this system cannot take, named;
  * nothing changes then); a session of another process: a request to its

@@ -7,7 +7,7 @@
 
 #include "base/guid.hpp"
 #include "format/etl_layout.hpp"
-#include "kernel/profile_records.hpp"
+#include "kernel/stack_events.hpp"
 
 #include <cstring>
 
@@ -32,22 +32,13 @@ Status Session::set_stack_tracing(const std::vector<etw_classic_event_id> &event
     if (!system_logger_)
         return Fail(ETW_ERROR_NOT_SUPPORTED, "stacks of kernel events are for system logger sessions (the NT Kernel "
                                              "Logger, the Global Logger, ETW_SYSTEM_LOGGER_MODE)");
-    bool profile = false;
-    for (const etw_classic_event_id &e : events) {
-        if (!kernel::is_sampled_profile(e.event_guid, e.type))
-            return Fail(ETW_ERROR_NOT_SUPPORTED,
-                        "the stacks of kernel class " + guid_to_string(e.event_guid) + " type " +
-                            std::to_string(e.type) +
-                            " are not recorded here: only PerfInfo/SampleProfile's (docs/KERNEL_LOGGER.md)");
-        profile = true;
-    }
+    kernel::StackEvents stacks;
+    if (Status st = kernel::StackEvents::from(events, &stacks); !st)
+        return st;
     std::lock_guard<std::mutex> lock(kernel_mutex_);
     if (!kernel_)
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
-    if (Status st = kernel_->set_profile_stacks(profile); !st)
-        return st;
-    profile_.stacks = profile;
-    return Status::ok();
+    return kernel_->set_stacks(stacks);
 }
 
 void Session::write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size)

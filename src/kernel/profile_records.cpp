@@ -14,11 +14,6 @@ namespace openetw::kernel {
 using etl::rd32;
 using etl::rd64;
 
-bool is_sampled_profile(const etw_guid &g, std::uint8_t type)
-{
-    return type == kTypeSampledProfile && std::memcmp(&g, &kPerfInfoGuid, sizeof g) == 0;
-}
-
 Bytes sampled_profile_payload(std::uint64_t instruction_pointer, std::uint32_t thread_id, std::uint32_t pointer_size)
 {
     PayloadBytes w(pointer_size);
@@ -69,15 +64,35 @@ std::optional<ProfileSample> parse_profile_sample(std::span<const std::uint8_t> 
     s.cpu = rd32(r.data() + 32);
     if (!with_callchain)
         return s;
-    if (r.size() < 48)
+    if (!parse_callchain(r.subspan(40), &s.frames))
         return std::nullopt;
-    const std::uint64_t nr = rd64(r.data() + 40);
-    if (nr > (r.size() - 48) / 8)
+    return s;
+}
+
+std::optional<std::size_t> parse_callchain(std::span<const std::uint8_t> at, std::vector<std::uint64_t> *frames)
+{
+    if (at.size() < 8)
+        return std::nullopt;
+    const std::uint64_t nr = rd64(at.data());
+    if (nr > (at.size() - 8) / 8)
         return std::nullopt;
     for (std::uint64_t i = 0; i < nr; ++i)
-        if (const std::uint64_t a = rd64(r.data() + 48 + 8 * i); a < platform::kPerfContextMax)
-            s.frames.push_back(a);
-    return s;
+        if (const std::uint64_t a = rd64(at.data() + 8 + 8 * i); a < platform::kPerfContextMax)
+            frames->push_back(a);
+    return std::size_t(8 + 8 * nr);
+}
+
+Bytes stack_walk_record_within(std::int64_t timestamp, StackFields s, std::uint32_t pointer_size,
+                               std::size_t max_record)
+{
+    // A PERFINFO header (0x10) and EventTimeStamp, StackProcess, StackThread (16).
+    constexpr std::size_t kFixed = 0x10 + 16;
+    if (s.frames.empty() || max_record < kFixed + pointer_size)
+        return {};
+    const std::size_t room = (max_record - kFixed) / pointer_size;
+    if (s.frames.size() > room)
+        s.frames.resize(room);
+    return stack_walk_record(timestamp, s, pointer_size);
 }
 
 } // namespace openetw::kernel

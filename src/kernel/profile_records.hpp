@@ -11,8 +11,6 @@
 
 #include "kernel/kernel_records.hpp"
 
-#include <openetw/records.h>
-
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,12 +25,6 @@ inline constexpr std::uint16_t kSampledProfileVersion = 2;
 inline constexpr std::uint16_t kStackWalkVersion = 2;
 // StackWalk_Event's Stack1..Stack192: the deepest stack a record carries.
 inline constexpr std::size_t kMaxStackFrames = 192;
-
-// The PerfInfo class's GUID (the SampledProfile events), and whether a
-// CLASSIC_EVENT_ID names SampledProfile.
-inline constexpr etw_guid kPerfInfoGuid = {
-    0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}};
-bool is_sampled_profile(const etw_guid &event_guid, std::uint8_t type);
 
 // SampledProfile: InstructionPointer (pointer), ThreadId, Count (u16: the
 // samples this record stands for, always 1 here), Reserved (u16).
@@ -51,6 +43,16 @@ struct StackFields {
 };
 Bytes stack_walk_payload(const StackFields &s, std::uint32_t pointer_size);
 Bytes stack_walk_record(std::int64_t timestamp, const StackFields &s, std::uint32_t pointer_size);
+// The StackWalk record of an event stamped timestamp, its frames cut to
+// what a record of at most max_record bytes holds (innermost kept); empty
+// when there are no frames.
+Bytes stack_walk_record_within(std::int64_t timestamp, StackFields s, std::uint32_t pointer_size,
+                               std::size_t max_record);
+
+// A perf call chain (PERF_SAMPLE_CALLCHAIN: u64 nr, then nr addresses) at
+// the start of at: its frames appended, the context markers (kernel, user)
+// dropped. The bytes it spans; nullopt when at is shorter than nr says.
+std::optional<std::size_t> parse_callchain(std::span<const std::uint8_t> at, std::vector<std::uint64_t> *frames);
 
 // A PERF_RECORD_SAMPLE of the processor clock, sample_type IP|TID|TIME|CPU
 // and, when with_callchain, CALLCHAIN: its fields, the call chain's context

@@ -74,14 +74,10 @@ Status ProfileSource::drain(const PerfClock &clock, const Sink &sink)
                 return;
             }
             sink(s->cpu, s->time, std::move(rec));
-            if (!options_.stacks || s->frames.empty())
+            if (!options_.stacks)
                 return;
-            StackFields f{ts, s->pid, s->tid, s->frames};
-            // Cut to what the session's buffers take, innermost frames kept.
-            const std::size_t room = (options_.max_record - 0x10 - 16) / (ptr == 4 ? 4 : 8);
-            if (f.frames.size() > room)
-                f.frames.resize(room);
-            if (Bytes stack = stack_walk_record(ts, f, ptr); !stack.empty())
+            if (Bytes stack = stack_walk_record_within(ts, {ts, s->pid, s->tid, s->frames}, ptr, options_.max_record);
+                !stack.empty())
                 sink(s->cpu, s->time, std::move(stack));
         },
         &counts);

@@ -4,13 +4,17 @@
 // others (tracepoint_source.hpp), and the re-anchored clock.
 #include "kernel/system_logger.hpp"
 
+#include "format/etl_layout.hpp"
 #include "kernel/disk_requests.hpp"
 #include "kernel/kernel_flags.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
 #include "kernel/pagefault_records.hpp"
+#include "kernel/profile_records.hpp"
 #include "kernel/profile_source.hpp"
 #include "kernel/rundown.hpp"
+#include "kernel/sched_records.hpp"
+#include "kernel/net_records.hpp"
 #include "kernel/syscall_records.hpp"
 #include "kernel/system_config.hpp"
 #include "kernel/tracepoint_records.hpp"
@@ -50,6 +54,9 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
 constexpr std::uint32_t kHighVolumePages = 1024;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
+// 1 MB a processor for the others: sched_switch samples are ~100 bytes, and
+// a busy processor switches some thousands of times in a drain interval.
+constexpr std::uint32_t kTracepointPages = 256;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
 
@@ -85,7 +92,48 @@ struct Tracepoints {
     std::vector<Use> uses;
 };
 
-Tracepoints tracepoints_for(std::uint32_t flags)
+// The events a tracepoint's samples become, whose stacks may be asked for.
+std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
+{
+    using U = Tracepoints::Use;
+    const auto tcp = [](TcpOp op) {
+        return std::vector<std::uint16_t>{hook_id(kGroupTcpIp, std::uint8_t(op)),
+                                          hook_id(kGroupTcpIp, std::uint8_t(std::uint8_t(op) + kIpv6TypeOffset))};
+    };
+    switch (use) {
+    case U::CSwitch:
+        return {hook_id(kGroupThread, kTypeCSwitch)};
+    case U::SysEnter:
+        return {hook_id(kGroupPerfInfo, kTypeSysCallEnter)};
+    case U::SysExit:
+        return {hook_id(kGroupPerfInfo, kTypeSysCallExit)};
+    case U::TcpSend:
+        return tcp(TcpOp::Send);
+    case U::TcpRecv:
+        return tcp(TcpOp::Recv);
+    case U::PageFault:
+        return {hook_id(kGroupMemory, std::uint8_t(PageFaultType::DemandZeroFault)),
+                hook_id(kGroupMemory, std::uint8_t(PageFaultType::CopyOnWrite)),
+                hook_id(kGroupMemory, std::uint8_t(PageFaultType::AccessViolation))};
+    default:
+        return {};
+    }
+}
+
+// Samples with call chains are up to 1 KB larger (127 frames): rings four
+// times as large (twice for the high-volume ones, already 4 MB).
+void add_callchains(Tracepoints *t, const StackEvents &stacks)
+{
+    for (std::size_t i = 0; i < t->names.size(); ++i) {
+        TracepointName &n = t->names[i];
+        if (n.ftrace || !stacks.any(stackable_hooks(t->uses[i])))
+            continue;
+        n.callchain = true;
+        n.data_pages = n.data_pages != 0 ? n.data_pages * 2 : kTracepointPages * 4;
+    }
+}
+
+Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
 {
     Tracepoints t;
     if (flags & ETW_FLAG_CSWITCH) {
@@ -130,7 +178,16 @@ Tracepoints tracepoints_for(std::uint32_t flags)
         t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
     }
+    add_callchains(&t, stacks);
     return t;
+}
+
+bool same_callchains(const Tracepoints &a, const Tracepoints &b)
+{
+    for (std::size_t i = 0; i < a.names.size(); ++i)
+        if (a.names[i].callchain != b.names[i].callchain)
+            return false;
+    return true;
 }
 
 // The whole disks, read once when DISK_IO starts: their order numbers them.
@@ -169,13 +226,9 @@ public:
         }
         std::unique_ptr<TracepointSource> next_tp;
         const bool tp_change = (flags & kTracepointFlags) != (flags_ & kTracepointFlags);
-        if (tp_change && (flags & kTracepointFlags) != 0) {
-            next_tp = std::make_unique<TracepointSource>();
-            // 1 MB a processor: sched_switch samples are ~100 bytes, and a busy
-            // processor switches some thousands of times in a drain interval.
-            if (Status st = next_tp->open(tracepoints_for(flags).names, 256); !st)
+        if (tp_change && (flags & kTracepointFlags) != 0)
+            if (Status st = open_tracepoints(flags, stacks_, &next_tp); !st)
                 return st;
-        }
         std::unique_ptr<ProfileSource> next_profile;
         const bool profile_change = (flags & ETW_FLAG_PROFILE) != (flags_ & ETW_FLAG_PROFILE);
         if (profile_change && (flags & ETW_FLAG_PROFILE))
@@ -193,30 +246,35 @@ public:
         }
         if ((flags & ETW_FLAG_DISK_IO) && !disks_)
             disks_ = std::make_unique<DiskRequests>(block_disks());
-        if (tp_change) {
-            if (tracepoints_) {
-                tracepoints_->disable();
-                retired_tp_.push_back({std::move(tracepoints_), tp_uses_});
-            }
-            tracepoints_ = std::move(next_tp);
-            tp_uses_ = tracepoints_for(flags).uses;
-        }
+        if (tp_change)
+            replace_tracepoints(std::move(next_tp), flags);
         flags_ = flags;
         return Status::ok();
     }
     std::uint32_t flags() const override { return flags_; }
 
-    Status set_profile_stacks(bool stacks) override
+    Status set_stacks(const StackEvents &stacks) override
     {
+        // Both opened before anything is replaced: a failure changes nothing.
         ProfileSettings next = profile_settings_;
-        next.stacks = stacks;
-        if (profile_ && stacks != profile_settings_.stacks) {
-            std::unique_ptr<ProfileSource> reopened;
+        next.stacks = stacks.has(hook_id(kGroupPerfInfo, kTypeSampledProfile));
+        std::unique_ptr<ProfileSource> reopened;
+        const bool profile_change = profile_ && next.stacks != profile_settings_.stacks;
+        if (profile_change)
             if (Status st = open_profile(next, &reopened); !st)
                 return st;
+        std::unique_ptr<TracepointSource> next_tp;
+        const bool tp_change =
+            tracepoints_ && !same_callchains(tracepoints_for(flags_, stacks_), tracepoints_for(flags_, stacks));
+        if (tp_change)
+            if (Status st = open_tracepoints(flags_, stacks, &next_tp); !st)
+                return st;
+        if (profile_change)
             replace_profile(std::move(reopened));
-        }
+        if (tp_change)
+            replace_tracepoints(std::move(next_tp), flags_);
         profile_settings_ = next;
+        stacks_ = stacks;
         return Status::ok();
     }
 
@@ -267,7 +325,19 @@ public:
             (void)t.drain([&](const TracepointSample &sample) {
                 translate(
                     uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
-                    [&](std::uint32_t cpu, Bytes &&r) { keep(cpu, clock.to_session(sample.time), std::move(r)); });
+                    [&](std::uint32_t cpu, Bytes &&r) {
+                        const std::int64_t ts = clock.to_session(sample.time);
+                        // HookId: at 6 in every system-logger header.
+                        const bool stack =
+                            !sample.frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
+                        keep(cpu, ts, std::move(r));
+                        if (!stack)
+                            return;
+                        const StackFields f{ts, sample.pid, sample.tid, {sample.frames.begin(), sample.frames.end()}};
+                        if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_);
+                            !walk.empty())
+                            keep(cpu, ts, std::move(walk));
+                    });
             });
             lost += t.lost() - before;
         };
@@ -391,6 +461,25 @@ private:
         *out = std::move(source);
         return Status::ok();
     }
+    Status open_tracepoints(std::uint32_t flags, const StackEvents &stacks,
+                            std::unique_ptr<TracepointSource> *out) const
+    {
+        auto source = std::make_unique<TracepointSource>();
+        if (Status st = source->open(tracepoints_for(flags, stacks).names, kTracepointPages); !st)
+            return st;
+        *out = std::move(source);
+        return Status::ok();
+    }
+    // The old source's samples still reach the session (next drain).
+    void replace_tracepoints(std::unique_ptr<TracepointSource> next, std::uint32_t flags)
+    {
+        if (tracepoints_) {
+            tracepoints_->disable();
+            retired_tp_.push_back({std::move(tracepoints_), tp_uses_});
+        }
+        tracepoints_ = std::move(next);
+        tp_uses_ = tracepoints_for(flags, stacks_).uses;
+    }
     // The old source's samples still reach the session (next drain).
     void replace_profile(std::unique_ptr<ProfileSource> next)
     {
@@ -420,6 +509,7 @@ private:
     SessionClock clock_;
     std::uint32_t max_record_;
     ProfileSettings profile_settings_;
+    StackEvents stacks_; // whose records are followed by their StackWalk
     std::unique_ptr<ProfileSource> profile_;
     std::vector<std::unique_ptr<ProfileSource>> retired_profile_; // replaced by an update, drained once more
     std::uint32_t flags_ = 0;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "kernel/stack_events.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -83,9 +84,11 @@ public:
     // An update's new flags: sources opened and closed to match. On failure
     // the flags in force are unchanged.
     virtual Status set_flags(std::uint32_t enable_flags) = 0;
-    // Whether sampled-profile samples carry their stacks from now on (the
-    // profile's source reopened when it runs). On failure nothing changes.
-    virtual Status set_profile_stacks(bool stacks) = 0;
+    // The events whose records are followed by their StackWalk record from
+    // now on (stack_events.hpp): the sources whose samples gain or lose
+    // call chains are reopened, what the old ones held still written. On
+    // failure nothing changes.
+    virtual Status set_stacks(const StackEvents &stacks) = 0;
     virtual std::uint32_t flags() const = 0;
 };
 

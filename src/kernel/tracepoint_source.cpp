@@ -2,6 +2,7 @@
 
 #include "format/etl_layout.hpp"
 #include "kernel/ftrace_page.hpp"
+#include "kernel/profile_records.hpp"
 #include "platform/tracefs.hpp"
 
 #include <algorithm>
@@ -9,20 +10,32 @@
 
 namespace openetw::kernel {
 
-bool parse_tracepoint_sample(std::span<const std::uint8_t> r, TracepointSample *out)
+bool parse_tracepoint_sample(std::span<const std::uint8_t> r, bool with_callchain, TracepointSample *out,
+                             std::vector<std::uint64_t> *frames)
 {
-    // header 8, pid+tid 8, time 8, cpu+res 8, raw_size 4
-    constexpr std::size_t kFixed = 36;
-    if (r.size() < kFixed || etl::rd_le<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
+    // header 8, pid+tid 8, time 8, cpu+res 8; the call chain; raw_size 4.
+    std::size_t at = 32;
+    if (r.size() < at || etl::rd_le<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
         return false;
-    const std::uint32_t raw_size = etl::rd_le<std::uint32_t>(r.data() + 32);
-    if (r.size() - kFixed < raw_size)
+    frames->clear();
+    if (with_callchain) {
+        const auto chain = parse_callchain(r.subspan(at), frames);
+        if (!chain)
+            return false;
+        at += *chain;
+    }
+    if (r.size() - at < 4)
+        return false;
+    const std::uint32_t raw_size = etl::rd_le<std::uint32_t>(r.data() + at);
+    at += 4;
+    if (r.size() - at < raw_size)
         return false;
     out->pid = etl::rd_le<std::uint32_t>(r.data() + 8);
     out->tid = etl::rd_le<std::uint32_t>(r.data() + 12);
     out->time = etl::rd_le<std::uint64_t>(r.data() + 16);
     out->cpu = etl::rd_le<std::uint32_t>(r.data() + 24);
-    out->raw = r.subspan(kFixed, raw_size);
+    out->raw = r.subspan(at, raw_size);
+    out->frames = *frames;
     return true;
 }
 
@@ -30,12 +43,12 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
 {
     std::vector<TracepointFormat> formats;
     std::vector<std::unique_ptr<platform::PerfEventSet>> sets;
-    std::vector<bool> opened;
+    std::vector<bool> opened, callchain;
     std::vector<std::pair<std::string, std::string>> by_ftrace;
     for (const TracepointName &n : names) {
         platform::PerfEventSpec spec;
         spec.kind = platform::PerfEventSpec::Kind::Tracepoint;
-        spec.sample_type = kTracepointSampleType;
+        spec.sample_type = kTracepointSampleType | (n.callchain ? platform::kPerfSampleCallchain : 0);
         spec.data_pages = n.data_pages != 0 ? n.data_pages : data_pages;
         if (Status s = platform::tracepoint_id(n.system, n.name, &spec.tracepoint_id); !s) {
             if (!n.optional || s.code != ETW_ERROR_NOT_SUPPORTED)
@@ -43,6 +56,7 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
             formats.emplace_back();
             sets.emplace_back();
             opened.push_back(false);
+            callchain.push_back(false);
             continue;
         }
         std::string text;
@@ -62,6 +76,7 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
         formats.push_back(std::move(f));
         sets.push_back(std::move(set));
         opened.push_back(true);
+        callchain.push_back(n.callchain && !n.ftrace);
     }
     std::unique_ptr<platform::TraceInstance> ftrace;
     if (!by_ftrace.empty()) {
@@ -78,7 +93,12 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
     formats_ = std::move(formats);
     sets_ = std::move(sets);
     opened_ = std::move(opened);
+    callchain_ = std::move(callchain);
     ftrace_ = std::move(ftrace);
+    ftrace_index_.clear();
+    for (std::size_t i = 0; i < formats_.size(); ++i)
+        if (opened_[i] && !sets_[i])
+            ftrace_index_[formats_[i].id()] = i;
     return Status::ok();
 }
 
@@ -89,8 +109,10 @@ Status TracepointSource::drain(const TracepointFn &each)
         std::size_t tracepoint;
         std::uint32_t cpu, pid, tid;
         std::vector<std::uint8_t> raw;
+        std::vector<std::uint64_t> frames;
     };
     std::vector<Read> batch;
+    std::vector<std::uint64_t> frames;
     Status result = Status::ok();
     for (std::size_t i = 0; i < sets_.size(); ++i) {
         if (!sets_[i])
@@ -101,12 +123,12 @@ Status TracepointSource::drain(const TracepointFn &each)
                 if (r.type != platform::kPerfRecordSample)
                     return; // LOST is counted by the ring reader; nothing else is asked for
                 TracepointSample t;
-                if (!parse_tracepoint_sample(r.bytes, &t)) {
+                if (!parse_tracepoint_sample(r.bytes, callchain_[i], &t, &frames)) {
                     ++malformed_;
                     return;
                 }
                 batch.push_back(
-                    {t.time, i, t.cpu, t.pid, t.tid, std::vector<std::uint8_t>(t.raw.begin(), t.raw.end())});
+                    {t.time, i, t.cpu, t.pid, t.tid, std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()), frames});
             },
             &dc);
         lost_ += dc.lost;
@@ -125,12 +147,9 @@ Status TracepointSource::drain(const TracepointFn &each)
                     }
                     const std::uint32_t id = etl::rd_le<std::uint16_t>(raw.data());
                     const std::uint32_t pid = etl::rd_le<std::uint32_t>(raw.data() + 4);
-                    for (std::size_t i = 0; i < formats_.size(); ++i)
-                        if (opened_[i] && !sets_[i] && formats_[i].id() == id) {
-                            batch.push_back(
-                                {time, i, cpu, pid, pid, std::vector<std::uint8_t>(raw.begin(), raw.end())});
-                            return;
-                        }
+                    if (const auto i = ftrace_index_.find(id); i != ftrace_index_.end())
+                        batch.push_back(
+                            {time, i->second, cpu, pid, pid, std::vector<std::uint8_t>(raw.begin(), raw.end()), {}});
                 });
             lost_ += c.missed;
             malformed_ += c.malformed ? 1 : 0;
@@ -147,6 +166,7 @@ Status TracepointSource::drain(const TracepointFn &each)
         t.tid = r.tid;
         t.time = r.time;
         t.raw = r.raw;
+        t.frames = r.frames;
         each(t);
     }
     return result;

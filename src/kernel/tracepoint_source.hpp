@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace openetw::kernel {
@@ -43,6 +44,9 @@ struct TracepointName {
     // tracepoints that fire far more often than the others (every system
     // call, every page fault).
     std::uint32_t data_pages = 0;
+    // Each sample carries its call chain (PERF_SAMPLE_CALLCHAIN): for the
+    // events whose stacks are asked for (stack_events.hpp). Perf only.
+    bool callchain = false;
 };
 
 // One sample, borrowed for the translator's call.
@@ -51,12 +55,18 @@ struct TracepointSample {
     std::uint32_t cpu = 0, pid = 0, tid = 0;
     std::uint64_t time = 0;            // ns of CLOCK_MONOTONIC (perf_clock.hpp maps it)
     std::span<const std::uint8_t> raw; // laid out by the tracepoint's format
+    // The call chain, innermost first (kernel frames, then user frames;
+    // context markers dropped); empty without CALLCHAIN.
+    std::span<const std::uint64_t> frames;
 };
 
 // A PERF_RECORD_SAMPLE of kTracepointSampleType (its 8-byte header
-// included): {pid, tid; time; cpu, res; raw_size; raw[]}. False when the
-// record is shorter than its fields say.
-bool parse_tracepoint_sample(std::span<const std::uint8_t> record, TracepointSample *out);
+// included): {pid, tid; time; cpu, res; raw_size; raw[]}, with the call
+// chain {nr; ips[nr]} before raw_size when with_callchain (its frames go to
+// *frames, which out->frames then views). False when the record is shorter
+// than its fields say.
+bool parse_tracepoint_sample(std::span<const std::uint8_t> record, bool with_callchain, TracepointSample *out,
+                             std::vector<std::uint64_t> *frames);
 
 using TracepointFn = std::function<void(const TracepointSample &)>;
 
@@ -84,9 +94,11 @@ public:
 
 private:
     std::vector<TracepointFormat> formats_;
-    std::vector<std::unique_ptr<platform::PerfEventSet>> sets_; // null: read by ftrace, or lacking
-    std::vector<bool> opened_;                                  // false: an optional one this kernel lacks
-    std::unique_ptr<platform::TraceInstance> ftrace_;           // the ftrace ones' rings, if any
+    std::vector<std::unique_ptr<platform::PerfEventSet>> sets_;   // null: read by ftrace, or lacking
+    std::vector<bool> opened_;                                    // false: an optional one this kernel lacks
+    std::vector<bool> callchain_;                                 // its samples carry CALLCHAIN
+    std::unique_ptr<platform::TraceInstance> ftrace_;             // the ftrace ones' rings, if any
+    std::unordered_map<std::uint32_t, std::size_t> ftrace_index_; // an ftrace event's id: its tracepoint
     std::uint64_t lost_ = 0;
     std::uint64_t malformed_ = 0;
 };

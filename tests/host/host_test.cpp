@@ -95,12 +95,13 @@ TEST(Host, StackTracingReachesASystemLoggerThroughItsHost)
         {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}},
         46,
         {}};
-    const etw_classic_event_id cswitch = {
+    // Thread/Start (type 1): from perf's side-band records, with no stack.
+    const etw_classic_event_id thread_start = {
         {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}},
-        36,
+        1,
         {}};
-    EXPECT_EQ(etw_session_set_stack_tracing(s, &cswitch, 1), ETW_ERROR_NOT_SUPPORTED);
-    EXPECT_NE(std::string(etw_last_error_message()).find("type 36"), std::string::npos) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_stack_tracing(s, &thread_start, 1), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("type 1 "), std::string::npos) << etw_last_error_message();
     ASSERT_EQ(etw_session_set_stack_tracing(s, &profile, 1), ETW_OK) << etw_last_error_message();
     // Something to sample: this thread spins a quarter of a second.
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);

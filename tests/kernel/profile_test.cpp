@@ -196,14 +196,28 @@ TEST(Profile, StackTracingRefusesWhatItCannotServe)
     Session system;
     ASSERT_EQ(system.start("OpenETW profile refusals " + std::to_string(::getpid()), file, ETW_FLAG_PROCESS, 0), ETW_OK)
         << etw_last_error_message();
-    // CSwitch (the Thread class, type 36): stacks not recorded here.
-    const etw_classic_event_id cswitch = {
-        {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}},
-        36,
-        {}};
-    const etw_classic_event_id both[] = {kSampledProfile, cswitch};
-    EXPECT_EQ(etw_session_set_stack_tracing(system.s, both, 2), ETW_ERROR_NOT_SUPPORTED);
-    EXPECT_NE(std::string(etw_last_error_message()).find("type 36"), std::string::npos) << etw_last_error_message();
+    // Process/Start (perf's side-band FORK has no call chain), DiskIo/Read
+    // (read through ftrace), a type no source writes (PageFault's
+    // HardPageFault) and a GUID of no kernel class: each refused, naming it.
+    const etw_guid process = {0x3d6fa8d0, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+    const etw_guid disk = {0x3d6fa8d4, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+    const etw_guid fault = {0x3d6fa8d3, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+    const etw_guid other = {0x12345678, 0x1234, 0x1234, {1, 2, 3, 4, 5, 6, 7, 8}};
+    const struct {
+        etw_classic_event_id id;
+        const char *named, *why;
+    } refused[] = {{{process, 1, {}}, "type 1", "side-band"},
+                   {{disk, 10, {}}, "type 10", "ftrace"},
+                   {{fault, 14, {}}, "type 14", "not written here"},
+                   {{other, 1, {}}, "12345678-1234-1234-0102-030405060708", "no kernel event class"}};
+    for (const auto &r : refused) {
+        const etw_classic_event_id both[] = {kSampledProfile, r.id};
+        EXPECT_EQ(etw_session_set_stack_tracing(system.s, both, 2), ETW_ERROR_NOT_SUPPORTED) << r.named;
+        const std::string message = etw_last_error_message();
+        EXPECT_NE(message.find(r.named), std::string::npos) << message;
+        EXPECT_NE(message.find(r.why), std::string::npos) << message;
+    }
+    const etw_classic_event_id both[] = {kSampledProfile, refused[0].id};
     EXPECT_EQ(etw_session_set_stack_tracing(system.s, nullptr, 1), ETW_ERROR_INVALID_PARAMETER);
     EXPECT_EQ(etw_session_set_stack_tracing(system.s, both, ETW_MAX_STACK_TRACING_EVENTS + 1),
               ETW_ERROR_INVALID_PARAMETER);

@@ -59,17 +59,46 @@ TEST(TracepointSource, ASampleRecordParsesIntoItsFields)
     const std::vector<std::uint8_t> raw = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     const auto r = sample_record(100, 101, 0x1122334455, 3, raw);
     TracepointSample t;
-    ASSERT_TRUE(parse_tracepoint_sample(r, &t));
+    std::vector<std::uint64_t> frames;
+    ASSERT_TRUE(parse_tracepoint_sample(r, false, &t, &frames));
     EXPECT_EQ(t.pid, 100u);
     EXPECT_EQ(t.tid, 101u);
     EXPECT_EQ(t.time, 0x1122334455u);
     EXPECT_EQ(t.cpu, 3u);
     EXPECT_EQ(std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()), raw);
     // Shorter than its raw_size says, or not a sample: refused.
-    EXPECT_FALSE(parse_tracepoint_sample(std::span(r.data(), 40), &t));
+    EXPECT_FALSE(parse_tracepoint_sample(std::span(r.data(), 40), false, &t, &frames));
     auto lost = r;
     put(lost, 0, openetw::platform::kPerfRecordLost, 4);
-    EXPECT_FALSE(parse_tracepoint_sample(lost, &t));
+    EXPECT_FALSE(parse_tracepoint_sample(lost, false, &t, &frames));
+}
+
+TEST(TracepointSource, ASampleWithACallChainParsesItsFramesWithoutTheContextMarkers)
+{
+    const std::vector<std::uint8_t> raw = {1, 2, 3, 4};
+    const auto plain = sample_record(100, 101, 5000, 1, raw);
+    // The chain sits between cpu and raw_size: nr, then the addresses, the
+    // kernel and user context markers among them.
+    const std::uint64_t chain[] = {4, std::uint64_t(-128), 0xffffffff81000010ull, std::uint64_t(-512), 0x401234};
+    std::vector<std::uint8_t> r(plain.begin(), plain.begin() + 32);
+    for (std::uint64_t v : chain)
+        for (int b = 0; b < 8; ++b)
+            r.push_back(std::uint8_t(v >> (8 * b)));
+    r.insert(r.end(), plain.begin() + 32, plain.end());
+    put(r, 6, r.size(), 2);
+    TracepointSample t;
+    std::vector<std::uint64_t> frames;
+    ASSERT_TRUE(parse_tracepoint_sample(r, true, &t, &frames));
+    EXPECT_EQ(std::vector<std::uint64_t>(t.frames.begin(), t.frames.end()),
+              (std::vector<std::uint64_t>{0xffffffff81000010ull, 0x401234}));
+    EXPECT_EQ(std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()), raw);
+    EXPECT_EQ(t.tid, 101u);
+    // Read without the chain, the same bytes are not this sample's fields.
+    EXPECT_FALSE(parse_tracepoint_sample(r, false, &t, &frames) &&
+                 std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()) == raw);
+    // A chain longer than the record: refused.
+    put(r, 32, 1000, 8);
+    EXPECT_FALSE(parse_tracepoint_sample(r, true, &t, &frames));
 }
 
 TEST(TracepointRecords, SchedSwitchBecomesAThreadCSwitchOnTheSessionClock)
@@ -84,7 +113,8 @@ TEST(TracepointRecords, SchedSwitchBecomesAThreadCSwitchOnTheSessionClock)
     put(raw, 60, 139, 4);  // next_prio: nice 19
     const auto rec = sample_record(4321, 4321, 123456700, 1, raw);
     TracepointSample t;
-    ASSERT_TRUE(parse_tracepoint_sample(rec, &t));
+    std::vector<std::uint64_t> frames;
+    ASSERT_TRUE(parse_tracepoint_sample(rec, false, &t, &frames));
     const PerfClock clock; // Monotonic: ns / 100
     const Bytes out = cswitch_from_sample(f, t, clock, 8);
     ASSERT_FALSE(out.empty());

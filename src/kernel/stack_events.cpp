@@ -1,0 +1,105 @@
+// Which kernel events carry their stacks (stack_events.hpp).
+#include "kernel/stack_events.hpp"
+
+#include "base/guid.hpp"
+#include "format/kernel_class_guids.hpp"
+#include "kernel/kernel_records.hpp"
+#include "kernel/net_records.hpp"
+#include "kernel/pagefault_records.hpp"
+#include "kernel/profile_records.hpp"
+#include "kernel/sched_records.hpp"
+#include "kernel/syscall_records.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace openetw::kernel {
+
+namespace {
+
+constexpr std::uint8_t tcp(TcpOp op, bool ipv6 = false)
+{
+    return std::uint8_t(std::uint8_t(op) + (ipv6 ? kIpv6TypeOffset : 0));
+}
+constexpr std::uint8_t fault(PageFaultType t) { return std::uint8_t(t); }
+
+// The events whose sources are perf samples, and so can carry CALLCHAIN.
+constexpr std::uint16_t kServed[] = {
+    hook_id(kGroupPerfInfo, kTypeSampledProfile),
+    hook_id(kGroupPerfInfo, kTypeSysCallEnter),
+    hook_id(kGroupPerfInfo, kTypeSysCallExit),
+    hook_id(kGroupThread, kTypeCSwitch),
+    hook_id(kGroupTcpIp, tcp(TcpOp::Send)),
+    hook_id(kGroupTcpIp, tcp(TcpOp::Recv)),
+    hook_id(kGroupTcpIp, tcp(TcpOp::Send, true)),
+    hook_id(kGroupTcpIp, tcp(TcpOp::Recv, true)),
+    hook_id(kGroupMemory, fault(PageFaultType::DemandZeroFault)),
+    hook_id(kGroupMemory, fault(PageFaultType::CopyOnWrite)),
+    hook_id(kGroupMemory, fault(PageFaultType::AccessViolation)),
+};
+
+// Why a kernel class's other events carry no stacks here.
+std::string why_not(std::uint8_t group)
+{
+    switch (group) {
+    case kGroupProcess:
+    case kGroupThread:
+    case kGroupImage:
+        return "process, thread and image events come from perf's side-band records (FORK, EXIT, COMM, MMAP2), "
+               "which carry no call chain; of the Thread class, CSwitch (36) is served";
+    case kGroupDiskIo:
+        return "disk requests are read through ftrace (their perf samples go missing in interrupt context), "
+               "which records no call chain";
+    case kGroupPerfInfo:
+        return "of the PerfInfo class, SampleProfile (46), SysClEnter (51) and SysClExit (52) are served";
+    case kGroupTcpIp:
+        return "of the TcpIp class, SendIPV4 (10), RecvIPV4 (11), SendIPV6 (26) and RecvIPV6 (27) are served";
+    case kGroupMemory:
+        return "of the PageFault class, DemandZeroFault (11), CopyOnWrite (12) and AccessViolation (15) are "
+               "served: the others are not written here";
+    default:
+        return "this system logger writes no such events";
+    }
+}
+
+} // namespace
+
+Status StackEvents::from(std::span<const etw_classic_event_id> events, StackEvents *out)
+{
+    std::vector<std::uint16_t> hooks;
+    for (const etw_classic_event_id &e : events) {
+        const auto group = etl::kernel_class_group(e.event_guid);
+        const std::string named =
+            "the stacks of kernel class " + guid_to_string(e.event_guid) + " type " + std::to_string(e.type);
+        if (!group)
+            return Fail(ETW_ERROR_NOT_SUPPORTED, named + " are not recorded: the GUID names no kernel event class");
+        const std::uint16_t hook = hook_id(*group, e.type);
+        if (std::find(std::begin(kServed), std::end(kServed), hook) == std::end(kServed))
+            return Fail(ETW_ERROR_NOT_SUPPORTED,
+                        named + " are not recorded here: " + why_not(*group) + " (docs/KERNEL_LOGGER.md, \"Stacks\")");
+        hooks.push_back(hook);
+    }
+    *out = of(std::move(hooks));
+    return Status::ok();
+}
+
+StackEvents StackEvents::of(std::vector<std::uint16_t> hooks)
+{
+    StackEvents s;
+    std::sort(hooks.begin(), hooks.end());
+    hooks.erase(std::unique(hooks.begin(), hooks.end()), hooks.end());
+    s.hooks_ = std::move(hooks);
+    return s;
+}
+
+bool StackEvents::has(std::uint16_t hook) const noexcept
+{
+    return std::binary_search(hooks_.begin(), hooks_.end(), hook);
+}
+
+bool StackEvents::any(std::span<const std::uint16_t> hooks) const noexcept
+{
+    return std::any_of(hooks.begin(), hooks.end(), [this](std::uint16_t h) { return has(h); });
+}
+
+} // namespace openetw::kernel

@@ -1,0 +1,112 @@
+// Stacks of kernel events: StackWalk_Event laid out and decoded field by
+// field in both layouts, cut to a record's room; which CLASSIC_EVENT_IDs a
+// system logger serves stacks for, and the refusals naming why.
+#include "kernel_etl.hpp"
+
+#include "kernel/profile_records.hpp"
+#include "kernel/stack_events.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace openetw::kernel;
+using kerneltest::expect_perfinfo;
+using kerneltest::ptr_text;
+
+namespace {
+
+constexpr etw_guid kThread = {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+constexpr etw_guid kPerfInfo = {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}};
+constexpr etw_guid kTcpIp = {0x9a280ac0, 0xc8e0, 0x11d1, {0x84, 0xe2, 0x00, 0xc0, 0x4f, 0xb9, 0x98, 0xa2}};
+constexpr etw_guid kPageFault = {0x3d6fa8d3, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+constexpr etw_guid kImage = {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}};
+
+etw_classic_event_id id(const etw_guid &g, std::uint8_t type) { return {g, type, {}}; }
+
+} // namespace
+
+TEST(StackWalk, TheRecordDecodesFieldByFieldInBothLayouts)
+{
+    for (std::uint32_t ptr : {8u, 4u}) {
+        const StackFields f{0x1122334455667788, 4321, 4322, {0xFFFFFFFF81000010ull, 0x7F0000401234ull, 0x401000}};
+        const auto seen = kerneltest::round_trip({stack_walk_record(0x1122334455667788, f, ptr)}, ptr);
+        ASSERT_EQ(seen.size(), 1u);
+        expect_perfinfo(seen[0], 0x1820, kStackWalkVersion, ptr, 0x1122334455667788);
+        EXPECT_EQ(seen[0].event_name, "StackWalk/Stack");
+        EXPECT_EQ(seen[0].payload_size, 16u + 3 * ptr);
+        EXPECT_EQ(seen[0].value("EventTimeStamp"), std::to_string(0x1122334455667788));
+        EXPECT_EQ(seen[0].value("StackProcess"), "4321");
+        EXPECT_EQ(seen[0].value("StackThread"), "4322");
+        for (std::size_t i = 0; i < f.frames.size(); ++i)
+            EXPECT_EQ(seen[0].value("Stacks[" + std::to_string(i) + "]"), ptr_text(f.frames[i], ptr)) << i;
+    }
+}
+
+TEST(StackWalk, FramesAreCutToTheRecordsRoomInnermostKept)
+{
+    StackFields f{7, 1, 2, {}};
+    for (std::uint64_t i = 0; i < 100; ++i)
+        f.frames.push_back(0x1000 + i);
+    // PERFINFO header 16, fixed fields 16: room for 10 frames of 8 bytes.
+    const Bytes r = stack_walk_record_within(7, f, 8, 16 + 16 + 10 * 8 + 7);
+    ASSERT_EQ(r.size(), 16u + 16 + 10 * 8);
+    const auto seen = kerneltest::round_trip({r}, 8);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].value("Stacks[0]"), "0x1000");
+    EXPECT_EQ(seen[0].value("Stacks[9]"), "0x1009");
+    EXPECT_EQ(seen[0].value("Stacks[10]"), "<absent>");
+    // No frames: no record.
+    EXPECT_TRUE(stack_walk_record_within(7, StackFields{7, 1, 2, {}}, 8, 4096).empty());
+    // The whole stack when it fits; StackWalk's 192 frames at most.
+    EXPECT_EQ(stack_walk_record_within(7, f, 8, 65000).size(), 16u + 16 + 100 * 8);
+    f.frames.resize(300, 0x2000);
+    EXPECT_EQ(stack_walk_record_within(7, f, 8, 65000).size(), 16u + 16 + kMaxStackFrames * 8);
+}
+
+TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
+{
+    const etw_classic_event_id served[] = {
+        id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52),  id(kThread, 36),
+        id(kTcpIp, 10),     id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),
+        id(kPageFault, 11), id(kPageFault, 12), id(kPageFault, 15), id(kThread, 36), // a duplicate is fine
+    };
+    StackEvents s;
+    ASSERT_TRUE(StackEvents::from(served, &s));
+    for (std::uint16_t hook : {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F})
+        EXPECT_TRUE(s.has(hook)) << std::hex << hook;
+    EXPECT_FALSE(s.has(0x0F2F));
+    EXPECT_EQ(
+        s, StackEvents::of({0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F}));
+    // Only some: the others are not in the set.
+    ASSERT_TRUE(StackEvents::from(std::span(served + 3, 1), &s));
+    EXPECT_TRUE(s.has(0x0524));
+    EXPECT_FALSE(s.has(0x0F2E));
+    // None: stacks off.
+    ASSERT_TRUE(StackEvents::from({}, &s));
+    EXPECT_TRUE(s.empty());
+}
+
+TEST(StackEvents, EveryOtherEventIsRefusedNamingItAndWhy)
+{
+    const struct {
+        etw_classic_event_id id;
+        const char *why;
+    } refused[] = {
+        {id(kThread, 1), "side-band"},          // Thread/Start
+        {id(kImage, 10), "side-band"},          // Image/Load
+        {id(kPerfInfo, 67), "SysClEnter (51)"}, // PerfInfo/ISR: not written
+        {id(kTcpIp, 12), "RecvIPV6 (27)"},      // TcpIp/ConnectIPV4: not written
+        {id(kPageFault, 32), "not written here"},
+    };
+    const StackEvents before = StackEvents::of({0x0524});
+    for (const auto &r : refused) {
+        StackEvents s = before;
+        const etw_classic_event_id ids[] = {id(kThread, 36), r.id};
+        const openetw::Status st = StackEvents::from(ids, &s);
+        EXPECT_EQ(st.code, ETW_ERROR_NOT_SUPPORTED);
+        EXPECT_NE(st.message.find(" type " + std::to_string(r.id.type) + " "), std::string::npos) << st.message;
+        EXPECT_NE(st.message.find(r.why), std::string::npos) << st.message;
+        EXPECT_EQ(s, before) << "a refusal changes nothing";
+    }
+}
