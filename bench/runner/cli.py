@@ -1,6 +1,7 @@
 """The command line of bench/run and the order of a run: build (or find)
 the programs, choose the experiments, start the LTTng daemon, write the
-consumer inputs, run, stop the daemon, and report. It owns the exit code:
+consumer inputs, run, run the system-logger figure (kernel_logger.py),
+stop the daemon, and report. It owns the exit code:
 1 only when a smoke run had a failed measurement, so that the bench-smoke
 test fails on a broken program and a measuring run does not."""
 
