@@ -1,6 +1,7 @@
 """The command line of bench/run and the order of a run: build (or find)
 the programs, choose the experiments, start the LTTng daemon, write the
-consumer inputs, run, stop the daemon, and report. It owns the exit code:
+consumer inputs, run, run the system-logger figure (kernel_logger.py),
+stop the daemon, and report. It owns the exit code:
 1 only when a smoke run had a failed measurement, so that the bench-smoke
 test fails on a broken program and a measuring run does not."""
 
@@ -16,6 +17,8 @@ from .build import build
 from .consumer_files import note_large_residency, prepare_consumer_files, prepare_large_file
 from .experiments import plan
 from .goals import evaluate_goals
+from .kernel_logger import markdown as kernel_markdown
+from .kernel_logger import run_kernel_figure
 from .peers import SessionDaemon
 from .programs import HERE, PROGRAM, ROOT, log
 from .report import machine_info, markdown, update_doc, write_json
@@ -37,6 +40,8 @@ def parse_args(usage):
     ap.add_argument("--lib-dir", help="run the OpenETW figures against the libopenetw.so.1 in this folder")
     ap.add_argument("--no-lttng", action="store_true")
     ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--no-kernel", action="store_true",
+                    help="leave out the system-logger figure (OpenETW's NT Kernel Logger against perf record)")
     ap.add_argument("--only", help="run only experiments whose id contains this text (comma-separated)")
     ap.add_argument("--etwdump", help="the etwdump program (default: tools/etwdump/etwdump of the build)")
     ap.add_argument("--consumer-baseline", metavar="BUILD_DIR",
@@ -59,6 +64,17 @@ def choose_experiments(opt, mode, work):
     if opt.no_callgrind or mode == "smoke" or not shutil.which("valgrind"):
         exps = [e for e in exps if not e.callgrind]
     return exps
+
+
+def kernel_wanted(opt):
+    """(run it, why not): the system-logger figure runs in every mode (its
+    smoke form: one short step) unless --no-kernel, or --only names other
+    experiments alone."""
+    if opt.no_kernel:
+        return False, "--no-kernel"
+    if opt.only and not any("kernel" in k for k in opt.only.split(",")):
+        return False, "--only %s does not name it (--only kernel)" % opt.only
+    return True, ""
 
 
 def available_programs(opt, mode, bin_dir):
@@ -110,6 +126,13 @@ def main(usage):
         prepare_large_file(exps, bin_dir, work, raw)
         elapsed = run_all(exps, bin_dir, work, reps, have, raw)
         note_large_residency(exps)
+        run_kernel, why_not = kernel_wanted(opt)
+        if run_kernel:
+            kernel = run_kernel_figure(mode, bin_dir, work, reps, raw)
+            elapsed += kernel.get("seconds", 0)
+        else:
+            kernel = {"skipped": why_not, "steps": []}
+            log("bench/run: the system-logger figure is not run: " + why_not)
     finally:
         daemon.stop()
     machine["lttng_sessiond"] = daemon.note
@@ -120,14 +143,15 @@ def main(usage):
     figures = build_figures(exps)
     goals = evaluate_goals(figures)
     meta = {"mode": mode, "reps": reps, "date": started.strftime("%Y-%m-%d %H:%M %Z"), "seconds": round(elapsed, 1)}
-    table = markdown(figures, goals, machine, meta)
-    print(table)
-    doc = {"meta": meta, "machine": machine, "figures": figures, "goals": goals, "runs": raw}
+    table = markdown(figures, goals, machine, meta) if exps else None
+    kernel_table = kernel_markdown(kernel, machine, meta)
+    print("\n\n".join(t for t in (table, kernel_table) if t))
+    doc = {"meta": meta, "machine": machine, "figures": figures, "goals": goals, "kernel": kernel, "runs": raw}
     json_path = opt.json or (None if mode == "smoke" else os.path.join(HERE, "results", "latest.json"))
     if json_path:
         write_json(json_path, doc)
     if opt.update_doc:
-        update_doc(table)
+        update_doc(table, kernel_table if not kernel.get("skipped") else None)
     log("bench/run: %s mode, %.0f s of measurements" % (mode, elapsed))
     failed = [r for r in raw if not r.get("ok") and r.get("status") != "not_built"]
     if failed:

@@ -127,17 +127,27 @@ def machine_info():
 
 DOC_BEGIN = "<!-- bench/run: begin table -->"
 DOC_END = "<!-- bench/run: end table -->"
+KERNEL_BEGIN = "<!-- bench/run: begin kernel table -->"
+KERNEL_END = "<!-- bench/run: end kernel table -->"
 
 
-def update_doc(table):
+def replace_between(text, begin, end, table):
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        return head + begin + "\n" + table + "\n" + end + tail
+    return text + "\n" + begin + "\n" + table + "\n" + end + "\n"
+
+
+def update_doc(table, kernel_table=None):
+    """Replaces the tables a run produced (None: one it did not run, e.g.
+    --only kernel leaves the main table as it was)."""
     path = os.path.join(HERE, "PERFORMANCE.md")
     text = open(path).read() if os.path.exists(path) else ""
-    if DOC_BEGIN in text and DOC_END in text:
-        head, rest = text.split(DOC_BEGIN, 1)
-        _, tail = rest.split(DOC_END, 1)
-        text = head + DOC_BEGIN + "\n" + table + "\n" + DOC_END + tail
-    else:
-        text += "\n" + DOC_BEGIN + "\n" + table + "\n" + DOC_END + "\n"
+    if table:
+        text = replace_between(text, DOC_BEGIN, DOC_END, table)
+    if kernel_table:
+        text = replace_between(text, KERNEL_BEGIN, KERNEL_END, kernel_table)
     with open(path, "w") as f:
         f.write(text)
     log("updated " + path)

@@ -62,6 +62,10 @@ int dispatch(const Args &a)
         return kind_memory(a);
     if (kind == "cgloop")
         return kind_cgloop(a);
+    if (kind == "syslogger")
+        return kind_syslogger(a);
+    if (kind == "kernel-count")
+        return kind_kernel_count(a);
     if (kind == "info") {
         Json j;
         j.str("version", etw_version_string())

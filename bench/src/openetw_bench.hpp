@@ -99,4 +99,8 @@ int kind_consumer(const Args &a);
 int kind_startstop(const Args &a);
 int kind_memory(const Args &a);
 
+// openetw_kernel.cpp: the system logger of the kernel figure, and its file's counts
+int kind_syslogger(const Args &a);
+int kind_kernel_count(const Args &a);
+
 } // namespace bench::ours
