@@ -86,6 +86,10 @@ public:
     // Whether sampled-profile samples carry their stacks from now on (the
     // profile's source reopened when it runs). On failure nothing changes.
     virtual Status set_profile_stacks(bool stacks) = 0;
+    // The sampled profile's interval from now on (100 ns units, checked by
+    // the caller): the profile's source reopened at it when it runs, the
+    // old one's samples still written. On failure nothing changes.
+    virtual Status set_profile_interval(std::uint32_t interval_100ns) = 0;
     virtual std::uint32_t flags() const = 0;
 };
 
