@@ -175,7 +175,8 @@ public:
     // (etw_session_set_stack_tracing; session_kernel.cpp).
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
     // A system logger's profile interval (etw_session_set_profile_interval;
-    // session_kernel.cpp), checked by the caller.
+    // session_kernel.cpp), its range checked here too: a host's request
+    // comes from another process.
     Status set_profile_interval(std::uint32_t interval_100ns);
     // Seals every non-empty buffer and waits until the logger has written
     // them (buffers still held by writers follow when they commit); real-time
