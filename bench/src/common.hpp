@@ -45,7 +45,7 @@ public:
                 continue;
             const auto eq = a.find('=');
             if (eq == std::string::npos)
-                kv_[a.substr(2)] = "1";
+                kv_[a.substr(2)] = std::string(1, '1'); // not = "1": a g++ 12 -O2 -Wrestrict false positive
             else
                 kv_[a.substr(2, eq - 2)] = a.substr(eq + 1);
         }

@@ -177,6 +177,12 @@ typedef struct etw_session_options {
 /** sizeof the first version of etw_session_options (through realtime_backlog_buffers). */
 #define ETW_SESSION_OPTIONS_V1_SIZE 16u
 
+/* A system logger's profile interval, in 100 ns units, as Windows takes it
+   (TRACE_PROFILE_INTERVAL, xperf -setprofint): 1 ms by default, 0.1221 ms to 1 s. */
+#define ETW_DEFAULT_PROFILE_INTERVAL 10000u
+#define ETW_MIN_PROFILE_INTERVAL 1221u
+#define ETW_MAX_PROFILE_INTERVAL 10000000u
+
 /**
  * A kernel event by its class GUID and event type, as CLASSIC_EVENT_ID
  * names it (TraceSetInformation's TraceStackTracingInfo).
@@ -233,6 +239,24 @@ ETW_API etw_status etw_session_get_options(etw_session_options *out, const etw_s
  */
 ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw_classic_event_id *events,
                                                  uint32_t count);
+
+/**
+ * Changes the sampled-profile interval of a running system logger session
+ * (TraceSetInformation with TraceSampledProfileIntervalInfo; xperf's
+ * -setprofint), in 100 ns units, ETW_MIN_PROFILE_INTERVAL to
+ * ETW_MAX_PROFILE_INTERVAL. With EVENT_TRACE_FLAG_PROFILE on, the profile's
+ * source reopens at the new interval at once (the samples the old one took
+ * are still written); otherwise the interval serves when the flag is turned
+ * on. etw_session_get_options reports it afterwards. Windows has one
+ * interval for the machine; here each system logger has its own.
+ * ETW_ERROR_INVALID_PARAMETER (session NULL, an interval out of the range,
+ * named); ETW_ERROR_NOT_SUPPORTED (not a system logger); a failure to reopen
+ * the source is reported as the start reports it, and leaves the interval
+ * in force unchanged. A session of another process: a request to its host
+ * (ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL,
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it stopped). Any thread.
+ */
+ETW_API etw_status etw_session_set_profile_interval(etw_session *session, uint32_t interval_100ns);
 
 /**
  * Opens a running session by name (case-insensitive) to control it; the

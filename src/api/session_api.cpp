@@ -7,6 +7,7 @@
 #include "base/utf.hpp"
 #include "host/hosting.hpp"
 #include "host/session_ref.hpp"
+#include "kernel/system_logger.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -17,6 +18,10 @@ using openetw::api::guarded;
 using openetw::api::props_of;
 using openetw::engine::Engine;
 using openetw::engine::SessionOptions;
+
+static_assert(ETW_DEFAULT_PROFILE_INTERVAL == openetw::kernel::kDefaultProfileInterval &&
+              ETW_MIN_PROFILE_INTERVAL == openetw::kernel::kMinProfileInterval &&
+              ETW_MAX_PROFILE_INTERVAL == openetw::kernel::kMaxProfileInterval);
 
 namespace {
 
@@ -105,6 +110,16 @@ ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw
         if (count != 0 && !events)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "events is NULL with a count of " + std::to_string(count));
         return session->ref->set_stack_tracing(std::vector<etw_classic_event_id>(events, events + count));
+    });
+}
+
+ETW_API etw_status etw_session_set_profile_interval(etw_session *session, uint32_t interval_100ns)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        if (Status st = openetw::kernel::check_profile_interval(interval_100ns); !st)
+            return st;
+        return session->ref->set_profile_interval(interval_100ns);
     });
 }
 

@@ -174,6 +174,10 @@ public:
     // A system logger's kernel events that carry their stacks
     // (etw_session_set_stack_tracing; session_kernel.cpp).
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
+    // A system logger's profile interval (etw_session_set_profile_interval;
+    // session_kernel.cpp), its range checked here too: a host's request
+    // comes from another process.
+    Status set_profile_interval(std::uint32_t interval_100ns);
     // Seals every non-empty buffer and waits until the logger has written
     // them (buffers still held by writers follow when they commit); real-time
     // buffers are then queued for the consumers. Buffering mode: writes the
@@ -216,7 +220,13 @@ public:
     bool is_lossless() const { return options_.lossless; }
     // The NT Kernel Logger, the Global Logger or ETW_SYSTEM_LOGGER_MODE.
     bool is_system_logger() const { return system_logger_; }
-    const SessionOptions &options() const { return options_; }
+    // A copy: profile_interval changes while the session runs
+    // (set_profile_interval).
+    SessionOptions options() const
+    {
+        std::lock_guard<std::mutex> lock(kernel_mutex_);
+        return options_;
+    }
 
     const std::u16string &name() const { return name_; }
     const etw_guid &guid() const { return guid_; }
@@ -336,7 +346,7 @@ private:
     static void write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size);
     std::unique_ptr<kernel::SystemLogger> kernel_; // null: no kernel events asked for
     kernel::ProfileSettings profile_;              // the sampled profile's, from the start options
-    std::mutex kernel_mutex_;                      // update's flag changes against the logger's drains
+    mutable std::mutex kernel_mutex_; // update's flag changes against the logger's drains; options_.profile_interval
 
     // Identity and configuration.
     std::u16string name_;

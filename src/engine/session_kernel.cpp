@@ -41,6 +41,23 @@ Status Session::set_stack_tracing(const std::vector<etw_classic_event_id> &event
     return kernel_->set_stacks(stacks);
 }
 
+Status Session::set_profile_interval(std::uint32_t interval_100ns)
+{
+    if (!system_logger_)
+        return Fail(ETW_ERROR_NOT_SUPPORTED, "the profile interval is a system logger's (the NT Kernel Logger, the "
+                                             "Global Logger, ETW_SYSTEM_LOGGER_MODE)");
+    if (Status st = kernel::check_profile_interval(interval_100ns); !st)
+        return st;
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    if (!kernel_)
+        return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
+    if (Status st = kernel_->set_profile_interval(interval_100ns); !st)
+        return st;
+    profile_.interval_100ns = interval_100ns;
+    options_.profile_interval = interval_100ns;
+    return Status::ok();
+}
+
 void Session::write_kernel_record(void *self, std::uint32_t cpu, const std::uint8_t *record, std::uint32_t size)
 {
     auto *s = static_cast<Session *>(self);

@@ -433,6 +433,10 @@ void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::Chan
         with_props = false;
         st = s->set_stack_tracing(req.stack_events);
         break;
+    case Request::ProfileInterval:
+        with_props = false;
+        st = s->set_profile_interval(req.profile_interval);
+        break;
     default:
         st = Fail(ETW_ERROR_INVALID_PARAMETER, "unknown request");
         break;

@@ -50,6 +50,13 @@ Status RemoteSession::set_stack_tracing(const std::vector<etw_classic_event_id> 
     return request_stack_tracing(registry_, entry_, events);
 }
 
+Status RemoteSession::set_profile_interval(std::uint32_t interval_100ns)
+{
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
+    return request_profile_interval(registry_, entry_, interval_100ns);
+}
+
 Status RemoteSession::options(SessionOptions *out)
 {
     if (Status st = reachable("it can only be stopped"); !st)

@@ -21,6 +21,7 @@ public:
     Status enable(const EnableRecord &rec, bool enable);
     Status grant(std::uint32_t uid, std::uint32_t rights);
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
+    Status set_profile_interval(std::uint32_t interval_100ns);
     Status options(SessionOptions *out);
     // A buffering session's snapshot to path (made absolute here).
     Status flush_to(const std::string &path, Properties *props);

@@ -113,6 +113,13 @@ Status request_stack_tracing(SystemRegistry &reg, const RegistryEntry &e,
     return status_request(reg, e, Request::StackTracing, w.bytes);
 }
 
+Status request_profile_interval(SystemRegistry &reg, const RegistryEntry &e, std::uint32_t interval_100ns)
+{
+    Writer w;
+    w.u32(interval_100ns);
+    return status_request(reg, e, Request::ProfileInterval, w.bytes);
+}
+
 Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out)
 {
     ChannelHandle c = platform::kNoChannel;
@@ -247,6 +254,8 @@ std::int64_t max_request_body(std::uint32_t kind)
         return std::int64_t(sizeof(GrantRecord));
     case Request::StackTracing:
         return 4 + std::int64_t(ETW_MAX_STACK_TRACING_EVENTS * sizeof(etw_classic_event_id));
+    case Request::ProfileInterval:
+        return 4;
     case Request::FlushTo:
         return kText16Max + kPropsMax;
     case Request::Writer:
@@ -288,6 +297,9 @@ Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, 
             ok = r.get(&out->stack_events[i], sizeof(etw_classic_event_id));
         break;
     }
+    case Request::ProfileInterval:
+        ok = r.u32(&out->profile_interval);
+        break;
     case Request::FlushTo:
         ok = r.text16(&out->path) && !out->path.empty() && get_props(r, &out->props);
         break;

@@ -28,9 +28,10 @@ enum class Request : std::uint32_t {
     Grant = 6,
     Writer = 7,
     Consume = 8,
-    Options = 9,       // the options the session runs with (control right)
-    FlushTo = 10,      // a buffering session's snapshot to a path: the host's own user or root only
-    StackTracing = 11, // the kernel events that carry stacks (control right)
+    Options = 9,          // the options the session runs with (control right)
+    FlushTo = 10,         // a buffering session's snapshot to a path: the host's own user or root only
+    StackTracing = 11,    // the kernel events that carry stacks (control right)
+    ProfileInterval = 12, // a system logger's profile interval (control right)
 };
 
 // The right a request needs (ETW_SESSION_RIGHT_*).
@@ -47,6 +48,7 @@ Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRec
 Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out);
 Status request_stack_tracing(SystemRegistry &reg, const RegistryEntry &e,
                              const std::vector<etw_classic_event_id> &events);
+Status request_profile_interval(SystemRegistry &reg, const RegistryEntry &e, std::uint32_t interval_100ns);
 // FlushTo: the host writes the snapshot to path (absolute) as its own user.
 Status request_flush_to(SystemRegistry &reg, const RegistryEntry &e, const std::u16string &path, Properties *props);
 // The session's region and what a writer needs; region is the caller's to adopt.
@@ -82,6 +84,7 @@ struct IncomingRequest {
     GrantRecord grant{};                            // Grant
     std::u16string path;                            // FlushTo
     std::vector<etw_classic_event_id> stack_events; // StackTracing
+    std::uint32_t profile_interval = 0;             // ProfileInterval
 };
 // The most body bytes a request of that kind can need: 0 for a request
 // without a body, -1 for an unknown kind (read before any body is).

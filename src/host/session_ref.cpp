@@ -59,6 +59,10 @@ public:
     {
         return s_->set_stack_tracing(events);
     }
+    Status set_profile_interval(std::uint32_t interval_100ns) override
+    {
+        return s_->set_profile_interval(interval_100ns);
+    }
     void describe(Properties &props) override { s_->fill(props); }
     Status open_feed(std::unique_ptr<LiveFeed> *out, std::vector<std::uint8_t> *header) override
     {
@@ -117,6 +121,10 @@ public:
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) override
     {
         return r_.set_stack_tracing(events);
+    }
+    Status set_profile_interval(std::uint32_t interval_100ns) override
+    {
+        return r_.set_profile_interval(interval_100ns);
     }
     void describe(Properties &props) override
     {

@@ -49,6 +49,8 @@ public:
     virtual Status grant(std::uint32_t uid, std::uint32_t rights) = 0;
     // The kernel events that carry their stacks (etw_session_set_stack_tracing).
     virtual Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) = 0;
+    // A system logger's profile interval (etw_session_set_profile_interval).
+    virtual Status set_profile_interval(std::uint32_t interval_100ns) = 0;
     // What etw_session_list reports of it: the settings and statistics when
     // they can be had, else what its host last published, else its name.
     virtual void describe(Properties &props) = 0;

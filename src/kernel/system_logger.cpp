@@ -278,6 +278,20 @@ public:
         return Status::ok();
     }
 
+    Status set_profile_interval(std::uint32_t interval_100ns) override
+    {
+        ProfileSettings next = profile_settings_;
+        next.interval_100ns = interval_100ns;
+        if (profile_ && interval_100ns != profile_settings_.interval_100ns) {
+            std::unique_ptr<ProfileSource> reopened;
+            if (Status st = open_profile(next, &reopened); !st)
+                return st;
+            replace_profile(std::move(reopened));
+        }
+        profile_settings_ = next;
+        return Status::ok();
+    }
+
     void rundown(bool end, const SessionSink &sink) override
     {
         if (end && !(flags_ & ETW_FLAG_NO_SYSCONFIG))

@@ -89,6 +89,10 @@ public:
     // call chains are reopened, what the old ones held still written. On
     // failure nothing changes.
     virtual Status set_stacks(const StackEvents &stacks) = 0;
+    // The sampled profile's interval from now on (100 ns units, checked by
+    // the caller): the profile's source reopened at it when it runs, the
+    // old one's samples still written. On failure nothing changes.
+    virtual Status set_profile_interval(std::uint32_t interval_100ns) = 0;
     virtual std::uint32_t flags() const = 0;
 };
 

@@ -58,4 +58,8 @@ void remember_session(etw_session *session);
 // (by etw_session_list); they are freed when it returns.
 void for_each_running_session(const std::function<void(const etw_properties *)> &visit);
 
+// The profile interval TraceSetInformation gave with SessionHandle 0, which
+// the system loggers StartTrace starts take (0: none given; trace_information.cpp).
+ULONG default_profile_interval();
+
 } // namespace openetw_win32

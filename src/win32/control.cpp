@@ -133,7 +133,12 @@ ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES
         if (s != ERROR_SUCCESS)
             return s == ERROR_INVALID_NAME ? ERROR_BAD_PATHNAME : s;
     etw_session *session = nullptr;
-    status = etw_session_start(&session, p.props);
+    // A system logger samples at the interval TraceSetInformation last set
+    // for the machine (SessionHandle 0); others ignore it.
+    etw_session_options options{};
+    options.struct_size = sizeof options;
+    options.profile_interval = default_profile_interval();
+    status = etw_session_start_ex(&session, p.props, &options);
     if (status != ERROR_SUCCESS)
         return status == ERROR_INVALID_NAME ? ERROR_INVALID_PARAMETER : status;
     remember_session(session);

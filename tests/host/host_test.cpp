@@ -134,6 +134,57 @@ TEST(Host, StackTracingReachesASystemLoggerThroughItsHost)
     EXPECT_GT(counts.stacks, 100u) << "the samples carry no stacks: the request did not reach the host's logger";
 }
 
+TEST(Host, TheProfileIntervalOfASystemLoggerChangesThroughItsHost)
+{
+    Proc r = etwctl({"start", "HostInterval", "--file", g_ns.path("interval.etl"), "--mode", "sequential,system-logger",
+                     "--enable-flags", "profile"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "HostInterval"), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(etw_session_set_profile_interval(s, 50000), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    // Another opening asks the host afresh: the host's session holds the new interval.
+    ASSERT_EQ(etw_session_open(&s, "HostInterval"), ETW_OK) << etw_last_error_message();
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    ASSERT_EQ(etw_session_get_options(&o, s), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(o.profile_interval, 50000u);
+    etw_session_close(s);
+
+    // Without the control right the host refuses; with it, it takes the change.
+    std::string why;
+    if (const passwd *pw = second_user(&why)) {
+        auto attempt = [&] {
+            etw_session *other = nullptr;
+            etw_status st = etw_session_open(&other, "HostInterval");
+            if (st == ETW_OK) {
+                st = etw_session_set_profile_interval(other, 20000);
+                etw_session_close(other);
+            }
+            return st == ETW_ERROR_ACCESS_DENIED ? 5 : st == ETW_OK ? 0 : 1;
+        };
+        EXPECT_EQ(as_user(pw, attempt), 5) << "a user without the control right changed the interval";
+        ASSERT_EQ(etw_session_open(&s, "HostInterval"), ETW_OK);
+        ASSERT_EQ(etw_session_grant(s, pw->pw_uid, ETW_SESSION_RIGHT_CONTROL), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(as_user(pw, attempt), 0) << "the control right does not allow the change";
+        ASSERT_EQ(etw_session_get_options(&o, s), ETW_OK) << etw_last_error_message();
+        EXPECT_EQ(o.profile_interval, 20000u);
+        etw_session_close(s);
+    }
+    ASSERT_EQ(etwctl({"stop", "HostInterval"}).status, 0);
+
+    // A hosted session that is no system logger: the host says why.
+    ASSERT_EQ(etwctl({"start", "HostNoProfile", "--file", g_ns.path("noprofile.etl")}).status, 0);
+    ASSERT_EQ(etw_session_open(&s, "HostNoProfile"), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_profile_interval(s, 10000), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("system logger"), std::string::npos)
+        << etw_last_error_message();
+    etw_session_close(s);
+    ASSERT_EQ(etwctl({"stop", "HostNoProfile"}).status, 0);
+    if (why.size())
+        GTEST_SKIP() << "the control right was not checked: " << why;
+}
+
 // ---- Faults ----
 
 TEST(Host, AStartWhoseLogFileCannotBeCreatedLeavesNothingBehind)

@@ -154,6 +154,107 @@ TEST(Profile, TheIntervalSetsTheRateAndIsCheckedAgainstWindowsRange)
     std::filesystem::remove(file);
 }
 
+// The samples of process pid in the profile of file (its top function's count).
+int samples_of(const std::string &file, pid_t pid)
+{
+    const std::vector<std::string> lines =
+        section(run(std::string(env("ETWDUMP")) + " --format profile --top 1 " + file), pid);
+    return lines.size() >= 2 ? std::atoi(lines[1].c_str()) : -1;
+}
+
+std::uint32_t interval_of(etw_session *s)
+{
+    etw_session_options got{};
+    got.struct_size = sizeof got;
+    EXPECT_EQ(etw_session_get_options(&got, s), ETW_OK) << etw_last_error_message();
+    return got.profile_interval;
+}
+
+TEST(Profile, TheIntervalChangesWhileTheSessionRuns)
+{
+    const std::string file = temp_file("profile-change");
+    Session session;
+    ASSERT_EQ(session.start("OpenETW profile change " + std::to_string(::getpid()), file,
+                            ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD, 0),
+              ETW_OK)
+        << etw_last_error_message();
+    EXPECT_EQ(interval_of(session.s), ETW_DEFAULT_PROFILE_INTERVAL);
+    const pid_t at_1ms = run_busy(1.0);
+    // 10 ms from now on: the next second of processor time gives about 100 samples.
+    ASSERT_EQ(etw_session_set_profile_interval(session.s, 100000), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(interval_of(session.s), 100000u);
+    const pid_t at_10ms = run_busy(1.0);
+    ASSERT_EQ(etw_session_stop(session.s, nullptr), ETW_OK) << etw_last_error_message();
+
+    const int before = samples_of(file, at_1ms), after = samples_of(file, at_10ms);
+    // The first run's samples came from the source the change closed.
+    EXPECT_GT(before, 800) << "the first second was not sampled at 1 ms";
+    EXPECT_GT(after, 50);
+    EXPECT_LT(after, 200) << "the interval did not change";
+    std::filesystem::remove(file);
+}
+
+TEST(Profile, AnIntervalSetWithoutTheProfileServesWhenTheFlagComesOn)
+{
+    const std::string file = temp_file("profile-later");
+    Session session;
+    const std::uint32_t others = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
+    ASSERT_EQ(session.start("OpenETW profile later " + std::to_string(::getpid()), file, others, 0), ETW_OK)
+        << etw_last_error_message();
+    ASSERT_EQ(etw_session_set_profile_interval(session.s, 100000), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(interval_of(session.s), 100000u);
+    ASSERT_EQ(etw_session_query(session.s, session.props), ETW_OK);
+    ASSERT_EQ(etw_properties_set_enable_flags(session.props, others | ETW_FLAG_PROFILE), ETW_OK);
+    ASSERT_EQ(etw_session_update(session.s, session.props), ETW_OK) << etw_last_error_message();
+    const pid_t busy = run_busy(1.0);
+    ASSERT_EQ(etw_session_stop(session.s, nullptr), ETW_OK) << etw_last_error_message();
+    const int samples = samples_of(file, busy);
+    EXPECT_GT(samples, 50);
+    EXPECT_LT(samples, 200) << "the profile started at another interval than the one set";
+    std::filesystem::remove(file);
+}
+
+TEST(Profile, TheIntervalRefusesWhatItCannotServe)
+{
+    const std::string file = temp_file("profile-interval-refusals");
+    Session system;
+    ASSERT_EQ(
+        system.start("OpenETW profile interval refusals " + std::to_string(::getpid()), file, ETW_FLAG_PROFILE, 20000),
+        ETW_OK)
+        << etw_last_error_message();
+    for (std::uint32_t bad : {0u, 1220u, 10000001u}) {
+        EXPECT_EQ(etw_session_set_profile_interval(system.s, bad), ETW_ERROR_INVALID_PARAMETER) << bad;
+        EXPECT_NE(std::string(etw_last_error_message()).find("1221 to 10000000"), std::string::npos)
+            << etw_last_error_message();
+        EXPECT_EQ(interval_of(system.s), 20000u) << "a refused interval changed the one in force";
+    }
+    EXPECT_EQ(etw_session_set_profile_interval(nullptr, 10000), ETW_ERROR_INVALID_PARAMETER);
+    // Both ends of the range are taken.
+    EXPECT_EQ(etw_session_set_profile_interval(system.s, ETW_MIN_PROFILE_INTERVAL), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_profile_interval(system.s, ETW_MAX_PROFILE_INTERVAL), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(interval_of(system.s), ETW_MAX_PROFILE_INTERVAL);
+    ASSERT_EQ(etw_session_stop(system.s, nullptr), ETW_OK);
+    EXPECT_EQ(etw_session_set_profile_interval(system.s, 10000), ETW_ERROR_WMI_INSTANCE_NOT_FOUND);
+
+    // A session that is not a system logger has no profile.
+    etw_properties *props = nullptr;
+    ASSERT_EQ(etw_properties_create(&props, ("OpenETW plain interval " + std::to_string(::getpid())).c_str()), ETW_OK);
+    etw_properties_set_log_file_name(props, temp_file("profile-plain-interval").c_str());
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    o.flags = ETW_SESSION_IN_PROCESS;
+    etw_session *plain = nullptr;
+    ASSERT_EQ(etw_session_start_ex(&plain, props, &o), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_session_set_profile_interval(plain, 10000), ETW_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(std::string(etw_last_error_message()).find("system logger"), std::string::npos)
+        << etw_last_error_message();
+    EXPECT_EQ(etw_session_stop(plain, nullptr), ETW_OK);
+    etw_session_close(plain);
+    etw_properties_destroy(props);
+    std::filesystem::remove(temp_file("profile-plain-interval"));
+    std::filesystem::remove(file);
+}
+
 const etw_classic_event_id kSampledProfile = {
     {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}}, 46, {}};
 

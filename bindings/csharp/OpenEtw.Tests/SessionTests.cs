@@ -13,6 +13,37 @@ namespace OpenEtw.Tests
         private static readonly Guid ProviderGuid = new("3a9d2c5e-51f0-4f7e-9b61-2d4c8e0f1a01");
 
         [Fact]
+        public void TheProfileIntervalOfARunningSystemLoggerChanges()
+        {
+            using var scratch = new Scratch();
+            using var props = Helpers.FileProperties(Scratch.SessionName("Interval"), scratch.File("interval.etl"));
+            props.LogFileMode = LogFileMode.Sequential | LogFileMode.SystemLogger;
+            props.EnableFlags = KernelFlags.Profile;
+            Session session;
+            try
+            {
+                session = Session.Start(props);
+            }
+            catch (OpenEtwException e) when (e.Status == Status.AccessDenied)
+            {
+                return; // not root: no kernel events to sample
+            }
+            using (session)
+            {
+                Assert.Equal(10000u, session.Options.ProfileInterval);
+                session.SetProfileInterval(50000);
+                Assert.Equal(50000u, session.Options.ProfileInterval);
+                var refused = Assert.ThrowsAny<OpenEtwException>(() => session.SetProfileInterval(1220));
+                Assert.Equal(Status.InvalidParameter, refused.Status);
+                Assert.Equal(50000u, session.Options.ProfileInterval);
+            }
+            using var plainProps = Helpers.FileProperties(Scratch.SessionName("NoInterval"), scratch.File("plain.etl"));
+            using var plain = Session.Start(plainProps);
+            Assert.Equal(Status.NotSupported,
+                         Assert.ThrowsAny<OpenEtwException>(() => plain.SetProfileInterval(10000)).Status);
+        }
+
+        [Fact]
         public void FileSessionWritesWhatTheConsumerReadsBack()
         {
             using var scratch = new Scratch();

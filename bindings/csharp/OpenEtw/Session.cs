@@ -180,6 +180,16 @@ namespace OpenEtw
         public void Grant(uint userId, SessionRights rights) =>
             N.etw_session_grant(_handle, userId, (uint)rights);
 
+        /// <summary>
+        /// Changes a running system logger's sampled-profile interval (TraceSampledProfileIntervalInfo),
+        /// in 100 ns units, 1221 to 10000000: the profile's source reopens at it at once, and
+        /// <see cref="Options"/> reports it. <see cref="Status.InvalidParameter"/> outside the range;
+        /// <see cref="Status.NotSupported"/> for a session that is no system logger;
+        /// <see cref="Status.AccessDenied"/> without the control right over another process's session.
+        /// </summary>
+        public void SetProfileInterval(uint interval100ns) =>
+            N.etw_session_set_profile_interval(_handle, interval100ns);
+
         /// <summary>The running sessions (QueryAllTraces): their names, settings and statistics.</summary>
         public static IReadOnlyList<Properties> List()
         {

@@ -224,6 +224,15 @@ class Session:
         not system-wide (OPENETW_REGISTRY=none)."""
         _native.etw_session_grant(self._live(), user_id, rights)
 
+    def set_profile_interval(self, interval_100ns: int) -> None:
+        """Changes a running system logger's sampled-profile interval
+        (TraceSampledProfileIntervalInfo), in 100 ns units, 1221 to 10000000:
+        the profile's source reopens at it at once; options().profile_interval
+        reports it. InvalidParameterError outside the range; NotSupportedError
+        for a session that is no system logger; AccessDeniedError without the
+        control right over another process's session."""
+        _native.etw_session_set_profile_interval(self._live(), interval_100ns)
+
     def enable_provider(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
                         match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:
         """Enables a provider (EnableTraceEx2), registered or not yet; again to

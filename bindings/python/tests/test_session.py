@@ -403,3 +403,22 @@ def test_live_trace_delivers_every_event_and_reraises_callback_errors(name, guid
         provider.write(b"x", type=10)
         with pytest.raises(KeyError):
             trace.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a system logger reads the kernel's events (root)")
+def test_profile_interval_of_a_running_system_logger(tmp_path, name):
+    props = Properties(name, log_file_name=str(tmp_path / "p.etl"), enable_flags=openetw.ETW_FLAG_PROFILE,
+                       log_file_mode=LogFileMode.FILE_MODE_SEQUENTIAL | LogFileMode.SYSTEM_LOGGER_MODE)
+    with Session(props) as session:
+        assert session.options().profile_interval == openetw.ETW_DEFAULT_PROFILE_INTERVAL
+        session.set_profile_interval(50000)
+        assert session.options().profile_interval == 50000
+        with pytest.raises(openetw.InvalidParameterError, match="1221 to 10000000"):
+            session.set_profile_interval(1220)
+        assert session.options().profile_interval == 50000
+
+
+def test_profile_interval_is_a_system_loggers(tmp_path, name):
+    with Session(file_props(name, tmp_path / "q.etl")) as session:
+        with pytest.raises(openetw.NotSupportedError, match="system logger"):
+            session.set_profile_interval(10000)

@@ -604,6 +604,70 @@ typedef struct _ENABLE_TRACE_PARAMETERS {
     ULONG FilterDescCount;
 } ENABLE_TRACE_PARAMETERS, *PENABLE_TRACE_PARAMETERS;
 
+/* What TraceSetInformation and TraceQueryInformation set or query (the
+ * SDK's values; TRACE_INFO_CLASS is the same enumeration). Served here:
+ * TraceStackTracingInfo (set), TraceSampledProfileIntervalInfo (set and
+ * query), TraceProfileSourceListInfo (query); any other class is
+ * ERROR_NOT_SUPPORTED (docs/WIN32.md, "Trace information"). */
+typedef enum _TRACE_QUERY_INFO_CLASS {
+    TraceGuidQueryList = 0,
+    TraceGuidQueryInfo = 1,
+    TraceGuidQueryProcess = 2,
+    TraceStackTracingInfo = 3,
+    TraceSystemTraceEnableFlagsInfo = 4,
+    TraceSampledProfileIntervalInfo = 5,
+    TraceProfileSourceConfigInfo = 6,
+    TraceProfileSourceListInfo = 7,
+    TracePmcEventListInfo = 8,
+    TracePmcCounterListInfo = 9,
+    TraceSetDisallowList = 10,
+    TraceVersionInfo = 11,
+    TraceGroupQueryList = 12,
+    TraceGroupQueryInfo = 13,
+    TraceDisallowListQuery = 14,
+    TraceInfoReserved15 = 15,
+    TraceCompressionInfo = 15, /* mingw-w64's name of 15 */
+    TracePeriodicCaptureStateListInfo = 16,
+    TracePeriodicCaptureStateInfo = 17,
+    TraceProviderBinaryTracking = 18,
+    TraceMaxLoggersQuery = 19,
+    TraceLbrConfigurationInfo = 20,
+    TraceLbrEventListInfo = 21,
+    TraceMaxPmcCounterQuery = 22,
+    TraceStreamCount = 23,
+    TraceStackCachingInfo = 24,
+    TracePmcCounterOwners = 25,
+    TraceUnifiedStackCachingInfo = 26,
+    TracePmcSessionInformation = 27,
+    TraceContextRegisterInfo = 28,
+    MaxTraceSetInfoClass
+} TRACE_QUERY_INFO_CLASS, TRACE_INFO_CLASS;
+
+/* A kernel event by class GUID and event type (TraceStackTracingInfo). */
+typedef struct _CLASSIC_EVENT_ID {
+    GUID EventGuid;
+    UCHAR Type;
+    UCHAR Reserved[7];
+} CLASSIC_EVENT_ID, *PCLASSIC_EVENT_ID;
+
+/* A profile source's sampling interval in 100 ns units
+ * (TraceSampledProfileIntervalInfo); source 0 is the timer. */
+typedef struct _TRACE_PROFILE_INTERVAL {
+    ULONG Source;
+    ULONG Interval;
+} TRACE_PROFILE_INTERVAL, *PTRACE_PROFILE_INTERVAL;
+
+/* One profile source (TraceProfileSourceListInfo): entries follow one
+ * another NextEntryOffset bytes apart; 0 ends the list. */
+typedef struct _PROFILE_SOURCE_INFO {
+    ULONG NextEntryOffset;
+    ULONG Source;
+    ULONG MinInterval;
+    ULONG MaxInterval;
+    ULONG64 Reserved;
+    WCHAR Description[ANYSIZE_ARRAY];
+} PROFILE_SOURCE_INFO, *PPROFILE_SOURCE_INFO;
+
 /* ---- Controllers (statuses: docs/WIN32.md, "Status rules") ---- */
 
 /* Starts a session named InstanceName from Properties; on success
@@ -636,6 +700,20 @@ ULONG WMIAPI EnableTrace(ULONG Enable, ULONG EnableFlag, ULONG EnableLevel, LPCG
 ULONG WMIAPI EnableTraceEx2(TRACEHANDLE TraceHandle, LPCGUID ProviderId, ULONG ControlCode, UCHAR Level,
                             ULONGLONG MatchAnyKeyword, ULONGLONG MatchAllKeyword, ULONG Timeout,
                             PENABLE_TRACE_PARAMETERS EnableParameters);
+/* Sets a setting of InformationClass from the InformationLength bytes at
+ * TraceInformation: the kernel events whose stacks a system logger records
+ * (TraceStackTracingInfo, an array of CLASSIC_EVENT_ID; length 0 turns
+ * stacks off), the profile interval (TraceSampledProfileIntervalInfo,
+ * TRACE_PROFILE_INTERVAL: SessionHandle 0 for the running system loggers and
+ * those this process starts afterwards, or one session's handle). */
+ULONG WMIAPI TraceSetInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS InformationClass,
+                                 PVOID TraceInformation, ULONG InformationLength);
+/* Writes the setting of InformationClass into the InformationLength bytes
+ * at TraceInformation (TraceSampledProfileIntervalInfo, for the Source the
+ * buffer names; TraceProfileSourceListInfo); *ReturnLength (when not NULL)
+ * receives the bytes written, or those needed with ERROR_BAD_LENGTH. */
+ULONG WMIAPI TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS InformationClass,
+                                   PVOID TraceInformation, ULONG InformationLength, PULONG ReturnLength);
 
 /* ---- Classic providers ---- */
 

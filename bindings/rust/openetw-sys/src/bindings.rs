@@ -181,6 +181,9 @@ pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
 pub const ETW_SESSION_IN_PROCESS: u32 = 8;
 pub const ETW_SESSION_OPTIONS_V1_SIZE: u32 = 16;
+pub const ETW_DEFAULT_PROFILE_INTERVAL: u32 = 10000;
+pub const ETW_MIN_PROFILE_INTERVAL: u32 = 1221;
+pub const ETW_MAX_PROFILE_INTERVAL: u32 = 10000000;
 pub const ETW_MAX_STACK_TRACING_EVENTS: u32 = 256;
 pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
@@ -2845,6 +2848,26 @@ extern "C" {
         session: *mut etw_session,
         events: *const etw_classic_event_id,
         count: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Changes the sampled-profile interval of a running system logger session"]
+    #[doc = " (TraceSetInformation with TraceSampledProfileIntervalInfo; xperf's"]
+    #[doc = " -setprofint), in 100 ns units, ETW_MIN_PROFILE_INTERVAL to"]
+    #[doc = " ETW_MAX_PROFILE_INTERVAL. With EVENT_TRACE_FLAG_PROFILE on, the profile's"]
+    #[doc = " source reopens at the new interval at once (the samples the old one took"]
+    #[doc = " are still written); otherwise the interval serves when the flag is turned"]
+    #[doc = " on. etw_session_get_options reports it afterwards. Windows has one"]
+    #[doc = " interval for the machine; here each system logger has its own."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (session NULL, an interval out of the range,"]
+    #[doc = " named); ETW_ERROR_NOT_SUPPORTED (not a system logger); a failure to reopen"]
+    #[doc = " the source is reported as the start reports it, and leaves the interval"]
+    #[doc = " in force unchanged. A session of another process: a request to its host"]
+    #[doc = " (ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL,"]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND when it stopped). Any thread."]
+    pub fn etw_session_set_profile_interval(
+        session: *mut etw_session,
+        interval_100ns: u32,
     ) -> etw_status;
 }
 extern "C" {

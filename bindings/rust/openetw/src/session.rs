@@ -325,6 +325,17 @@ impl Session {
         check(unsafe { sys::etw_session_grant(self.raw.as_ptr(), user_id, rights.bits()) })
     }
 
+    /// Changes a running system logger's sampled-profile interval
+    /// (TraceSampledProfileIntervalInfo), in 100 ns units, 1221 to 10000000:
+    /// the profile's source reopens at it at once; [`Session::options`]
+    /// reports it. [`Status::INVALID_PARAMETER`] outside the range;
+    /// [`Status::NOT_SUPPORTED`] for a session that is no system logger;
+    /// [`Status::ACCESS_DENIED`] without the control right over another
+    /// process's session.
+    pub fn set_profile_interval(&self, interval_100ns: u32) -> Result<()> {
+        check(unsafe { sys::etw_session_set_profile_interval(self.raw.as_ptr(), interval_100ns) })
+    }
+
     /// Enables (or re-enables with another level or keywords) a provider for
     /// this session (EnableTraceEx2). `level` 0 takes every level;
     /// `match_any_keyword` 0 means all flags.

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::*;
 use openetw::{
-    level, Consumer, EventClass, HostState, LogFileMode, Order, Properties, Provider, RecordKind, Session, SessionOptions,
-    SessionRights, Status,
+    level, Consumer, EventClass, HostState, KernelFlags, LogFileMode, Order, Properties, Provider, RecordKind, Session,
+    SessionOptions, SessionRights, Status,
 };
 
 #[test]
@@ -371,4 +371,26 @@ fn dropping_a_started_session_stops_it_and_detach_keeps_it_running() {
     again.stop(None).unwrap();
     drop(again);
     assert_eq!(Session::open(&name).unwrap_err().status(), Status::WMI_INSTANCE_NOT_FOUND);
+}
+
+#[test]
+fn profile_interval_changes_on_a_running_system_logger() {
+    let dir = temp_dir("interval");
+    let mut props = file_props(&unique("Interval"), &dir.join("interval.etl"));
+    props.set_log_file_mode(LogFileMode::SEQUENTIAL | LogFileMode::SYSTEM_LOGGER).unwrap();
+    props.set_enable_flags(KernelFlags::PROFILE).unwrap();
+    let session = match Session::start(&mut props) {
+        Err(e) if e.status() == Status::ACCESS_DENIED => return, // not root: no kernel events to sample
+        other => other.unwrap(),
+    };
+    assert_eq!(session.options().unwrap().profile_interval, 10000);
+    session.set_profile_interval(50000).unwrap();
+    assert_eq!(session.options().unwrap().profile_interval, 50000);
+    assert_eq!(session.set_profile_interval(1220).unwrap_err().status(), Status::INVALID_PARAMETER);
+    assert_eq!(session.options().unwrap().profile_interval, 50000);
+    session.stop(None).unwrap();
+
+    let plain = Session::start(&mut file_props(&unique("NoInterval"), &dir.join("plain.etl"))).unwrap();
+    assert_eq!(plain.set_profile_interval(10000).unwrap_err().status(), Status::NOT_SUPPORTED);
+    plain.stop(None).unwrap();
 }
