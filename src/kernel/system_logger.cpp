@@ -50,12 +50,14 @@ constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS |
 constexpr std::uint32_t kDrainIntervalMs = 100;
 // Every system call or page fault of the machine: 4 MB rings a processor,
 // drained every 20 ms, hold 40000 samples a processor between drains (2
-// million a second; docs/KERNEL_LOGGER.md has the rates measured).
-constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
+// million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
+// switches are drained as often: a processor can switch some 300000 times
+// a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
+constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH;
 constexpr std::uint32_t kHighVolumePages = 1024;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
-// 1 MB a processor for the others: sched_switch samples are ~100 bytes, and
-// a busy processor switches some thousands of times in a drain interval.
+// 1 MB a processor for the others: sched_switch samples are ~100 bytes (a
+// processor switching 300000 times a second fills 600 KB in 20 ms).
 constexpr std::uint32_t kTracepointPages = 256;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
