@@ -52,6 +52,16 @@ ULONG write_back(EVENT_TRACE_PROPERTIES *props, const etw_properties *src, bool 
 // A session of TraceHandle (when not 0) or of name: *owned says whether the
 // caller must etw_session_close it. ERROR_WMI_INSTANCE_NOT_FOUND when none runs.
 ULONG find_session(TRACEHANDLE handle, const std::string *name, etw_session **out, bool *owned);
+// A session find_session gave, closed on leaving scope when owned.
+struct SessionGuard {
+    etw_session *session = nullptr;
+    bool owned = false;
+    ~SessionGuard()
+    {
+        if (owned)
+            etw_session_close(session);
+    }
+};
 // Remembers a session this process started (closed at exit).
 void remember_session(etw_session *session);
 // Calls visit with the properties of each running session, as listed once

@@ -19,16 +19,6 @@ struct PropsGuard {
     ~PropsGuard() { etw_properties_destroy(props); }
 };
 
-struct SessionGuard {
-    etw_session *session = nullptr;
-    bool owned = false;
-    ~SessionGuard()
-    {
-        if (owned)
-            etw_session_close(session);
-    }
-};
-
 bool same_guid(const GUID &a, const GUID &b) { return std::memcmp(&a, &b, sizeof(GUID)) == 0; }
 
 // The log file name of the block, if any: LogFileNameOffset 0 means none.

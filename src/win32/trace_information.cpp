@@ -24,16 +24,6 @@ constexpr ULONG kTimerSource = 0; // ProfileTime: the only source here
 // loggers started after it.
 std::atomic<ULONG> g_default_interval{0};
 
-struct SessionGuard {
-    etw_session *session = nullptr;
-    bool owned = false;
-    ~SessionGuard()
-    {
-        if (owned)
-            etw_session_close(session);
-    }
-};
-
 // The session of a handle the caller names: ERROR_INVALID_HANDLE for 0;
 // ERROR_WMI_INSTANCE_NOT_FOUND for a handle no running session has, as
 // ControlTrace says (also after a stop).
