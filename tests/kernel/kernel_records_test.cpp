@@ -44,7 +44,8 @@ ProcessFields sample_process()
     return p;
 }
 
-// What a pointer field of value v reads as in a layout.
+// A SYSTEM_TRACE_HEADER record as read back: its kind and size from the
+// pointer size, the hook, version, thread and process, the fixture's times.
 void expect_header(const Seen &s, std::uint16_t hook, std::uint16_t version, std::uint32_t ptr, std::uint32_t tid,
                    std::uint32_t pid)
 {
