@@ -158,6 +158,12 @@
 %typemap(cstype) const etw_classic_event_id *events "global::OpenEtw.Interop.ClassicEventIdNative[]"
 %typemap(csin) const etw_classic_event_id *events "$csinput"
 %typemap(in) const etw_classic_event_id *events %{ $1 = ($1_ltype)$input; %}
+/* etw_stack_events_parse fills one: the marshaller copies the structs back. */
+%typemap(ctype) etw_classic_event_id *events "void *"
+%typemap(imtype) etw_classic_event_id *events "[global::System.Runtime.InteropServices.Out] global::OpenEtw.Interop.ClassicEventIdNative[]"
+%typemap(cstype) etw_classic_event_id *events "global::OpenEtw.Interop.ClassicEventIdNative[]"
+%typemap(csin) etw_classic_event_id *events "$csinput"
+%typemap(in) etw_classic_event_id *events %{ $1 = ($1_ltype)$input; %}
 
 /* A struct passed by reference: pinned by the marshaller, struct_size set by the caller. */
 %define OPENETW_STRUCT_REF(DECL, CSTYPE)

@@ -241,6 +241,24 @@ ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw
                                                  uint32_t count);
 
 /**
+ * Parses a list of kernel events, as xperf's -stackwalk names them, for
+ * etw_session_set_stack_tracing: names separated by ',', '+', '|' or
+ * spaces, any case, each an xperf stackwalk flag ("Profile", "CSwitch",
+ * "ReadyThread", "SyscallEnter", "FileRead", "PagefaultDemandZero"...) or
+ * 0xmmnn (class group mm, event type nn, as xperf takes a custom event);
+ * "none" alone is the empty list (stacks off). docs/KERNEL_LOGGER.md lists
+ * the names. Writes up to capacity events to events and the number the
+ * list holds to *out_count. Statuses: ETW_OK; ETW_ERROR_MORE_DATA when
+ * capacity is smaller than *out_count (events then holds the first
+ * capacity); ETW_ERROR_INVALID_PARAMETER for NULL text or out_count, events NULL with a
+ * capacity, an empty list, an unknown name or a group with no kernel class
+ * (named in the last error message). Which events this system serves is
+ * for etw_session_set_stack_tracing to say. No state: any thread.
+ */
+ETW_API etw_status etw_stack_events_parse(etw_classic_event_id *events, uint32_t capacity,
+                                          uint32_t *out_count, const char *text);
+
+/**
  * Changes the sampled-profile interval of a running system logger session
  * (TraceSetInformation with TraceSampledProfileIntervalInfo; xperf's
  * -setprofint), in 100 ns units, ETW_MIN_PROFILE_INTERVAL to

@@ -7,8 +7,10 @@
 #include "base/utf.hpp"
 #include "host/hosting.hpp"
 #include "host/session_ref.hpp"
+#include "kernel/stack_event_names.hpp"
 #include "kernel/system_logger.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 
@@ -110,6 +112,26 @@ ETW_API etw_status etw_session_set_stack_tracing(etw_session *session, const etw
         if (count != 0 && !events)
             return Fail(ETW_ERROR_INVALID_PARAMETER, "events is NULL with a count of " + std::to_string(count));
         return session->ref->set_stack_tracing(std::vector<etw_classic_event_id>(events, events + count));
+    });
+}
+
+ETW_API etw_status etw_stack_events_parse(etw_classic_event_id *events, uint32_t capacity, uint32_t *out_count,
+                                          const char *text)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(text);
+        ETW_REQUIRE_ARG(out_count);
+        if (capacity != 0 && !events)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "events is NULL with a capacity of " + std::to_string(capacity));
+        std::vector<etw_classic_event_id> parsed;
+        if (Status st = openetw::kernel::parse_stack_events(text, &parsed); !st)
+            return st;
+        *out_count = std::uint32_t(parsed.size());
+        std::copy_n(parsed.begin(), std::min<std::size_t>(parsed.size(), capacity), events);
+        if (parsed.size() > capacity)
+            return Fail(ETW_ERROR_MORE_DATA, "the list names " + std::to_string(parsed.size()) +
+                                                 " events; events has room for " + std::to_string(capacity));
+        return Status::ok();
     });
 }
 

@@ -80,6 +80,41 @@ TEST(Host, OneHostServesEveryStarterOfTheNamespace)
     EXPECT_EQ(etwctl({"stop", "HostOneB"}).status, 0);
 }
 
+// The SampledProfile records of a system logger's file, and the StackWalk
+// records among them.
+struct SampleCounts {
+    unsigned samples = 0, stacks = 0;
+};
+SampleCounts count_samples(const std::string &file)
+{
+    SampleCounts counts;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.user_data = &counts;
+    o.record = [](void *user, const etw_record *rec) -> int32_t {
+        auto *c = static_cast<SampleCounts *>(user);
+        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x0F2E)
+            ++c->samples;
+        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x1820)
+            ++c->stacks;
+        return 0;
+    };
+    etw_consumer *consumer = nullptr;
+    const char *paths[] = {file.c_str()};
+    EXPECT_EQ(etw_consumer_open(&consumer, paths, 1, &o), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_consumer_process(consumer), ETW_OK) << etw_last_error_message();
+    etw_consumer_close(consumer);
+    return counts;
+}
+
+void spin_for(std::chrono::milliseconds ms)
+{
+    const auto until = std::chrono::steady_clock::now() + ms;
+    volatile unsigned long spin = 0;
+    while (std::chrono::steady_clock::now() < until)
+        spin = spin + 1;
+}
+
 // Stack tracing asked of a system logger that runs in the host (the
 // StackTracing request): its samples carry stacks; what it cannot serve is
 // refused through the host with the reason.
@@ -103,33 +138,11 @@ TEST(Host, StackTracingReachesASystemLoggerThroughItsHost)
     EXPECT_EQ(etw_session_set_stack_tracing(s, &thread_start, 1), ETW_ERROR_NOT_SUPPORTED);
     EXPECT_NE(std::string(etw_last_error_message()).find("type 1 "), std::string::npos) << etw_last_error_message();
     ASSERT_EQ(etw_session_set_stack_tracing(s, &profile, 1), ETW_OK) << etw_last_error_message();
-    // Something to sample: this thread spins a quarter of a second.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
-    volatile unsigned long spin = 0;
-    while (std::chrono::steady_clock::now() < until)
-        spin = spin + 1;
+    spin_for(std::chrono::milliseconds(250)); // something to sample
     etw_session_close(s);
     ASSERT_EQ(etwctl({"stop", "HostStacks"}).status, 0);
 
-    struct Counts {
-        unsigned samples = 0, stacks = 0;
-    } counts;
-    etw_consumer_options o{};
-    o.struct_size = sizeof o;
-    o.user_data = &counts;
-    o.record = [](void *user, const etw_record *rec) -> int32_t {
-        auto *c = static_cast<Counts *>(user);
-        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x0F2E)
-            ++c->samples;
-        if (rec->kind == ETW_RECORD_KIND_PERFINFO && rec->hook_id == 0x1820)
-            ++c->stacks;
-        return 0;
-    };
-    etw_consumer *consumer = nullptr;
-    const char *paths[] = {file.c_str()};
-    ASSERT_EQ(etw_consumer_open(&consumer, paths, 1, &o), ETW_OK) << etw_last_error_message();
-    EXPECT_EQ(etw_consumer_process(consumer), ETW_OK) << etw_last_error_message();
-    etw_consumer_close(consumer);
+    const SampleCounts counts = count_samples(file);
     EXPECT_GT(counts.samples, 100u);
     EXPECT_GT(counts.stacks, 100u) << "the samples carry no stacks: the request did not reach the host's logger";
 }
@@ -183,6 +196,45 @@ TEST(Host, TheProfileIntervalOfASystemLoggerChangesThroughItsHost)
     ASSERT_EQ(etwctl({"stop", "HostNoProfile"}).status, 0);
     if (why.size())
         GTEST_SKIP() << "the control right was not checked: " << why;
+}
+
+// etwctl's --stackwalk and --profile-interval (xperf's -stackwalk and
+// -setprofint): at start and on a running session, through the host.
+TEST(Host, EtwctlChoosesStacksAndTheProfileInterval)
+{
+    const std::string file = g_ns.path("etwctl-stacks.etl");
+    Proc r = etwctl({"start", "HostCtlStacks", "--file", file, "--mode", "sequential,system-logger", "--enable-flags",
+                     "profile", "--stackwalk", "Profile", "--profile-interval", "20000"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    etw_session *s = nullptr;
+    ASSERT_EQ(etw_session_open(&s, "HostCtlStacks"), ETW_OK) << etw_last_error_message();
+    etw_session_options o{};
+    o.struct_size = sizeof o;
+    ASSERT_EQ(etw_session_get_options(&o, s), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(o.profile_interval, 20000u);
+    spin_for(std::chrono::milliseconds(250));
+    // An event this system cannot take stacks of: refused by name, nothing changes.
+    r = etwctl({"update", "HostCtlStacks", "--stackwalk", "ThreadCreate"});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("ETW_ERROR_NOT_SUPPORTED"), std::string::npos) << r.out;
+    r = etwctl({"update", "HostCtlStacks", "--profile-interval", "30000"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    ASSERT_EQ(etw_session_get_options(&o, s), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(o.profile_interval, 30000u);
+    etw_session_close(s);
+    EXPECT_EQ(etwctl({"update", "HostCtlStacks", "--profile-interval", "1000"}).status, 1) << "below the range";
+    EXPECT_EQ(etwctl({"update", "HostCtlStacks", "--stackwalk", "NoSuchEvent"}).status, 2);
+    ASSERT_EQ(etwctl({"stop", "HostCtlStacks"}).status, 0);
+    const SampleCounts counts = count_samples(file);
+    EXPECT_GT(counts.samples, 20u);
+    EXPECT_GT(counts.stacks, 20u) << "--stackwalk Profile did not reach the host's logger";
+
+    // A start whose stacks are refused does not leave its session running.
+    r = etwctl({"start", "HostCtlNoStacks", "--file", g_ns.path("no-stacks.etl"), "--mode", "sequential,system-logger",
+                "--enable-flags", "thread", "--stackwalk", "ThreadCreate"});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("the session was stopped"), std::string::npos) << r.out;
+    EXPECT_FALSE(listed("HostCtlNoStacks"));
 }
 
 // ---- Faults ----

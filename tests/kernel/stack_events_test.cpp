@@ -1,14 +1,18 @@
 // Stacks of kernel events: StackWalk_Event laid out and decoded field by
 // field in both layouts, cut to a record's room; which CLASSIC_EVENT_IDs a
-// system logger serves stacks for, and the refusals naming why.
+// system logger serves stacks for, and the refusals naming why; xperf's
+// -stackwalk names parsed into them.
 #include "kernel_etl.hpp"
 
 #include "kernel/profile_records.hpp"
+#include "kernel/stack_event_names.hpp"
 #include "kernel/stack_events.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 using namespace openetw::kernel;
 using kerneltest::expect_perfinfo;
@@ -109,4 +113,61 @@ TEST(StackEvents, EveryOtherEventIsRefusedNamingItAndWhy)
         EXPECT_NE(st.message.find(r.why), std::string::npos) << st.message;
         EXPECT_EQ(s, before) << "a refusal changes nothing";
     }
+}
+
+namespace {
+
+bool same(const etw_classic_event_id &a, const etw_classic_event_id &b)
+{
+    return std::memcmp(&a.event_guid, &b.event_guid, sizeof a.event_guid) == 0 && a.type == b.type;
+}
+
+} // namespace
+
+TEST(StackEventNames, XperfNamesAndCustomEventsNameTheirClassAndType)
+{
+    std::vector<etw_classic_event_id> got;
+    ASSERT_TRUE(parse_stack_events("Profile+cswitch, ReadyThread|0x060A PagefaultDemandZero ImageLoad", &got));
+    const std::vector<etw_classic_event_id> want = {id(kPerfInfo, 46), id(kThread, 36),    id(kThread, 50),
+                                                    id(kTcpIp, 10),    id(kPageFault, 11), id(kImage, 10)};
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        EXPECT_TRUE(same(got[i], want[i])) << "event " << i;
+    // What the names give is what the logger takes (ReadyThread's stacks it refuses by name).
+    StackEvents set;
+    EXPECT_FALSE(StackEvents::from(got, &set));
+    EXPECT_TRUE(StackEvents::from(std::vector<etw_classic_event_id>{got[0], got[1], got[3], got[4]}, &set));
+    EXPECT_TRUE(set.has(0x0F2E) && set.has(0x0524) && set.has(0x060A) && set.has(0x020B));
+}
+
+TEST(StackEventNames, NoneIsTheEmptyListAndEveryBadListIsRefusedByName)
+{
+    std::vector<etw_classic_event_id> got;
+    ASSERT_TRUE(parse_stack_events(" none ", &got));
+    EXPECT_TRUE(got.empty());
+    for (const char *bad : {"", " , ", "Profile+Bogus", "0x06", "0x060G", "0x7F01", "none+Profile"}) {
+        const openetw::Status st = parse_stack_events(bad, &got);
+        EXPECT_EQ(st.code, ETW_ERROR_INVALID_PARAMETER) << bad;
+        EXPECT_TRUE(got.empty()) << bad << ": the list changed although it was refused";
+    }
+    EXPECT_NE(parse_stack_events("Profile+Bogus", &got).message.find("\"Bogus\""), std::string::npos);
+    EXPECT_NE(parse_stack_events("0x7F01", &got).message.find("0x7F"), std::string::npos);
+}
+
+TEST(StackEventNames, ThePublicCallSaysHowManyAndFillsOnlyItsRoom)
+{
+    std::uint32_t count = 0;
+    EXPECT_EQ(etw_stack_events_parse(nullptr, 0, &count, "Profile+CSwitch"), ETW_ERROR_MORE_DATA);
+    EXPECT_EQ(count, 2u);
+    etw_classic_event_id one[1] = {};
+    EXPECT_EQ(etw_stack_events_parse(one, 1, &count, "Profile+CSwitch"), ETW_ERROR_MORE_DATA);
+    EXPECT_TRUE(same(one[0], id(kPerfInfo, 46)));
+    etw_classic_event_id two[2] = {};
+    EXPECT_EQ(etw_stack_events_parse(two, 2, &count, "Profile+CSwitch"), ETW_OK);
+    EXPECT_TRUE(same(two[1], id(kThread, 36)));
+    EXPECT_EQ(etw_stack_events_parse(two, 2, nullptr, "Profile"), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_stack_events_parse(two, 2, &count, nullptr), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_stack_events_parse(nullptr, 2, &count, "Profile"), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_EQ(etw_stack_events_parse(two, 2, &count, "Nope"), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("\"Nope\""), std::string::npos);
 }

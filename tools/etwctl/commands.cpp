@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace etwctl::detail {
 
@@ -40,6 +41,21 @@ int open_named(Ctx &c, const Args &a, Session &s, std::size_t positional)
     return 0;
 }
 
+// --stackwalk's list (xperf's names or 0xmmnn) into *events.
+int parse_stackwalk(Ctx &c, const std::string &text, std::vector<etw_classic_event_id> *events)
+{
+    std::uint32_t count = 0;
+    etw_status st = etw_stack_events_parse(nullptr, 0, &count, text.c_str());
+    if (st == ETW_ERROR_MORE_DATA) {
+        events->resize(count);
+        st = etw_stack_events_parse(events->data(), count, &count, text.c_str());
+    }
+    if (st != ETW_OK)
+        return c.usage(std::string("--stackwalk: ") + etw_last_error_message());
+    events->resize(count);
+    return 0;
+}
+
 } // namespace
 
 int cmd_start(Ctx &c, const Args &a)
@@ -52,6 +68,8 @@ int cmd_start(Ctx &c, const Args &a)
     etw_session_options opt{};
     opt.struct_size = sizeof opt;
     std::uint32_t mode = 0;
+    std::vector<etw_classic_event_id> stacks;
+    bool want_stacks = false;
     for (const auto &[k, v] : a.options) {
         std::uint32_t n = 0;
         etw_status st = ETW_OK;
@@ -85,6 +103,13 @@ int cmd_start(Ctx &c, const Args &a)
             if (etw_enable_flags_parse(&n, v.c_str()) != ETW_OK)
                 return c.usage(std::string("--enable-flags: ") + etw_last_error_message());
             st = etw_properties_set_enable_flags(props.p, n);
+        } else if (k == "stackwalk") {
+            if (int r = parse_stackwalk(c, v, &stacks))
+                return r;
+            want_stacks = true;
+        } else if (k == "profile-interval") {
+            if (!number(&opt.profile_interval))
+                return c.usage("--profile-interval: \"" + v + "\" is not a number (100 ns units, 1221 to 10000000)");
         } else if (k == "clock") {
             if (v == "qpc")
                 n = ETW_CLOCK_QPC;
@@ -123,6 +148,15 @@ int cmd_start(Ctx &c, const Args &a)
     Session s;
     if (etw_status st = etw_session_start_ex(&s.s, props.p, &opt); st != ETW_OK)
         return c.fail(st);
+    // As xperf: the stacks are chosen once the session runs; a refusal
+    // stops it rather than leave it running without them.
+    if (want_stacks)
+        if (etw_status st = etw_session_set_stack_tracing(s.s, stacks.data(), std::uint32_t(stacks.size()));
+            st != ETW_OK) {
+            const std::string why = etw_last_error_message();
+            etw_session_stop(s.s, props.p);
+            return c.fail(st, "--stackwalk: " + why + " (the session was stopped)");
+        }
     etw_session_host_info host;
     std::memset(&host, 0, sizeof host);
     host.struct_size = sizeof host;
@@ -160,6 +194,10 @@ int cmd_simple(Ctx &c, const Args &a)
         }
         st = file.empty() ? etw_session_flush(s.s, props.p) : etw_session_flush_to_file(s.s, file.c_str(), props.p);
     } else if (c.command == "update") {
+        std::vector<etw_classic_event_id> stacks;
+        bool want_stacks = false;
+        std::uint32_t interval = 0;
+        bool want_interval = false;
         if ((st = etw_session_query(s.s, props.p)) == ETW_OK) {
             for (const auto &[k, v] : a.options) {
                 std::uint32_t n = 0;
@@ -169,6 +207,15 @@ int cmd_simple(Ctx &c, const Args &a)
                     if (etw_enable_flags_parse(&n, v.c_str()) != ETW_OK)
                         return c.usage(std::string("--enable-flags: ") + etw_last_error_message());
                     st = etw_properties_set_enable_flags(props.p, n);
+                } else if (k == "stackwalk") {
+                    if (int r = parse_stackwalk(c, v, &stacks))
+                        return r;
+                    want_stacks = true;
+                } else if (k == "profile-interval") {
+                    if (!parse_u32(v, &interval))
+                        return c.usage("--profile-interval: \"" + v +
+                                       "\" is not a number (100 ns units, 1221 to 10000000)");
+                    want_interval = true;
                 } else {
                     if (!parse_u32(v, &n))
                         return c.usage("--" + k + ": \"" + v + "\" is not a number");
@@ -183,6 +230,13 @@ int cmd_simple(Ctx &c, const Args &a)
                     return c.fail(st);
             }
             st = etw_session_update(s.s, props.p);
+            // After the flags: an event's stacks need its flag on.
+            if (st == ETW_OK && want_interval)
+                st = etw_session_set_profile_interval(s.s, interval);
+            if (st == ETW_OK && want_stacks)
+                st = etw_session_set_stack_tracing(s.s, stacks.data(), std::uint32_t(stacks.size()));
+            if (st == ETW_OK && (want_interval || want_stacks))
+                st = etw_session_query(s.s, props.p);
         }
     }
     if (st != ETW_OK)

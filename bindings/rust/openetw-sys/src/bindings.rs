@@ -2855,6 +2855,27 @@ extern "C" {
     ) -> etw_status;
 }
 extern "C" {
+    #[doc = " Parses a list of kernel events, as xperf's -stackwalk names them, for"]
+    #[doc = " etw_session_set_stack_tracing: names separated by ',', '+', '|' or"]
+    #[doc = " spaces, any case, each an xperf stackwalk flag (\"Profile\", \"CSwitch\","]
+    #[doc = " \"ReadyThread\", \"SyscallEnter\", \"FileRead\", \"PagefaultDemandZero\"...) or"]
+    #[doc = " 0xmmnn (class group mm, event type nn, as xperf takes a custom event);"]
+    #[doc = " \"none\" alone is the empty list (stacks off). docs/KERNEL_LOGGER.md lists"]
+    #[doc = " the names. Writes up to capacity events to events and the number the"]
+    #[doc = " list holds to *out_count. Statuses: ETW_OK; ETW_ERROR_MORE_DATA when"]
+    #[doc = " capacity is smaller than *out_count (events then holds the first"]
+    #[doc = " capacity); ETW_ERROR_INVALID_PARAMETER for NULL text or out_count, events NULL with a"]
+    #[doc = " capacity, an empty list, an unknown name or a group with no kernel class"]
+    #[doc = " (named in the last error message). Which events this system serves is"]
+    #[doc = " for etw_session_set_stack_tracing to say. No state: any thread."]
+    pub fn etw_stack_events_parse(
+        events: *mut etw_classic_event_id,
+        capacity: u32,
+        out_count: *mut u32,
+        text: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
     #[doc = " Changes the sampled-profile interval of a running system logger session"]
     #[doc = " (TraceSetInformation with TraceSampledProfileIntervalInfo; xperf's"]
     #[doc = " -setprofint), in 100 ns units, ETW_MIN_PROFILE_INTERVAL to"]
