@@ -1,5 +1,7 @@
 #include "elf_symbols.hpp"
 
+#include "format/elf_build_id.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +44,7 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
 {
     segments_.clear();
     symbols_.clear();
+    build_id_.clear();
     if (f.size() < 0x34 || f[0] != 0x7f || f[1] != 'E' || f[2] != 'L' || f[3] != 'F') {
         why = "not an ELF file";
         return false;
@@ -107,6 +110,8 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
         return false;
     }
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol &a, const Symbol &b) { return a.start < b.start; });
+    if (auto id = openetw::format::elf_build_id(f); id.result == openetw::format::ElfBuildId::Result::Found)
+        build_id_ = std::move(id.id);
     return true;
 }
 

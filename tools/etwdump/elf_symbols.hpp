@@ -20,6 +20,8 @@ public:
     // The function holding the code at file offset off ("" when none),
     // demangled, and how far into it the offset is.
     std::string function_at(std::uint64_t off, std::uint64_t *displacement = nullptr) const;
+    // The file's GNU build id (empty when it has none).
+    const std::vector<std::uint8_t> &build_id() const { return build_id_; }
 
 private:
     struct Segment {
@@ -31,6 +33,7 @@ private:
     };
     std::vector<Segment> segments_; // PT_LOAD: file offsets to addresses
     std::vector<Symbol> symbols_;   // by start
+    std::vector<std::uint8_t> build_id_;
 };
 
 } // namespace etwdump
