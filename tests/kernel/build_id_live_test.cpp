@@ -1,8 +1,9 @@
 // Build ids live (root, as CI): a system logger with IMAGE_LOAD records the
 // build id of a program it saw start, exactly the one it was linked with
 // (and readelf -n shows); etwdump's profile then symbolizes by that id: a
-// program replaced by another build after the trace is reported and not
-// named, and a debug file in a .build-id directory is used in its place.
+// stripped program is named from the debug file of its id in a .build-id
+// directory, and a program replaced by another build after the trace is
+// reported and not named from the file now there.
 #include "system_logger_live.hpp"
 
 #include <gtest/gtest.h>
@@ -147,48 +148,56 @@ TEST(BuildIdLive, EtwdumpSymbolizesByTheRecordedBuildIdOnly)
     const fs::path dir = fs::temp_directory_path() / ("openetw-build-id-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    const std::string program = (dir / "busy_copy").string();
+    // The program, and a stripped build of it (the same id): what distributions ship.
+    const std::string program = (dir / "busy_copy").string(), stripped = (dir / "busy_stripped").string();
     fs::copy_file(env("BUILD_ID_PROGRAM_A"), program);
+    fs::copy_file(env("BUILD_ID_PROGRAM_A_STRIPPED"), stripped);
     const std::string file = temp_file("build-id-profile");
     Props props("OpenETW build id profile " + std::to_string(::getpid()));
     etw_session *s = nullptr;
     ASSERT_EQ(start(&s, props, file, ETW_FLAG_PROFILE | ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD),
               ETW_OK)
         << etw_last_error_message();
-    const pid_t busy = run_program(program, "0.5");
+    const pid_t busy = run_program(program, "0.4");
+    const pid_t busy_stripped = run_program(stripped, "0.4");
     ASSERT_EQ(etw_session_stop(s, nullptr), ETW_OK) << etw_last_error_message();
     etw_session_close(s);
 
     const std::string etwdump = env("ETWDUMP") + " --format profile --top 3 --debug-dir " + (dir / "debug").string();
-    // The file as traced: named from it.
+    auto top = [&](const std::string &profile, pid_t pid) {
+        const std::vector<std::string> rows = functions_of(profile, pid);
+        return rows.empty() ? "<no section for " + std::to_string(pid) + ">" : rows[0];
+    };
+    // The files as traced: the program named from itself; the stripped one not at all.
     std::string profile = run(etwdump + " " + file + " 2>&1");
-    std::vector<std::string> rows = functions_of(profile, busy);
-    ASSERT_FALSE(rows.empty()) << profile;
-    EXPECT_EQ(rows[0], "spin_in_busy_function busy_copy") << profile;
+    EXPECT_EQ(top(profile, busy), "spin_in_busy_function busy_copy") << profile;
+    EXPECT_EQ(top(profile, busy_stripped), "? busy_stripped") << profile;
     EXPECT_EQ(profile.find("changed since the trace"), std::string::npos) << profile;
 
-    // Replaced by another build: reported, and its functions not used.
+    // The debug file of the recorded id, in GDB's .build-id layout (objcopy
+    // --only-keep-debug's where the build has objcopy): the stripped program named.
+    const fs::path debug = dir / "debug" / ".build-id" / a.substr(0, 2) / (a.substr(2) + ".debug");
+    fs::create_directories(debug.parent_path());
+    fs::copy_file(env("BUILD_ID_DEBUG_A"), debug);
+    profile = run(etwdump + " " + file + " 2>&1");
+    EXPECT_EQ(top(profile, busy_stripped), "spin_in_busy_function busy_stripped") << profile;
+    EXPECT_EQ(top(profile, busy), "spin_in_busy_function busy_copy") << profile;
+
+    // The program replaced by another build: reported; named from the debug file of its id...
     fs::remove(program);
     fs::copy_file(env("BUILD_ID_PROGRAM_B"), program);
     profile = run(etwdump + " " + file + " 2>&1");
-    EXPECT_NE(profile.find("image " + program + " changed since the trace (build id " + b + " != " + a + ")"),
-              std::string::npos)
-        << profile;
-    rows = functions_of(profile, busy);
-    ASSERT_FALSE(rows.empty()) << profile;
-    EXPECT_EQ(rows[0], "? busy_copy") << profile;
-    for (const std::string &r : rows)
-        EXPECT_EQ(r.rfind("busy_other_build", 0), std::string::npos) << "named from the other build: " << profile;
+    const std::string changed = "image " + program + " changed since the trace (build id " + b + " != " + a + "): ";
+    EXPECT_NE(profile.find(changed + "named from its debug file " + debug.string()), std::string::npos) << profile;
+    EXPECT_EQ(top(profile, busy), "spin_in_busy_function busy_copy") << profile;
 
-    // The debug file of the recorded id, in GDB's .build-id layout, names them again.
-    const fs::path debug = dir / "debug" / ".build-id" / a.substr(0, 2) / (a.substr(2) + ".debug");
-    fs::create_directories(debug.parent_path());
-    fs::copy_file(env("BUILD_ID_PROGRAM_A"), debug);
+    // ... and without one not named at all, never from the other build.
+    fs::remove_all(dir / "debug");
     profile = run(etwdump + " " + file + " 2>&1");
-    rows = functions_of(profile, busy);
-    ASSERT_FALSE(rows.empty()) << profile;
-    EXPECT_EQ(rows[0], "spin_in_busy_function busy_copy") << profile;
-    EXPECT_EQ(profile.find("changed since the trace"), std::string::npos) << profile;
+    EXPECT_NE(profile.find(changed + "its functions are not named"), std::string::npos) << profile;
+    EXPECT_EQ(top(profile, busy), "? busy_copy") << profile;
+    for (const std::string &r : functions_of(profile, busy))
+        EXPECT_EQ(r.rfind("busy_other_build", 0), std::string::npos) << "named from the other build: " << profile;
 
     fs::remove_all(dir);
     fs::remove(file);

@@ -59,21 +59,26 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
     const std::uint64_t phoff = le(f, is64 ? 0x20 : 0x1C, w), shoff = le(f, is64 ? 0x28 : 0x20, w);
     const std::uint64_t phentsize = le(f, is64 ? 0x36 : 0x2A, 2), phnum = le(f, is64 ? 0x38 : 0x2C, 2);
     const std::uint64_t shentsize = le(f, is64 ? 0x3A : 0x2E, 2), shnum = le(f, is64 ? 0x3C : 0x30, 2);
+    bias_ = 0;
+    bool first = true;
     if (phentsize >= (is64 ? 56u : 32u) && in(phoff, phentsize * phnum)) {
         for (std::uint64_t i = 0; i < phnum; ++i) {
             const std::uint64_t p = phoff + i * phentsize;
             if (le(f, p, 4) != kPtLoad)
                 continue;
-            if (is64)
-                segments_.push_back({le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8)});
-            else
-                segments_.push_back({le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4)});
+            const Segment seg = is64 ? Segment{le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8)}
+                                     : Segment{le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4)};
+            if (first)
+                bias_ = seg.vaddr - seg.offset;
+            first = false;
+            if (seg.size != 0) // a debug file's emptied segment maps nothing
+                segments_.push_back(seg);
         }
     }
-    if (shentsize < (is64 ? 64u : 40u) || !in(shoff, shentsize * shnum)) {
-        why = "no section table";
-        return false;
-    }
+    if (auto id = openetw::format::elf_build_id(f); id.result == openetw::format::ElfBuildId::Result::Found)
+        build_id_ = std::move(id.id);
+    if (shentsize < (is64 ? 64u : 40u) || !in(shoff, shentsize * shnum))
+        return true; // no section table: no symbols
     // .symtab when the file keeps it (all functions), else .dynsym (exported ones).
     for (std::uint32_t want : {kShtSymtab, kShtDynsym}) {
         for (std::uint64_t i = 0; i < shnum && symbols_.empty(); ++i) {
@@ -105,13 +110,7 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
         if (!symbols_.empty())
             break;
     }
-    if (symbols_.empty()) {
-        why = "no function symbols";
-        return false;
-    }
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol &a, const Symbol &b) { return a.start < b.start; });
-    if (auto id = openetw::format::elf_build_id(f); id.result == openetw::format::ElfBuildId::Result::Found)
-        build_id_ = std::move(id.id);
     return true;
 }
 
@@ -130,11 +129,20 @@ bool ElfSymbols::load(const std::string &path, std::string &why)
     return parse(bytes, why);
 }
 
+ElfSymbols ElfSymbols::with_segments_of(const ElfSymbols &image) const
+{
+    ElfSymbols out = *this;
+    out.segments_ = image.segments_;
+    out.bias_ = image.bias_;
+    return out;
+}
+
 std::string ElfSymbols::function_at(std::uint64_t off, std::uint64_t *displacement) const
 {
-    // The address the code at this file offset runs at (an offset outside
-    // every segment is taken as an address: files without program headers).
-    std::uint64_t addr = off;
+    // The address the code at this file offset runs at (outside every
+    // segment: at the first segment's distance, files without program
+    // headers and debug files alone).
+    std::uint64_t addr = off + bias_;
     for (const Segment &s : segments_)
         if (off >= s.offset && off - s.offset < s.size) {
             addr = off - s.offset + s.vaddr;

@@ -187,8 +187,9 @@ const ElfSymbols *Profile::load(const std::string &path)
 }
 
 // The symbols of the file the trace saw: without a recorded build id the
-// image's path; with one, the debug file of that id, else the path if its
-// build id is the same.
+// image's path; with one, the debug file of that id (placed by the image's
+// segments when the file at the path is the one traced), else the path if
+// its build id is the same. A different file at the path is reported.
 const ElfSymbols *Profile::symbols(const Image &image)
 {
     if (image.build_id.empty())
@@ -196,21 +197,25 @@ const ElfSymbols *Profile::symbols(const Image &image)
     const std::string key = image.path + '\n' + hex(image.build_id);
     if (auto it = by_identity_.find(key); it != by_identity_.end())
         return it->second;
-    const ElfSymbols *found = nullptr;
     const std::string id = hex(as_written(image.build_id));
+    const ElfSymbols *file = load(image.path);
+    const bool same = file && as_recorded(file->build_id()) == image.build_id;
+    const ElfSymbols *debug = nullptr;
+    const std::string debug_path = debug_dir_ + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
     if (!debug_dir_.empty()) {
-        const ElfSymbols *debug = load(debug_dir_ + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug");
-        if (debug && as_recorded(debug->build_id()) == image.build_id)
-            found = debug;
+        const ElfSymbols *d = load(debug_path);
+        if (d && d->has_symbols() && as_recorded(d->build_id()) == image.build_id)
+            debug = d;
     }
-    if (!found) {
-        const ElfSymbols *file = load(image.path);
-        if (file && as_recorded(file->build_id()) == image.build_id)
-            found = file;
-        else if (file)
-            changed_.push_back("image " + image.path + " changed since the trace (build id " + hex(file->build_id()) +
-                               " != " + id + "): its functions are not named");
-    }
+    const ElfSymbols *found = same ? file : nullptr;
+    if (debug && same)
+        found = placed_.emplace_back(std::make_unique<ElfSymbols>(debug->with_segments_of(*file))).get();
+    else if (debug)
+        found = debug;
+    if (file && !same)
+        changed_.push_back("image " + image.path + " changed since the trace (build id " + hex(file->build_id()) +
+                           " != " + id +
+                           "): " + (debug ? "named from its debug file " + debug_path : "its functions are not named"));
     by_identity_[key] = found;
     return found;
 }

@@ -59,6 +59,7 @@ private:
     std::string debug_dir_;
     std::vector<std::string> changed_;
     std::map<std::string, const ElfSymbols *> by_identity_; // path + build id -> the symbols used
+    std::vector<std::unique_ptr<ElfSymbols>> placed_;       // debug files' symbols by their image's segments
     std::map<std::uint32_t, Process> processes_;
     std::map<std::uint32_t, std::uint32_t> thread_process_;
     std::map<std::string, std::unique_ptr<ElfSymbols>> elf_; // null: not readable
