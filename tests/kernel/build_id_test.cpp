@@ -1,8 +1,9 @@
 // Build ids (docs/KERNEL_LOGGER.md, "Build ids"): the ELF note reader on
 // real programs (linked with a known --build-id, and any file readelf
 // reads) and on cut and broken input; the DbgID_RSDS record byte by byte
-// in both pointer sizes, and decoded by name; and the live source putting
-// the kernel's id, else the file's, after each Image/Load.
+// in both pointer sizes, and decoded by name; the live source putting the
+// kernel's id, else the file's, after each Image/Load; and the rundown's
+// ids of mapped files.
 #include "kernel_etl.hpp"
 #include "perf_records.hpp"
 
@@ -11,6 +12,7 @@
 #include "kernel/image_build_id.hpp"
 #include "kernel/image_id_records.hpp"
 #include "kernel/perf_process_source.hpp"
+#include "kernel/rundown.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <random>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace openetw::kernel;
 using openetw::format::elf_build_id;
@@ -238,6 +246,38 @@ TEST(BuildId, MalformedFilesAreRefusedSayingWhy)
     EXPECT_EQ(parse_checked(f).result, Result::None);
 }
 
+// Random damage to the headers and notes of a real file (a fixed seed):
+// every outcome is an id, none, or a refusal saying why, and nothing is read
+// past the end (parse_checked fails the test otherwise; the sanitizer
+// stages check the parser's own accesses).
+TEST(BuildId, RandomDamageIsRefusedOrReadWithinTheFile)
+{
+    const Bytes good = file_bytes(env("BUILD_ID_PROGRAM_A"));
+    ASSERT_GE(good.size(), 4096u);
+    std::mt19937 rng(20260530);
+    std::size_t found = 0, refused = 0;
+    for (int round = 0; round < 3000; ++round) {
+        Bytes f(good.begin(), good.begin() + std::ptrdiff_t(64 + rng() % (good.size() - 64)));
+        for (int k = 0, n = 1 + int(rng() % 8); k < n; ++k) {
+            // Mostly the ELF header, the program headers and the notes (the first KB).
+            const std::size_t at = rng() % 4 == 0 ? rng() % f.size() : rng() % std::min<std::size_t>(f.size(), 1024);
+            f[at] = std::uint8_t(rng());
+        }
+        const ElfBuildId r = parse_checked(f);
+        if (r.result == Result::Malformed) {
+            EXPECT_FALSE(r.why.empty());
+            ++refused;
+        }
+        if (r.result == Result::Found) {
+            EXPECT_FALSE(r.id.empty());
+            EXPECT_LE(r.id.size(), f.size());
+            ++found;
+        }
+    }
+    EXPECT_GT(found, 0u);
+    EXPECT_GT(refused, 0u);
+}
+
 // DbgID_RSDS, byte by byte: a 20-byte id whole in GuidSig and Age, in
 // both pointer sizes.
 TEST(BuildId, DbgIdRsdsRecordFieldByField)
@@ -406,4 +446,54 @@ TEST(BuildId, PerfSourceWritesTheKernelsIdElseTheFiles)
     EXPECT_EQ(out.size(), 1u);
     EXPECT_FALSE(quiet.spec({}).mmap_build_id);
     EXPECT_TRUE(source.spec({}).mmap_build_id);
+}
+
+// The rundown: a running program's image is followed by its id; once its
+// file is deleted (maps says " (deleted)") by none, the file at the path
+// being another; and none at all with build ids off.
+TEST(BuildId, RundownReadsIdsOfFilesStillMappedOnly)
+{
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("openetw-rundown-id-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string program = (dir / "busy").string();
+    std::filesystem::copy_file(env("BUILD_ID_PROGRAM_A"), program);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::execl(program.c_str(), "busy", "5", static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    ASSERT_GT(child, 0);
+    // The ids of child's images, in the records of a rundown with these options.
+    auto ids_of = [&](RundownOptions o) {
+        std::vector<Bytes> records;
+        EXPECT_TRUE(rundown(o, [&](Bytes &&r) { records.push_back(std::move(r)); }).is_ok());
+        std::map<std::string, std::string> ids; // image file -> GuidSig
+        for (const kerneltest::Seen &s : kerneltest::round_trip(records, 8))
+            if (s.event_name == "Image/DCStart" && s.value("ProcessId") == std::to_string(child))
+                ids[s.value("FileName")] = "";
+            else if (s.event_name == "ImageID/DbgID_RSDS" && s.value("ProcessId") == std::to_string(child))
+                ids[s.value("PdbFileName")] = s.value("GuidSig");
+        return ids;
+    };
+    // Until the child has exec'ed, its maps show this test program.
+    std::map<std::string, std::string> ids;
+    for (int i = 0; i < 200 && !ids.contains(program); ++i) {
+        ::usleep(10000);
+        ids = ids_of({});
+    }
+    ASSERT_TRUE(ids.contains(program)) << "the child's image was not seen";
+    EXPECT_EQ(ids[program], "{9A3E2C5F-1D7B-6E4C-8F0A-2B4C6D8E0F1A}")
+        << "the id linked in (" << env("BUILD_ID_A") << ")";
+    RundownOptions off;
+    off.build_ids = false;
+    EXPECT_EQ(ids_of(off)[program], "") << "an id with build ids off";
+    std::filesystem::remove(program);
+    ids = ids_of({});
+    EXPECT_TRUE(ids.contains(program + " (deleted)"));
+    EXPECT_EQ(ids[program + " (deleted)"], "") << "an id for a deleted file";
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    std::filesystem::remove_all(dir);
 }
