@@ -144,14 +144,15 @@ TEST(BuildIdLive, TheKernelLoggerRecordsTheProgramsBuildId)
 
 TEST(BuildIdLive, EtwdumpSymbolizesByTheRecordedBuildIdOnly)
 {
-    const std::string a = linked_id("BUILD_ID_A"), b = linked_id("BUILD_ID_B");
+    const std::string a = linked_id("BUILD_ID_A"), b = linked_id("BUILD_ID_B"), c = linked_id("BUILD_ID_C");
     const fs::path dir = fs::temp_directory_path() / ("openetw-build-id-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    // The program, and a stripped build of it (the same id): what distributions ship.
+    // The program, and a stripped program whose code is not at its file
+    // offset (its debug file's segments, emptied, cannot place it).
     const std::string program = (dir / "busy_copy").string(), stripped = (dir / "busy_stripped").string();
     fs::copy_file(env("BUILD_ID_PROGRAM_A"), program);
-    fs::copy_file(env("BUILD_ID_PROGRAM_A_STRIPPED"), stripped);
+    fs::copy_file(env("BUILD_ID_PROGRAM_C_STRIPPED"), stripped);
     const std::string file = temp_file("build-id-profile");
     Props props("OpenETW build id profile " + std::to_string(::getpid()));
     etw_session *s = nullptr;
@@ -174,22 +175,37 @@ TEST(BuildIdLive, EtwdumpSymbolizesByTheRecordedBuildIdOnly)
     EXPECT_EQ(top(profile, busy_stripped), "? busy_stripped") << profile;
     EXPECT_EQ(profile.find("changed since the trace"), std::string::npos) << profile;
 
-    // The debug file of the recorded id, in GDB's .build-id layout (objcopy
-    // --only-keep-debug's where the build has objcopy): the stripped program named.
-    const fs::path debug = dir / "debug" / ".build-id" / a.substr(0, 2) / (a.substr(2) + ".debug");
-    fs::create_directories(debug.parent_path());
-    fs::copy_file(env("BUILD_ID_DEBUG_A"), debug);
+    // The debug files of the recorded ids, in GDB's .build-id layout (objcopy
+    // --only-keep-debug's where the build has objcopy): the stripped program
+    // named, its symbols placed by its own segments.
+    auto debug_file = [&](const std::string &id) {
+        return dir / "debug" / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
+    };
+    const fs::path debug = debug_file(a);
+    for (const auto &[id, from] : {std::pair{a, env("BUILD_ID_DEBUG_A")}, std::pair{c, env("BUILD_ID_DEBUG_C")}}) {
+        fs::create_directories(debug_file(id).parent_path());
+        fs::copy_file(from, debug_file(id));
+    }
     profile = run(etwdump + " " + file + " 2>&1");
     EXPECT_EQ(top(profile, busy_stripped), "spin_in_busy_function busy_stripped") << profile;
     EXPECT_EQ(top(profile, busy), "spin_in_busy_function busy_copy") << profile;
 
-    // The program replaced by another build: reported; named from the debug file of its id...
-    fs::remove(program);
-    fs::copy_file(env("BUILD_ID_PROGRAM_B"), program);
+    // Both replaced by another build: reported; named from the debug files
+    // of their ids alone (the stripped one's code placed where the linker
+    // put it, its debug file's offsets being gone)...
+    for (const std::string &p : {program, stripped}) {
+        fs::remove(p);
+        fs::copy_file(env("BUILD_ID_PROGRAM_B"), p);
+    }
     profile = run(etwdump + " " + file + " 2>&1");
     const std::string changed = "image " + program + " changed since the trace (build id " + b + " != " + a + "): ";
     EXPECT_NE(profile.find(changed + "named from its debug file " + debug.string()), std::string::npos) << profile;
+    EXPECT_NE(profile.find("image " + stripped + " changed since the trace (build id " + b + " != " + c +
+                           "): named from its debug file " + debug_file(c).string()),
+              std::string::npos)
+        << profile;
     EXPECT_EQ(top(profile, busy), "spin_in_busy_function busy_copy") << profile;
+    EXPECT_EQ(top(profile, busy_stripped), "spin_in_busy_function busy_stripped") << profile;
 
     // ... and without one not named at all, never from the other build.
     fs::remove_all(dir / "debug");

@@ -121,10 +121,14 @@ Bytes elf32_be(std::size_t id_size)
 // The programs the build links with a given id: the reader finds exactly it.
 TEST(BuildId, TheReaderFindsTheIdTheLinkerWrote)
 {
-    for (const char *program : {"BUILD_ID_PROGRAM_A", "BUILD_ID_PROGRAM_B", "BUILD_ID_PROGRAM_A_STRIPPED"}) {
+    const std::pair<const char *, const char *> programs[] = {
+        {"BUILD_ID_PROGRAM_A", "BUILD_ID_A"},          {"BUILD_ID_PROGRAM_B", "BUILD_ID_B"},
+        {"BUILD_ID_PROGRAM_A_STRIPPED", "BUILD_ID_A"}, {"BUILD_ID_DEBUG_A", "BUILD_ID_A"},
+        {"BUILD_ID_PROGRAM_C_STRIPPED", "BUILD_ID_C"}, {"BUILD_ID_DEBUG_C", "BUILD_ID_C"}};
+    for (const auto &[program, variable] : programs) {
         const std::string path = env(program);
         ASSERT_FALSE(path.empty()) << program << " is not set";
-        const std::string want = linked_id(program[17] == 'B' ? "BUILD_ID_B" : "BUILD_ID_A");
+        const std::string want = linked_id(variable);
         ASSERT_EQ(want.size(), 40u);
         const ElfBuildId id = parse_checked(file_bytes(path));
         ASSERT_EQ(id.result, Result::Found) << path << ": " << id.why;

@@ -35,7 +35,7 @@ std::string demangle(const std::string &name)
     return name;
 }
 
-constexpr std::uint32_t kPtLoad = 1, kShtSymtab = 2, kShtDynsym = 11;
+constexpr std::uint32_t kPtLoad = 1, kPfX = 1, kShtSymtab = 2, kShtDynsym = 11;
 constexpr unsigned kSttFunc = 2, kSttGnuIfunc = 10;
 
 } // namespace
@@ -60,20 +60,42 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
     const std::uint64_t phentsize = le(f, is64 ? 0x36 : 0x2A, 2), phnum = le(f, is64 ? 0x38 : 0x2C, 2);
     const std::uint64_t shentsize = le(f, is64 ? 0x3A : 0x2E, 2), shnum = le(f, is64 ? 0x3C : 0x30, 2);
     bias_ = 0;
-    bool first = true;
+    struct Load {
+        std::uint64_t offset, vaddr, filesz, memsz, flags, align;
+    };
+    std::vector<Load> loads;
     if (phentsize >= (is64 ? 56u : 32u) && in(phoff, phentsize * phnum)) {
         for (std::uint64_t i = 0; i < phnum; ++i) {
             const std::uint64_t p = phoff + i * phentsize;
             if (le(f, p, 4) != kPtLoad)
                 continue;
-            const Segment seg = is64 ? Segment{le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8)}
-                                     : Segment{le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4)};
-            if (first)
-                bias_ = seg.vaddr - seg.offset;
-            first = false;
-            if (seg.size != 0) // a debug file's emptied segment maps nothing
-                segments_.push_back(seg);
+            if (is64)
+                loads.push_back({le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8), le(f, p + 40, 8), le(f, p + 4, 4),
+                                 le(f, p + 48, 8)});
+            else
+                loads.push_back({le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4), le(f, p + 20, 4), le(f, p + 24, 4),
+                                 le(f, p + 28, 4)});
         }
+    }
+    // Code with no bytes in the file: a debug file (objcopy --only-keep-debug),
+    // whose segments keep their addresses and sizes but not their offsets.
+    const bool emptied = std::any_of(loads.begin(), loads.end(),
+                                     [](const Load &l) { return (l.flags & kPfX) && l.filesz == 0 && l.memsz != 0; });
+    std::uint64_t end = 0;
+    for (const Load &l : loads) {
+        Segment seg{l.offset, l.vaddr, l.filesz};
+        if (emptied) {
+            // Where the linker put it: the first offset after the previous
+            // segment that is congruent with its address (p_offset = p_vaddr
+            // mod p_align, as ELF requires; GNU ld, gold and lld all take the first).
+            const std::uint64_t a = l.align != 0 && (l.align & (l.align - 1)) == 0 ? l.align : 1;
+            seg = {end + ((l.vaddr % a) + a - end % a) % a, l.vaddr, l.memsz};
+            end = seg.offset + seg.size;
+        }
+        if (&l == &loads.front())
+            bias_ = seg.vaddr - seg.offset;
+        if (seg.size != 0)
+            segments_.push_back(seg);
     }
     if (auto id = openetw::format::elf_build_id(f); id.result == openetw::format::ElfBuildId::Result::Found)
         build_id_ = std::move(id.id);

@@ -26,7 +26,8 @@ public:
     bool has_symbols() const { return !symbols_.empty(); }
     // These symbols placed by another file's segments: a separate debug
     // file's symbols by its image's program headers (objcopy
-    // --only-keep-debug empties the segments' file contents and offsets).
+    // --only-keep-debug empties the segments' file contents and offsets;
+    // alone, a debug file's offsets are where a linker would put them).
     ElfSymbols with_segments_of(const ElfSymbols &image) const;
 
 private:
