@@ -87,7 +87,7 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
         if (emptied) {
             // Where the linker put it: the first offset after the previous
             // segment that is congruent with its address (p_offset = p_vaddr
-            // mod p_align, as ELF requires; GNU ld, gold and lld all take the first).
+            // mod p_align, as ELF requires; GNU ld and lld take the first).
             const std::uint64_t a = l.align != 0 && (l.align & (l.align - 1)) == 0 ? l.align : 1;
             seg = {end + ((l.vaddr % a) + a - end % a) % a, l.vaddr, l.memsz};
             end = seg.offset + seg.size;
