@@ -2,6 +2,7 @@
 
 #include "platform/file_input.hpp"
 
+#include "decode/image_id_classes.hpp"
 #include "decode/kernel_classes.hpp"
 #include "decode/value_format.hpp"
 #include "decode/wevt.hpp"
@@ -35,6 +36,8 @@ Decoder::Decoder()
     // Built once, shared read-only by every decoder.
     static const auto kernel = std::make_shared<const KernelClasses>();
     decoder_.add_source(kernel);
+    static const auto image_ids = std::make_shared<const ImageIdClasses>();
+    decoder_.add_source(image_ids);
     manifests_ = std::make_shared<ManifestSchemas>();
     decoder_.add_source(manifests_);
     tmf_ = std::make_shared<TmfSchemas>();

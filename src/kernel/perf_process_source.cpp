@@ -2,6 +2,7 @@
 
 #include "base/utf.hpp"
 #include "format/etl_layout.hpp"
+#include "kernel/image_id_records.hpp"
 #include "kernel/rundown.hpp"
 
 #include <algorithm>
@@ -73,7 +74,7 @@ std::uint64_t perf_record_time(std::span<const std::uint8_t> record, std::uint64
 }
 
 PerfProcessSource::PerfProcessSource(PerfSourceOptions options, ProcessLookup lookup)
-    : options_(std::move(options)), lookup_(std::move(lookup))
+    : options_(std::move(options)), lookup_(std::move(lookup)), build_id_files_(options_.read_build_id)
 {
     if (!lookup_)
         lookup_ = [](std::uint32_t pid, platform::ProcProcess *out) { return platform::proc_read_process(pid, out); };
@@ -85,6 +86,7 @@ platform::PerfEventSpec PerfProcessSource::spec(const PerfSourceRings &rings) co
     s.task = options_.processes || options_.threads;
     s.comm = options_.processes;
     s.mmap2 = options_.images;
+    s.mmap_build_id = options_.images && options_.build_ids;
     s.sample_type = options_.sample_type;
     s.data_pages = rings.data_pages;
     s.wakeup_bytes = rings.wakeup_bytes;
@@ -185,7 +187,8 @@ void PerfProcessSource::consume(std::span<const std::uint8_t> r, const RecordSin
         on_comm(r, body_end, c, sink);
         return;
     case platform::kPerfRecordMmap2:
-        // {pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, filename[]}
+        // {pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, filename[]};
+        // with kPerfMiscMmapBuildId {build_id_size, 3 reserved, build_id[20]} in place of maj..ino_generation
         if (!need(65))
             return;
         on_mmap2(r, body_end, c, sink);
@@ -366,6 +369,31 @@ void PerfProcessSource::on_mmap2(std::span<const std::uint8_t> r, std::size_t bo
         return;
     sink(std::move(rec));
     ++counts_.images;
+    if (!options_.build_ids)
+        return;
+    std::uint16_t misc;
+    std::memcpy(&misc, r.data() + 4, sizeof misc);
+    std::vector<std::uint8_t> id;
+    if (misc & platform::kPerfMiscMmapBuildId) {
+        id.assign(r.begin() + 44, r.begin() + 44 + std::min<std::size_t>(r[40], 20));
+    } else {
+        // The kernel could not read it (or was not asked): the file's, as
+        // far as its path still names the mapped file (device and inode
+        // key the cache, so a replaced file is read anew).
+        const std::string path(name);
+        const std::string key = std::to_string(rd32(r.data() + 40)) + ":" + std::to_string(rd32(r.data() + 44)) + " " +
+                                std::to_string(rd64(r.data() + 48)) + " " + path;
+        id = build_id_files_.get(key, path);
+        counts_.build_ids_read += !id.empty();
+    }
+    if (id.empty())
+        return;
+    Bytes dr = dbgid_rsds_record(header(c), dbgid_from_build_id(id, f.image_base, pid, std::string(name)),
+                                 options_.pointer_size, options_.max_record);
+    if (dr.empty())
+        return;
+    sink(std::move(dr));
+    ++counts_.build_ids;
 }
 
 Status PerfProcessSource::open(const PerfSourceRings &rings)

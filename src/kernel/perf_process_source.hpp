@@ -9,7 +9,8 @@
 //   exec (COMM, exec bit)  -> Thread/End + Process/End of the old image,
 //                             Process/Start + Thread/Start of the new one (same pid)
 //   exit of a thread       -> Thread/End; of the leader also Process/End
-//   executable file MMAP2  -> Image/Load (hook 0x030A)
+//   executable file MMAP2  -> Image/Load (hook 0x030A), then
+//                             ImageID/DbgID_RSDS with the file's build id
 //   PERF_RECORD_LOST       -> counted in lost (never silent)
 // consume() is pure but for the process lookup it is given (tests pass
 // their own); open/drain/wait make it live. Not thread-safe: one logger
@@ -17,6 +18,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "kernel/image_build_id.hpp"
 #include "kernel/kernel_records.hpp"
 #include "kernel/perf_clock.hpp"
 #include "platform/perf_events.hpp"
@@ -33,6 +35,11 @@ struct PerfSourceOptions {
     bool processes = true; // EVENT_TRACE_FLAG_PROCESS
     bool threads = true;   // EVENT_TRACE_FLAG_THREAD
     bool images = true;    // EVENT_TRACE_FLAG_IMAGE_LOAD
+    // After each Image/Load of a file with a GNU build id, its
+    // ImageID/DbgID_RSDS: the id the kernel put in the MMAP2 record, else
+    // the one read from the file (read_build_id; read_file_build_id when empty).
+    bool build_ids = true;
+    BuildIdReader read_build_id;
     std::uint32_t pointer_size = 8;
     std::size_t max_record = kMaxRecordSize;
     PerfClock clock;                                                   // perf time -> session time
@@ -46,9 +53,11 @@ struct PerfSourceCounts {
     std::uint64_t thread_ends = 0;
     std::uint64_t execs = 0;
     std::uint64_t images = 0;
-    std::uint64_t lost = 0;      // records the kernel dropped (its rings were full)
-    std::uint64_t malformed = 0; // records too short for their type, or rings abandoned
-    std::uint64_t ignored = 0;   // other types, non-exec COMMs, mappings that are not executable files
+    std::uint64_t build_ids = 0;      // DbgID_RSDS records
+    std::uint64_t build_ids_read = 0; // of those, ids read from the file (the kernel gave none)
+    std::uint64_t lost = 0;           // records the kernel dropped (its rings were full)
+    std::uint64_t malformed = 0;      // records too short for their type, or rings abandoned
+    std::uint64_t ignored = 0;        // other types, non-exec COMMs, mappings that are not executable files
 };
 
 // How a process is looked up in the system (platform::proc_read_process by default).
@@ -132,6 +141,7 @@ private:
     // The live processes this source knows: what their exec and end repeat.
     std::unordered_map<std::uint32_t, ProcessFields> processes_;
     std::unordered_map<std::uint32_t, std::vector<ExitNote>> exit_notes_; // note_exit_status's, in time order
+    BuildIdCache build_id_files_; // ids read from files, by path, device and inode
     platform::PerfEventSet events_;
 };
 

@@ -1,6 +1,7 @@
 #include "kernel/rundown.hpp"
 
 #include "base/utf.hpp"
+#include "kernel/image_id_records.hpp"
 
 #include <algorithm>
 #include <map>
@@ -52,6 +53,8 @@ std::vector<ImageSpan> images_of(std::span<const platform::ProcMapping> mappings
         if (fresh) {
             a.span.path = m.path;
             a.span.base = m.start;
+            a.span.device = m.device;
+            a.span.inode = m.inode;
         }
         a.span.base = std::min(a.span.base, m.start);
         a.end = std::max(a.end, m.end);
@@ -113,6 +116,7 @@ Status rundown(const RundownOptions &o, const std::function<void(Bytes &&record)
     const Opcode type = o.end ? Opcode::DCEnd : Opcode::DCStart;
     std::vector<std::uint32_t> tids;
     std::vector<platform::ProcMapping> maps;
+    BuildIdCache build_ids(o.read_build_id);
     for (std::uint32_t pid : pids) {
         platform::ProcProcess p;
         if (platform::proc_read_process(pid, &p) != ETW_OK) {
@@ -164,6 +168,18 @@ Status rundown(const RundownOptions &o, const std::function<void(Bytes &&record)
                 continue;
             sink(std::move(ir));
             ++c.images;
+            if (!o.build_ids || img.path.ends_with(" (deleted)"))
+                continue;
+            const std::vector<std::uint8_t> &id =
+                build_ids.get(img.device + " " + std::to_string(img.inode) + " " + img.path, img.path);
+            if (id.empty())
+                continue;
+            Bytes dr =
+                dbgid_rsds_record(h, dbgid_from_build_id(id, img.base, pid, img.path), o.pointer_size, o.max_record);
+            if (dr.empty())
+                continue;
+            sink(std::move(dr));
+            ++c.build_ids;
         }
     }
     if (counts)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "kernel/image_build_id.hpp"
 #include "kernel/kernel_records.hpp"
 #include "platform/proc_info.hpp"
 
@@ -21,6 +22,10 @@ struct RundownOptions {
     bool end = false; // DCEnd records instead of DCStart
     bool threads = true;
     bool images = true;
+    // After each Image record of a file with a GNU build id, its
+    // ImageID/DbgID_RSDS (image_id_records.hpp), the id read from the file.
+    bool build_ids = true;
+    BuildIdReader read_build_id; // read_file_build_id when empty (tests pass their own)
     std::uint32_t pointer_size = 8;
     std::int64_t timestamp = 0; // raw session clock, for every record
     std::size_t max_record = kMaxRecordSize;
@@ -33,6 +38,7 @@ struct RundownCounts {
     std::uint32_t processes = 0;
     std::uint32_t threads = 0;
     std::uint32_t images = 0;
+    std::uint32_t build_ids = 0;      // DbgID_RSDS records
     std::uint32_t vanished = 0;       // processes that ended while read
     std::uint32_t images_unknown = 0; // processes whose mappings the caller may not read
 };
@@ -42,6 +48,8 @@ struct ImageSpan {
     std::string path;
     std::uint64_t base = 0; // lowest start of the file's mappings
     std::uint64_t size = 0; // highest end - base
+    std::string device;     // its file's, as /proc/PID/maps gives them
+    std::uint64_t inode = 0;
 };
 // The images among mappings, in the order their lowest mappings appear.
 // A file is one image per (device, inode, path); anonymous and
@@ -54,7 +62,9 @@ ProcessFields process_fields(const platform::ProcProcess &p);
 ThreadFields thread_fields(std::uint32_t pid, const platform::ProcTask &t);
 
 // Sends each record to sink: per process its Process record, then one
-// Thread record per thread and one Image record per image. Fails only
+// Thread record per thread and one Image record per image, followed by its
+// DbgID_RSDS when the file has a build id (none for a mapping whose file
+// was deleted or replaced: " (deleted)", the file at the path is another). Fails only
 // when the list of processes cannot be read (ETW_ERROR_NOT_SUPPORTED where
 // the system has no /proc).
 Status rundown(const RundownOptions &options, const std::function<void(Bytes &&record)> &sink,

@@ -36,6 +36,9 @@ inline constexpr std::uint32_t kPerfRecordFork = 7;
 inline constexpr std::uint32_t kPerfRecordSample = 9;
 inline constexpr std::uint32_t kPerfRecordMmap2 = 10;
 inline constexpr std::uint16_t kPerfMiscCommExec = 1u << 13; // a COMM record written by exec
+// An MMAP2 record carrying build_id_size, 3 reserved bytes and build_id[20]
+// where maj, min, ino and ino_generation are otherwise.
+inline constexpr std::uint16_t kPerfMiscMmapBuildId = 1u << 14;
 // sample_type bits; also the fields (in this order) that sample_id_all
 // appends to every non-sample record.
 inline constexpr std::uint64_t kPerfSampleIp = 1u << 0; // samples only: the interrupted instruction
@@ -68,6 +71,10 @@ struct PerfEventSpec {
     bool task = false;  // FORK and EXIT records
     bool comm = false;  // COMM records, exec ones marked kPerfMiscCommExec
     bool mmap2 = false; // MMAP2 records of executable mappings
+    // ... carrying the file's build id (Linux 5.12+; older kernels refuse
+    // the bit and the events open without it, their MMAP2 records then
+    // giving the device and inode).
+    bool mmap_build_id = false;
     // The sample fields; with sample_id_all they also end every side-band record.
     std::uint64_t sample_type = kPerfSampleTid | kPerfSampleTime | kPerfSampleCpu;
     std::uint32_t data_pages = 64; // pages of each ring's data area: a power of two

@@ -8,6 +8,17 @@
 
 volatile unsigned long busy_sink;
 
+#ifdef BUSY_OTHER_BUILD
+/* Another build of the program (the build id test replaces one with the
+ * other): code placed before the busy function moves it. */
+__attribute__((noinline)) unsigned long busy_other_build(unsigned long v)
+{
+    for (int i = 0; i < 64; ++i)
+        v = v * 6364136223846793005ul + (unsigned long)i;
+    return v;
+}
+#endif
+
 __attribute__((noinline)) void spin_in_busy_function(double seconds)
 {
     struct timespec t0, t;
@@ -21,6 +32,9 @@ __attribute__((noinline)) void spin_in_busy_function(double seconds)
 
 int main(int argc, char **argv)
 {
+#ifdef BUSY_OTHER_BUILD
+    busy_sink = busy_other_build(busy_sink);
+#endif
     spin_in_busy_function(argc > 1 ? atof(argv[1]) : 1.0);
     return 0;
 }

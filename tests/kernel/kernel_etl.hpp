@@ -1,12 +1,13 @@
 // Test helpers: kernel records written into a whole .etl file (the format
 // tests' FileBuilder), read back through the consumer and decoded by the
 // decoder's kernel MOF classes, each record flattened to its header facts,
-// its class/opcode name and its (field, text) pairs.
+// its class/opcode name and its (field, text) pairs (the ImageID class too).
 #pragma once
 
 #include "../decode/decode_helpers.hpp"
 #include "../format/etl_builder.hpp"
 
+#include "decode/image_id_classes.hpp"
 #include "decode/kernel_classes.hpp"
 #include "kernel/kernel_records.hpp"
 
@@ -49,7 +50,11 @@ struct Reader {
     openetw::decode::EventDecoder decoder;
     openetw::decode::DecodedEvent event;
     std::vector<Seen> seen;
-    Reader() { decoder.add_source(std::make_shared<openetw::decode::KernelClasses>()); }
+    Reader()
+    {
+        decoder.add_source(std::make_shared<openetw::decode::KernelClasses>());
+        decoder.add_source(std::make_shared<openetw::decode::ImageIdClasses>());
+    }
 };
 
 inline int32_t on_record(void *user, const etw_record *r)

@@ -147,7 +147,8 @@ TEST(Rundown, FindsThisProcessItsThreadsImagesAndAChild)
     EXPECT_GT(counts.processes, 1u);
     EXPECT_GE(counts.threads, counts.processes);
     EXPECT_GT(counts.images, 0u);
-    EXPECT_EQ(records.size(), std::size_t(counts.processes) + counts.threads + counts.images);
+    EXPECT_GT(counts.build_ids, 0u);
+    EXPECT_EQ(records.size(), std::size_t(counts.processes) + counts.threads + counts.images + counts.build_ids);
 
     const std::vector<Seen> seen = kerneltest::round_trip(records, 8);
     ASSERT_EQ(seen.size(), records.size());
@@ -198,6 +199,24 @@ TEST(Rundown, FindsThisProcessItsThreadsImagesAndAChild)
             own = true;
             EXPECT_LE(base, here);
             EXPECT_GT(base + size, here);
+            // Followed by its build id, read from the file (docs/KERNEL_LOGGER.md, "Build ids").
+            const Seen *next = &s + 1;
+            ASSERT_LT(next, seen.data() + seen.size());
+            ASSERT_EQ(next->event_name, "ImageID/DbgID_RSDS") << file;
+            EXPECT_EQ(next->value("ImageBase"), s.value("ImageBase"));
+            EXPECT_EQ(next->value("ProcessId"), self_pid);
+            EXPECT_EQ(next->value("PdbFileName"), file);
+            const std::vector<std::uint8_t> id = read_file_build_id(exe.string());
+            ASSERT_GE(id.size(), 16u) << "the test program has no build id (linked without --build-id?)";
+            std::string guid_sig = next->value("GuidSig");
+            std::erase_if(guid_sig, [](char ch) { return ch == '{' || ch == '}' || ch == '-'; });
+            // GuidSig shows Data1..Data3 little-endian, as a GUID: the id's bytes 0-3, 4-5, 6-7 reversed.
+            char want[40];
+            std::snprintf(want, sizeof want, "%02X%02X%02X%02X%02X%02X%02X%02X", id[3], id[2], id[1], id[0], id[5],
+                          id[4], id[7], id[6]);
+            for (int k = 8; k < 16; ++k)
+                std::snprintf(want + 16 + 2 * (k - 8), 3, "%02X", id[k]);
+            EXPECT_EQ(guid_sig, want);
         }
     }
     EXPECT_TRUE(libc);
@@ -222,7 +241,8 @@ TEST(Rundown, EndRecordsIn32BitLayout)
     ASSERT_EQ(seen.size(), records.size());
     std::size_t process = 0, thread = 0, image = 0;
     for (const Seen &s : seen) {
-        EXPECT_EQ(s.header_type, 0x01u);
+        // ImageID's classic EVENT_TRACE_HEADER: 0x0A in a 32-bit layout.
+        EXPECT_EQ(s.header_type, s.event_name.starts_with("ImageID/") ? 0x0Au : 0x01u) << s.event_name;
         EXPECT_EQ(s.problem, "") << s.event_name;
         EXPECT_EQ(s.consumed, s.payload_size) << s.event_name;
         process += s.event_name == "Process/DCEnd" && s.hook_id == 0x0304;

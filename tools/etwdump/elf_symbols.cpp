@@ -1,5 +1,7 @@
 #include "elf_symbols.hpp"
 
+#include "format/elf_build_id.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +35,7 @@ std::string demangle(const std::string &name)
     return name;
 }
 
-constexpr std::uint32_t kPtLoad = 1, kShtSymtab = 2, kShtDynsym = 11;
+constexpr std::uint32_t kPtLoad = 1, kPfX = 1, kShtSymtab = 2, kShtDynsym = 11;
 constexpr unsigned kSttFunc = 2, kSttGnuIfunc = 10;
 
 } // namespace
@@ -42,6 +44,7 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
 {
     segments_.clear();
     symbols_.clear();
+    build_id_.clear();
     if (f.size() < 0x34 || f[0] != 0x7f || f[1] != 'E' || f[2] != 'L' || f[3] != 'F') {
         why = "not an ELF file";
         return false;
@@ -56,21 +59,48 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
     const std::uint64_t phoff = le(f, is64 ? 0x20 : 0x1C, w), shoff = le(f, is64 ? 0x28 : 0x20, w);
     const std::uint64_t phentsize = le(f, is64 ? 0x36 : 0x2A, 2), phnum = le(f, is64 ? 0x38 : 0x2C, 2);
     const std::uint64_t shentsize = le(f, is64 ? 0x3A : 0x2E, 2), shnum = le(f, is64 ? 0x3C : 0x30, 2);
+    bias_ = 0;
+    struct Load {
+        std::uint64_t offset, vaddr, filesz, memsz, flags, align;
+    };
+    std::vector<Load> loads;
     if (phentsize >= (is64 ? 56u : 32u) && in(phoff, phentsize * phnum)) {
         for (std::uint64_t i = 0; i < phnum; ++i) {
             const std::uint64_t p = phoff + i * phentsize;
             if (le(f, p, 4) != kPtLoad)
                 continue;
             if (is64)
-                segments_.push_back({le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8)});
+                loads.push_back({le(f, p + 8, 8), le(f, p + 16, 8), le(f, p + 32, 8), le(f, p + 40, 8), le(f, p + 4, 4),
+                                 le(f, p + 48, 8)});
             else
-                segments_.push_back({le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4)});
+                loads.push_back({le(f, p + 4, 4), le(f, p + 8, 4), le(f, p + 16, 4), le(f, p + 20, 4), le(f, p + 24, 4),
+                                 le(f, p + 28, 4)});
         }
     }
-    if (shentsize < (is64 ? 64u : 40u) || !in(shoff, shentsize * shnum)) {
-        why = "no section table";
-        return false;
+    // Code with no bytes in the file: a debug file (objcopy --only-keep-debug),
+    // whose segments keep their addresses and sizes but not their offsets.
+    const bool emptied = std::any_of(loads.begin(), loads.end(),
+                                     [](const Load &l) { return (l.flags & kPfX) && l.filesz == 0 && l.memsz != 0; });
+    std::uint64_t end = 0;
+    for (const Load &l : loads) {
+        Segment seg{l.offset, l.vaddr, l.filesz};
+        if (emptied) {
+            // Where the linker put it: the first offset after the previous
+            // segment that is congruent with its address (p_offset = p_vaddr
+            // mod p_align, as ELF requires; GNU ld and lld take the first).
+            const std::uint64_t a = l.align != 0 && (l.align & (l.align - 1)) == 0 ? l.align : 1;
+            seg = {end + ((l.vaddr % a) + a - end % a) % a, l.vaddr, l.memsz};
+            end = seg.offset + seg.size;
+        }
+        if (&l == &loads.front())
+            bias_ = seg.vaddr - seg.offset;
+        if (seg.size != 0)
+            segments_.push_back(seg);
     }
+    if (auto id = openetw::format::elf_build_id(f); id.result == openetw::format::ElfBuildId::Result::Found)
+        build_id_ = std::move(id.id);
+    if (shentsize < (is64 ? 64u : 40u) || !in(shoff, shentsize * shnum))
+        return true; // no section table: no symbols
     // .symtab when the file keeps it (all functions), else .dynsym (exported ones).
     for (std::uint32_t want : {kShtSymtab, kShtDynsym}) {
         for (std::uint64_t i = 0; i < shnum && symbols_.empty(); ++i) {
@@ -102,10 +132,6 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
         if (!symbols_.empty())
             break;
     }
-    if (symbols_.empty()) {
-        why = "no function symbols";
-        return false;
-    }
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol &a, const Symbol &b) { return a.start < b.start; });
     return true;
 }
@@ -125,11 +151,20 @@ bool ElfSymbols::load(const std::string &path, std::string &why)
     return parse(bytes, why);
 }
 
+ElfSymbols ElfSymbols::with_segments_of(const ElfSymbols &image) const
+{
+    ElfSymbols out = *this;
+    out.segments_ = image.segments_;
+    out.bias_ = image.bias_;
+    return out;
+}
+
 std::string ElfSymbols::function_at(std::uint64_t off, std::uint64_t *displacement) const
 {
-    // The address the code at this file offset runs at (an offset outside
-    // every segment is taken as an address: files without program headers).
-    std::uint64_t addr = off;
+    // The address the code at this file offset runs at (outside every
+    // segment: at the first segment's distance, files without program
+    // headers and debug files alone).
+    std::uint64_t addr = off + bias_;
     for (const Segment &s : segments_)
         if (off >= s.offset && off - s.offset < s.size) {
             addr = off - s.offset + s.vaddr;

@@ -13,13 +13,22 @@ namespace etwdump {
 class ElfSymbols {
 public:
     // Parses the file's bytes; false (with why) when it is not an ELF file
-    // this reads or has no function symbols.
+    // this reads. A stripped file parses with no symbols (its segments and
+    // build id still serve a separate debug file).
     bool parse(const std::vector<std::uint8_t> &file, std::string &why);
     // Reads and parses the file at path.
     bool load(const std::string &path, std::string &why);
     // The function holding the code at file offset off ("" when none),
     // demangled, and how far into it the offset is.
     std::string function_at(std::uint64_t off, std::uint64_t *displacement = nullptr) const;
+    // The file's GNU build id (empty when it has none).
+    const std::vector<std::uint8_t> &build_id() const { return build_id_; }
+    bool has_symbols() const { return !symbols_.empty(); }
+    // These symbols placed by another file's segments: a separate debug
+    // file's symbols by its image's program headers (objcopy
+    // --only-keep-debug empties the segments' file contents and offsets;
+    // alone, a debug file's offsets are where a linker would put them).
+    ElfSymbols with_segments_of(const ElfSymbols &image) const;
 
 private:
     struct Segment {
@@ -29,8 +38,12 @@ private:
         std::uint64_t start, size;
         std::string name;
     };
-    std::vector<Segment> segments_; // PT_LOAD: file offsets to addresses
-    std::vector<Symbol> symbols_;   // by start
+    std::vector<Segment> segments_; // PT_LOAD with file contents: file offsets to addresses
+    // Offsets in no segment: address = offset + bias, the first PT_LOAD's
+    // vaddr - offset (the usual layouts keep code at the same distance).
+    std::uint64_t bias_ = 0;
+    std::vector<Symbol> symbols_; // by start
+    std::vector<std::uint8_t> build_id_;
 };
 
 } // namespace etwdump

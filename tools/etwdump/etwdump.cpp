@@ -32,6 +32,9 @@ const char kUsage[] =
     "                               the event name and fields of events that decode; profile\n"
     "                               ranks each process's functions by sampled-profile samples\n"
     "  --top N                      profile: functions shown per process (default 10)\n"
+    "  --debug-dir DIR              profile: where debug files are found by the build ids the\n"
+    "                               trace recorded, as DIR/.build-id/xx/yyyy.debug (default\n"
+    "                               /usr/lib/debug; the image's own file is used after it)\n"
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
     "  --payload                    add each record's payload as hex (jsonl, csv)\n" ETWDUMP_DECODING_USAGE
@@ -105,6 +108,7 @@ int main(int argc, char **argv)
     bool payload = false;
     bool strict = false;
     unsigned top = 10;
+    std::string debug_dir = "/usr/lib/debug";
     std::vector<const char *> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -143,6 +147,8 @@ int main(int argc, char **argv)
                 return 1;
             }
             top = unsigned(n);
+        } else if (arg == "--debug-dir") {
+            debug_dir = value();
         } else if (arg == "--order") {
             const std::string v = value();
             if (v == "time")
@@ -202,7 +208,7 @@ int main(int argc, char **argv)
         stdout, ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv : etwdump::RecordWriter::Format::Jsonl,
         payload, files.size() > 1);
     etwdump::TextRecordWriter text(stdout);
-    etwdump::Profile profile(top);
+    etwdump::Profile profile(top, debug_dir);
     if (ctx.output == Output::Profile) {
         ctx.profile = &profile;
     } else if (ctx.output == Output::Text) {
@@ -220,8 +226,11 @@ int main(int argc, char **argv)
         std::fputs("\r\033[K", stderr);
     if (ctx.output == Output::Summary)
         ctx.summary.print(stdout, consumer, status, ctx.warnings);
-    else if (ctx.output == Output::Profile)
+    else if (ctx.output == Output::Profile) {
         profile.print(stdout);
+        for (const std::string &line : profile.changed())
+            std::fprintf(stderr, "etwdump: %s\n", line.c_str());
+    }
     etw_consumer_close(consumer);
     std::fflush(stdout);
 

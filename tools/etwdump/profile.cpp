@@ -1,5 +1,7 @@
 #include "profile.hpp"
 
+#include "format/elf_build_id.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <set>
@@ -58,6 +60,40 @@ std::vector<std::uint64_t> frames(const etw_decoded_event &e)
     return out;
 }
 
+// A property's raw bytes (a GUID's 16 as stored).
+std::vector<std::uint8_t> raw(const etw_decoded_event &e, const char *name)
+{
+    const etw_event_property *p = prop(e, name);
+    if (!p || p->kind != ETW_PROPERTY_KIND_VALUE)
+        return {};
+    return std::vector<std::uint8_t>(p->data, p->data + p->data_size);
+}
+
+constexpr std::size_t kRecordedIdBytes = 20; // GuidSig + Age
+
+// A file's build id as DbgID_RSDS records it: zero-padded or cut to 20 bytes.
+std::vector<std::uint8_t> as_recorded(std::vector<std::uint8_t> id)
+{
+    id.resize(kRecordedIdBytes, 0);
+    return id;
+}
+
+// The build id a recorded one stands for: 20 bytes, or 16 (an MD5 or UUID
+// id) when Age is 0, or 8 (lld's xxhash) when bytes 8..19 are 0 too.
+std::vector<std::uint8_t> as_written(const std::vector<std::uint8_t> &recorded)
+{
+    auto zero = [&](std::size_t from, std::size_t to) {
+        return std::all_of(recorded.begin() + std::ptrdiff_t(from), recorded.begin() + std::ptrdiff_t(to),
+                           [](std::uint8_t b) { return b == 0; });
+    };
+    std::size_t n = kRecordedIdBytes;
+    if (zero(16, 20))
+        n = zero(8, 16) ? 8 : 16;
+    return std::vector<std::uint8_t>(recorded.begin(), recorded.begin() + std::ptrdiff_t(n));
+}
+
+std::string hex(const std::vector<std::uint8_t> &id) { return id.empty() ? "none" : openetw::format::build_id_hex(id); }
+
 bool starts(const char *s, const char *prefix) { return s && std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
 } // namespace
@@ -99,7 +135,19 @@ void Profile::add(const etw_record &r, const etw_decoded_event *e)
         }
     } else if (starts(name, "Image/Load") || starts(name, "Image/DCStart")) {
         if (number(*e, "ProcessId", &pid) && number(*e, "ImageBase", &base) && number(*e, "ImageSize", &size))
-            processes_[std::uint32_t(pid)].images.push_back({base, size, text(*e, "FileName")});
+            processes_[std::uint32_t(pid)].images.push_back({base, size, text(*e, "FileName"), {}});
+    } else if (std::strcmp(name, "ImageID/DbgID_RSDS") == 0) {
+        // Written right after its image's record: the process's latest image at that base.
+        std::vector<std::uint8_t> guid = raw(*e, "GuidSig"), age = raw(*e, "Age");
+        if (number(*e, "ProcessId", &pid) && number(*e, "ImageBase", &base) && guid.size() == 16 && age.size() == 4) {
+            auto &images = processes_[std::uint32_t(pid)].images;
+            for (auto im = images.rbegin(); im != images.rend(); ++im)
+                if (im->base == base) {
+                    guid.insert(guid.end(), age.begin(), age.end());
+                    im->build_id = std::move(guid);
+                    break;
+                }
+        }
     }
     attribute();
 }
@@ -126,7 +174,7 @@ void Profile::attribute()
     pending_.clear();
 }
 
-const ElfSymbols *Profile::symbols(const std::string &path)
+const ElfSymbols *Profile::load(const std::string &path)
 {
     auto [it, fresh] = elf_.try_emplace(path);
     if (fresh) {
@@ -136,6 +184,40 @@ const ElfSymbols *Profile::symbols(const std::string &path)
             it->second = std::move(s);
     }
     return it->second.get();
+}
+
+// The symbols of the file the trace saw: without a recorded build id the
+// image's path; with one, the debug file of that id (placed by the image's
+// segments when the file at the path is the one traced), else the path if
+// its build id is the same. A different file at the path is reported.
+const ElfSymbols *Profile::symbols(const Image &image)
+{
+    if (image.build_id.empty())
+        return load(image.path);
+    const std::string key = image.path + '\n' + hex(image.build_id);
+    if (auto it = by_identity_.find(key); it != by_identity_.end())
+        return it->second;
+    const std::string id = hex(as_written(image.build_id));
+    const ElfSymbols *file = load(image.path);
+    const bool same = file && as_recorded(file->build_id()) == image.build_id;
+    const ElfSymbols *debug = nullptr;
+    const std::string debug_path = debug_dir_ + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+    if (!debug_dir_.empty()) {
+        const ElfSymbols *d = load(debug_path);
+        if (d && d->has_symbols() && as_recorded(d->build_id()) == image.build_id)
+            debug = d;
+    }
+    const ElfSymbols *found = same ? file : nullptr;
+    if (debug && same)
+        found = placed_.emplace_back(std::make_unique<ElfSymbols>(debug->with_segments_of(*file))).get();
+    else if (debug)
+        found = debug;
+    if (file && !same)
+        changed_.push_back("image " + image.path + " changed since the trace (build id " + hex(file->build_id()) +
+                           " != " + id +
+                           "): " + (debug ? "named from its debug file " + debug_path : "its functions are not named"));
+    by_identity_[key] = found;
+    return found;
 }
 
 // "function\tmodule" of an address in a process: its image (the process's,
@@ -150,7 +232,7 @@ std::string Profile::place(std::uint32_t pid, std::uint64_t ip)
         for (auto im = images.rbegin(); im != images.rend(); ++im) {
             if (ip < im->base || ip - im->base >= im->size)
                 continue;
-            const ElfSymbols *elf = symbols(im->path);
+            const ElfSymbols *elf = symbols(*im);
             std::string fn = elf ? elf->function_at(ip - im->base) : "";
             return (fn.empty() ? "?" : fn) + "\t" + base_name(im->path);
         }
@@ -163,6 +245,8 @@ void Profile::print(std::FILE *out)
 {
     attribute(); // the last samples: no record followed them
     std::fprintf(out, "sampled profile: %llu samples\n", (unsigned long long)samples_);
+    for (const std::string &line : changed_)
+        std::fprintf(out, "%s\n", line.c_str());
     std::vector<std::pair<std::uint32_t, const Process *>> order;
     for (const auto &[pid, p] : processes_)
         if (p.samples)

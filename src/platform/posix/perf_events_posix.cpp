@@ -30,6 +30,9 @@ static_assert(kPerfRecordMmap == PERF_RECORD_MMAP && kPerfRecordLost == PERF_REC
               kPerfRecordFork == PERF_RECORD_FORK && kPerfRecordSample == PERF_RECORD_SAMPLE &&
               kPerfRecordMmap2 == PERF_RECORD_MMAP2);
 static_assert(kPerfMiscCommExec == PERF_RECORD_MISC_COMM_EXEC);
+#ifdef PERF_RECORD_MISC_MMAP_BUILD_ID // headers of Linux 5.12+
+static_assert(kPerfMiscMmapBuildId == PERF_RECORD_MISC_MMAP_BUILD_ID);
+#endif
 static_assert(kPerfSampleTid == PERF_SAMPLE_TID && kPerfSampleTime == PERF_SAMPLE_TIME &&
               kPerfSampleId == PERF_SAMPLE_ID && kPerfSampleCpu == PERF_SAMPLE_CPU &&
               kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER &&
@@ -136,6 +139,9 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
     // Older kernels report executable mappings only with mmap set as well.
     attr.mmap = spec.mmap2;
     attr.mmap2 = spec.mmap2;
+#ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
+    attr.build_id = spec.mmap2 && spec.mmap_build_id;
+#endif
     attr.disabled = 1;
     // The sessions' clock type 1 (qpc_now) is CLOCK_MONOTONIC: stamping with
     // it (rather than perf's sched_clock) makes a record's time / 100 a
@@ -165,6 +171,13 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
         Impl::Ring r;
         r.cpu = cpu;
         r.fd = int(::syscall(SYS_perf_event_open, &attr, -1, int(cpu), -1, PERF_FLAG_FD_CLOEXEC));
+#ifdef PERF_RECORD_MISC_MMAP_BUILD_ID
+        if (r.fd < 0 && errno == EINVAL && attr.build_id && impl->rings.empty()) {
+            // A kernel before 5.12 refuses the bit: its MMAP2 records give the inode instead.
+            attr.build_id = 0;
+            r.fd = int(::syscall(SYS_perf_event_open, &attr, -1, int(cpu), -1, PERF_FLAG_FD_CLOEXEC));
+        }
+#endif
         if (r.fd < 0) {
             const int e = errno;
             // A processor that went offline since the list was read has no events to give.
