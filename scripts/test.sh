@@ -2,7 +2,8 @@
 # Sets up and runs every test: the whole Meson suite (unit, black-box C,
 # layout against mingw-w64, samples, fuzz, abi, conformance, bench-smoke: the
 # benchmark programs run once with tiny counts), a release build, the same
-# suite under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded unit
+# suite under AddressSanitizer + UndefinedBehaviorSanitizer (built with clang,
+# with the libFuzzer targets), the threaded unit
 # suites under ThreadSanitizer, the language bindings, and the Windows DLL
 # under wine. Exits non-zero if anything fails.
 set -uo pipefail
@@ -54,8 +55,12 @@ stage_done "release build"
 # scribbled region) for 20 s each instead of 60: rounds there are 3-5 times
 # slower, and the plain stage soaks the full minute.
 export CROSSPROC_SOAK_SECONDS=20
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-  run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
+# Built with clang: it compiles the sanitized library three to four times
+# faster than GCC, and its build also holds the libFuzzer targets (their
+# coverage counters in all its code), run there for fuzz_seconds each. The
+# plain stage's GCC covers the GCC-only gates (abi-baseline).
+CC=clang-14 CXX=clang++-14 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  run_suite "tests under ASan+UBSan (clang)" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "ASan+UBSan"
 

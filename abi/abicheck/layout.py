@@ -99,7 +99,7 @@ def probe_values(cc, include_dir, values):
             raise CheckFailed('layout probe: label not found in the assembly')
         for line in asm[m.end():].splitlines():
             line = line.strip()
-            mm = re.match(r'\.(long|4byte|int)\s+(\d+)$', line)
+            mm = re.match(r'\.(long|4byte|int)\s+(\d+)\s*(?:#.*)?$', line)  # clang: a comment after
             if mm:
                 nums.append(int(mm.group(2)) - 1)
                 if len(nums) == len(values):

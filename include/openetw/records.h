@@ -203,16 +203,29 @@ typedef struct etw_trace_logfile_header32 {
  * ETW_WNODE_FLAG_USE_GUID_PTR. The GUID must outlive the write call.
  * (An inline helper: nothing is exported for it.)
  */
+/* C++'s casts in C++ (clang's -Wold-style-cast flags C casts in headers). */
+#ifdef __cplusplus
+#define ETW_INL_ADDRESS(p) static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p))
+#define ETW_INL_BYTES(p) reinterpret_cast<unsigned char *>(p)
+#define ETW_INL_BYTE(v) static_cast<unsigned char>(v)
+#else
+#define ETW_INL_ADDRESS(p) ((uint64_t)(uintptr_t)(p))
+#define ETW_INL_BYTES(p) ((unsigned char *)(p))
+#define ETW_INL_BYTE(v) ((unsigned char)(v))
+#endif
 static inline void etw_event_trace_header_set_guid_ptr(etw_event_trace_header *header,
                                                        const etw_guid *guid)
 {
-    uint64_t address = (uint64_t)(uintptr_t)guid;
-    unsigned char *slot = (unsigned char *)&header->Guid;
+    uint64_t address = ETW_INL_ADDRESS(guid);
+    unsigned char *slot = ETW_INL_BYTES(&header->Guid);
     unsigned i;
     for (i = 0; i < 8; ++i)
-        slot[i] = (unsigned char)(address >> (8 * i));
+        slot[i] = ETW_INL_BYTE(address >> (8 * i));
     header->Flags |= 0x00080000u; /* ETW_WNODE_FLAG_USE_GUID_PTR */
 }
+#undef ETW_INL_ADDRESS
+#undef ETW_INL_BYTES
+#undef ETW_INL_BYTE
 #endif
 
 ETW_END_DECLS

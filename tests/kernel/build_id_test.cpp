@@ -82,7 +82,8 @@ ElfBuildId parse_checked(const Bytes &file)
         EXPECT_LE(out.size(), file.size() - std::min<std::uint64_t>(offset, file.size())) << "read past the end";
         if (offset > file.size() || out.size() > file.size() - offset)
             return false;
-        std::memcpy(out.data(), file.data() + offset, out.size());
+        if (!out.empty()) // an empty span's data() may be null, which memcpy may not take
+            std::memcpy(out.data(), file.data() + offset, out.size());
         return true;
     });
 }
