@@ -7,6 +7,7 @@
 #include "format/etl_layout.hpp"
 #include "kernel/disk_requests.hpp"
 #include "kernel/kernel_flags.hpp"
+#include "kernel/logger_tracepoints.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
 #include "kernel/pagefault_records.hpp"
@@ -54,11 +55,7 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
 constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH;
-constexpr std::uint32_t kHighVolumePages = 1024;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
-// 1 MB a processor for the others: sched_switch samples are ~100 bytes (a
-// processor switching 300000 times a second fills 600 KB in 20 ms).
-constexpr std::uint32_t kTracepointPages = 256;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
 
@@ -72,124 +69,6 @@ PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, s
     o.max_record = max_record;
     o.clock = clock;
     return o;
-}
-
-// The tracepoints of flags, each with what it becomes.
-struct Tracepoints {
-    enum class Use : std::uint8_t {
-        CSwitch,
-        ExitStatus,
-        FatalSignal,
-        TcpState,
-        TcpProbe,
-        TcpSend,
-        TcpRecv,
-        DiskIssue,
-        DiskComplete,
-        SysEnter,
-        SysExit,
-        PageFault
-    };
-    std::vector<TracepointName> names;
-    std::vector<Use> uses;
-};
-
-// The events a tracepoint's samples become, whose stacks may be asked for.
-std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
-{
-    using U = Tracepoints::Use;
-    const auto tcp = [](TcpOp op) {
-        return std::vector<std::uint16_t>{hook_id(kGroupTcpIp, std::uint8_t(op)),
-                                          hook_id(kGroupTcpIp, std::uint8_t(std::uint8_t(op) + kIpv6TypeOffset))};
-    };
-    switch (use) {
-    case U::CSwitch:
-        return {hook_id(kGroupThread, kTypeCSwitch)};
-    case U::SysEnter:
-        return {hook_id(kGroupPerfInfo, kTypeSysCallEnter)};
-    case U::SysExit:
-        return {hook_id(kGroupPerfInfo, kTypeSysCallExit)};
-    case U::TcpSend:
-        return tcp(TcpOp::Send);
-    case U::TcpRecv:
-        return tcp(TcpOp::Recv);
-    case U::PageFault:
-        return {hook_id(kGroupMemory, std::uint8_t(PageFaultType::DemandZeroFault)),
-                hook_id(kGroupMemory, std::uint8_t(PageFaultType::CopyOnWrite)),
-                hook_id(kGroupMemory, std::uint8_t(PageFaultType::AccessViolation))};
-    default:
-        return {};
-    }
-}
-
-// Samples with call chains are up to 1 KB larger (127 frames): rings four
-// times as large (twice for the high-volume ones, already 4 MB).
-void add_callchains(Tracepoints *t, const StackEvents &stacks)
-{
-    for (std::size_t i = 0; i < t->names.size(); ++i) {
-        TracepointName &n = t->names[i];
-        if (n.ftrace || !stacks.any(stackable_hooks(t->uses[i])))
-            continue;
-        n.callchain = true;
-        n.data_pages = n.data_pages != 0 ? n.data_pages * 2 : kTracepointPages * 4;
-    }
-}
-
-Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
-{
-    Tracepoints t;
-    if (flags & ETW_FLAG_CSWITCH) {
-        t.names.push_back({"sched", "sched_switch"});
-        t.uses.push_back(Tracepoints::Use::CSwitch);
-    }
-    if (flags & ETW_FLAG_PROCESS) {
-        // Optional: without them Process/End says 0 (docs/KERNEL_LOGGER.md).
-        t.names.push_back({"syscalls", "sys_enter_exit_group", true});
-        t.uses.push_back(Tracepoints::Use::ExitStatus);
-        t.names.push_back({"signal", "signal_deliver", true});
-        t.uses.push_back(Tracepoints::Use::FatalSignal);
-    }
-    if (flags & ETW_FLAG_NETWORK_TCPIP) {
-        t.names.push_back({"sock", "inet_sock_set_state"});
-        t.uses.push_back(Tracepoints::Use::TcpState);
-        // Optional: without it a connection older than the session shows no addresses.
-        t.names.push_back({"tcp", "tcp_probe", true});
-        t.uses.push_back(Tracepoints::Use::TcpProbe);
-        t.names.push_back({"sock", "sock_send_length"});
-        t.uses.push_back(Tracepoints::Use::TcpSend);
-        t.names.push_back({"sock", "sock_recv_length"});
-        t.uses.push_back(Tracepoints::Use::TcpRecv);
-    }
-    if (flags & ETW_FLAG_DISK_IO) {
-        // Through ftrace: completions fire in interrupt context, whose perf
-        // samples are lost when the processor was idle (docs/KERNEL_LOGGER.md).
-        t.names.push_back({"block", "block_rq_issue", false, true});
-        t.uses.push_back(Tracepoints::Use::DiskIssue);
-        t.names.push_back({"block", "block_rq_complete", false, true});
-        t.uses.push_back(Tracepoints::Use::DiskComplete);
-    }
-    if (flags & ETW_FLAG_SYSTEMCALL) {
-        t.names.push_back({"raw_syscalls", "sys_enter", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::SysEnter);
-        t.names.push_back({"raw_syscalls", "sys_exit", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::SysExit);
-    }
-    if (flags & ETW_FLAG_MEMORY_PAGE_FAULTS) { // x86's: refused by name where the kernel lacks them
-        t.names.push_back({"exceptions", "page_fault_user", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::PageFault);
-        t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::PageFault);
-    }
-    add_callchains(&t, stacks);
-    return t;
-}
-
-bool same_callchains(const Tracepoints &a, const Tracepoints &b)
-{
-    for (std::size_t i = 0; i < a.names.size(); ++i)
-        if (a.names[i].callchain != b.names[i].callchain)
-            return false;
-    return true;
 }
 
 // The whole disks, read once when DISK_IO starts: their order numbers them.
