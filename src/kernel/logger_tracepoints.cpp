@@ -1,5 +1,6 @@
 #include "kernel/logger_tracepoints.hpp"
 
+#include "kernel/file_io_tracker.hpp"
 #include "kernel/net_records.hpp"
 #include "kernel/pagefault_records.hpp"
 #include "kernel/sched_records.hpp"
@@ -98,6 +99,13 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.uses.push_back(Tracepoints::Use::PageFault);
         t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
+    }
+    if (flags & kFileIoFlags) {
+        // Every read and write of the machine with the high-volume rings.
+        for (const FileIoTracepoint &f : file_io_tracepoints()) {
+            t.names.push_back({"syscalls", f.name, f.optional, false, f.high_volume ? kHighVolumePages : 0});
+            t.uses.push_back(Tracepoints::Use::FileSyscall);
+        }
     }
     add_callchains(&t, stacks);
     return t;

@@ -7,6 +7,8 @@
 #include "kernel/stack_events.hpp"
 #include "kernel/tracepoint_source.hpp"
 
+#include <openetw/constants.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +17,8 @@ namespace openetw::kernel {
 // Every system call or page fault of the machine: 4 MB rings a processor
 // (the session drains them every 20 ms, system_logger.cpp).
 inline constexpr std::uint32_t kHighVolumePages = 1024;
+// The flags whose records FileIoTracker makes from the file system calls.
+inline constexpr std::uint32_t kFileIoFlags = ETW_FLAG_DISK_FILE_IO | ETW_FLAG_FILE_IO | ETW_FLAG_FILE_IO_INIT;
 // 1 MB a processor for the others: sched_switch samples are ~100 bytes (a
 // processor switching 300000 times a second fills 600 KB in 20 ms).
 inline constexpr std::uint32_t kTracepointPages = 256;
@@ -33,7 +37,8 @@ struct Tracepoints {
         DiskComplete,
         SysEnter,
         SysExit,
-        PageFault
+        PageFault,
+        FileSyscall // file_io_tracker.hpp: one of its system calls' enter or exit
     };
     std::vector<TracepointName> names;
     std::vector<Use> uses;

@@ -6,6 +6,7 @@
 
 #include "format/etl_layout.hpp"
 #include "kernel/disk_requests.hpp"
+#include "kernel/file_io_tracker.hpp"
 #include "kernel/kernel_flags.hpp"
 #include "kernel/logger_tracepoints.hpp"
 #include "kernel/perf_clock.hpp"
@@ -39,13 +40,15 @@ constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW
 // rundown, system_config.hpp, left out); the others are refused by name.
 constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO |
                                   ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
-                                  ETW_FLAG_NO_SYSCONFIG;
+                                  ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
 // NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
-// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions.
+// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
+// file system calls.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP |
-                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
+                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                           kFileIoFlags;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -54,7 +57,8 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
-constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH;
+constexpr std::uint32_t kHighVolumeFlags =
+    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
@@ -127,6 +131,10 @@ public:
         }
         if ((flags & ETW_FLAG_DISK_IO) && !disks_)
             disks_ = std::make_unique<DiskRequests>(block_disks());
+        if ((flags & kFileIoFlags) && !file_io_)
+            file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
+        if (file_io_)
+            file_io_->set_flags(flags);
         if (tp_change)
             replace_tracepoints(std::move(next_tp), flags);
         flags_ = flags;
@@ -177,6 +185,14 @@ public:
     {
         if (end && !(flags_ & ETW_FLAG_NO_SYSCONFIG))
             write_system_config(sink); // as Windows ends a kernel trace (system_config.hpp)
+        if (end && file_io_) {         // the names of the files still open (FileRundown), after the last drain
+            const std::int64_t now = capture().to_session(std::uint64_t(platform::qpc_now()) * 100u);
+            file_io_->rundown(now, platform::current_processor(), platform::process_id(), platform::thread_id(),
+                              [&](std::uint32_t cpu, std::int64_t t, Bytes &&r) {
+                                  held_.push_back({t, cpu, std::move(r)});
+                              });
+            write_held(sink, INT64_MAX);
+        }
         if ((flags_ & kProcessFlags) == 0)
             return;
         RundownOptions o;
@@ -218,6 +234,13 @@ public:
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             const std::uint64_t before = t.lost();
             (void)t.drain([&](const TracepointSample &sample) {
+                if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
+                    if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
+                        file_io_->on_sample(
+                            t.format(sample.tracepoint), sample, clock,
+                            [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r) { keep(cpu, ts, std::move(r)); });
+                    return;
+                }
                 translate(
                     uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
                     [&](std::uint32_t cpu, Bytes &&r) {
@@ -323,6 +346,8 @@ private:
             if (Bytes r = page_fault_record_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
                 sink(sample.cpu, std::move(r));
             return;
+        case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
+            return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
                 if (const auto status = fatal_signal_status_from_sample(format, sample))
@@ -417,9 +442,10 @@ private:
         std::uint32_t cpu;
         Bytes record;
     };
-    std::vector<Held> held_;                // read, not yet written: see drain
-    std::unique_ptr<DiskRequests> disks_;   // requests issued, awaiting completion
-    std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
+    std::vector<Held> held_;                 // read, not yet written: see drain
+    std::unique_ptr<DiskRequests> disks_;    // requests issued, awaiting completion
+    std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress, across flag updates
+    std::vector<Tracepoints::Use> tp_uses_;  // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
 
