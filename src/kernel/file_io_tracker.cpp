@@ -331,11 +331,15 @@ void FileIoTracker::open_exit(Pending &&p, std::int64_t ret, const TracepointSam
     std::uint64_t object = 0, result = 0;
     std::string path = p.path;
     if (ret >= 0) {
-        // The descriptor's own link when still open: absolute, as the file system names it.
+        // The path the call passed, else the descriptor's link while it is
+        // open: by the time this runs the descriptor may have been closed
+        // and its number reused for another file, so the link is trusted
+        // (for the path or its birth) only where it names that same path.
         FdTarget t;
-        const bool linked = reader_.fd(s.pid, int(ret), &t) && !t.target.empty() && t.target[0] == '/';
-        if (linked)
+        bool linked = reader_.fd(s.pid, int(ret), &t) && !t.target.empty() && t.target[0] == '/';
+        if (path.empty() && linked)
             path = t.target;
+        linked = linked && t.target == path;
         bool new_key = false;
         const OpenFile &file = files_.opened(s.pid, int(ret), path, p.flags, &new_key);
         object = file.file_object;
