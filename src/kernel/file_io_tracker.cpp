@@ -172,6 +172,31 @@ const FileIoTracker::Kind &FileIoTracker::kind_of(const TracepointFormat &format
     return kinds_[format.id()] = k;
 }
 
+void FileIoTracker::add(const TracepointFormat &format, const TracepointSample &sample)
+{
+    if (kind_of(format).call == Call::None)
+        return;
+    Added a{&format, sample, {sample.raw.begin(), sample.raw.end()}};
+    a.sample.frames = {};
+    batch_.push_back(std::move(a));
+}
+
+void FileIoTracker::flush(const PerfClock &clock, const Emit &emit)
+{
+    const auto fd_key = [](std::uint32_t pid, int fd) { return std::uint64_t(pid) << 32 | std::uint32_t(fd); };
+    last_close_.clear();
+    for (std::size_t i = 0; i < batch_.size(); ++i) {
+        Added &a = batch_[i];
+        a.sample.raw = a.raw;
+        const Kind &k = kind_of(*a.format);
+        if (k.call == Call::Close && !k.exit)
+            last_close_[fd_key(a.sample.pid, as_fd(a.format->u(a.raw, "fd").value_or(~0ull)))] = i;
+    }
+    for (at_ = 0; at_ < batch_.size(); ++at_)
+        on_sample(*batch_[at_].format, batch_[at_].sample, clock, emit);
+    batch_.clear();
+}
+
 void FileIoTracker::on_sample(const TracepointFormat &format, const TracepointSample &s, const PerfClock &clock,
                               const Emit &emit)
 {
@@ -331,15 +356,16 @@ void FileIoTracker::open_exit(Pending &&p, std::int64_t ret, const TracepointSam
     std::uint64_t object = 0, result = 0;
     std::string path = p.path;
     if (ret >= 0) {
-        // The path the call passed, else the descriptor's link while it is
-        // open: by the time this runs the descriptor may have been closed
-        // and its number reused for another file, so the link is trusted
-        // (for the path or its birth) only where it names that same path.
+        // The descriptor's link (absolute, as the file system names the
+        // file) while it is open. Closed later in this drain, its number
+        // may name another file by now: then the path the call passed,
+        // read from its memory (which may have been reused as well).
+        const auto close = last_close_.find(std::uint64_t(s.pid) << 32 | std::uint32_t(ret));
+        const bool closed = close != last_close_.end() && close->second > at_;
         FdTarget t;
-        bool linked = reader_.fd(s.pid, int(ret), &t) && !t.target.empty() && t.target[0] == '/';
-        if (path.empty() && linked)
+        const bool linked = !closed && reader_.fd(s.pid, int(ret), &t) && !t.target.empty() && t.target[0] == '/';
+        if (linked)
             path = t.target;
-        linked = linked && t.target == path;
         bool new_key = false;
         const OpenFile &file = files_.opened(s.pid, int(ret), path, p.flags, &new_key);
         object = file.file_object;

@@ -60,8 +60,11 @@ public:
     FileIoTracker(ProcessReader reader, std::uint32_t pointer_size, std::size_t max_record);
     // Which records are made: Name (DISK_FILE_IO), init (FILE_IO_INIT), OperationEnd (FILE_IO).
     void set_flags(std::uint32_t enable_flags) { flags_ = enable_flags; }
-    void on_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
-                   const Emit &emit);
+    // Keeps a sample (copied) until flush: an open's path is settled
+    // knowing whether its descriptor was closed later in the same drain.
+    void add(const TracepointFormat &format, const TracepointSample &sample);
+    // Makes the records of the samples added, in their order.
+    void flush(const PerfClock &clock, const Emit &emit);
     // FileRundown of every key an open file holds (DISK_FILE_IO), at the
     // stop, in the name of the thread that runs it.
     void rundown(std::int64_t time, std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid, const Emit &emit);
@@ -84,7 +87,14 @@ private:
         std::uint64_t irp = 0, irp2 = 0, key = 0;
         std::string path;
     };
+    struct Added {
+        const TracepointFormat *format;
+        TracepointSample sample; // raw views `raw` once flushed
+        std::vector<std::uint8_t> raw;
+    };
     const Kind &kind_of(const TracepointFormat &format);
+    void on_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
+                   const Emit &emit);
     void on_enter(Call call, bool at, const TracepointFormat &f, const TracepointSample &s, std::int64_t time,
                   const Emit &emit);
     void on_exit(Pending &&p, std::int64_t ret, const TracepointSample &s, std::int64_t time, const Emit &emit);
@@ -105,6 +115,9 @@ private:
     std::unordered_map<std::uint32_t, Kind> kinds_;      // by tracepoint id
     std::unordered_map<std::uint32_t, Pending> pending_; // by thread: its call in progress
     std::uint64_t last_sweep_ns_ = 0;
+    std::vector<Added> batch_;
+    std::size_t at_ = 0;                                        // the batch index being made
+    std::unordered_map<std::uint64_t, std::size_t> last_close_; // pid << 32 | fd: its batch's last close
 };
 
 } // namespace openetw::kernel

@@ -235,10 +235,8 @@ public:
             const std::uint64_t before = t.lost();
             (void)t.drain([&](const TracepointSample &sample) {
                 if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
-                    if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
-                        file_io_->on_sample(
-                            t.format(sample.tracepoint), sample, clock,
-                            [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r) { keep(cpu, ts, std::move(r)); });
+                    if (file_io_)
+                        file_io_->add(t.format(sample.tracepoint), sample);
                     return;
                 }
                 translate(
@@ -257,6 +255,9 @@ public:
                             keep(cpu, ts, std::move(walk));
                     });
             });
+            if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
+                file_io_->flush(clock,
+                                [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r) { keep(cpu, ts, std::move(r)); });
             lost += t.lost() - before;
         };
         for (auto &[old, uses] : retired_tp_)
