@@ -54,6 +54,24 @@ std::u16string utf16(const std::string &s)
     return out;
 }
 
+// A path as a process passes it: UTF-8 without control characters. The
+// string is read after the call, from memory the process may have reused
+// for other bytes meanwhile: those are not taken for a name.
+bool plausible_path(const std::string &s)
+{
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || c < 0x20 || c == 0x7F || i + n > s.size())
+            return false;
+        for (std::size_t k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+                return false;
+        i += n;
+    }
+    return true;
+}
+
 std::string join(const std::string &dir, const std::string &path)
 {
     if (path.empty() || path[0] == '/')
@@ -401,7 +419,7 @@ void FileIoTracker::open_exit(Pending &&p, std::int64_t ret, const TracepointSam
 std::string FileIoTracker::path_at(std::uint32_t pid, int dirfd, std::uint64_t address)
 {
     std::string path, dir;
-    if (address == 0 || !reader_.string(pid, address, &path) || path.empty())
+    if (address == 0 || !reader_.string(pid, address, &path) || path.empty() || !plausible_path(path))
         return {};
     if (path[0] == '/')
         return path;

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -38,6 +39,36 @@ std::uint64_t fdinfo_value(const std::string &text, const char *key, int base)
     return at == std::string::npos ? 0 : std::strtoull(text.c_str() + at + std::strlen(key), nullptr, base);
 }
 
+// The position and open flags of pid's fd, through a duplicate of it
+// (pidfd_getfd, Linux 5.6) that shares its open file: lseek and fcntl
+// leave no file-open trace of this process's own, where reading
+// /proc/PID/fdinfo/N would open a file for every descriptor looked up
+// (FileIo events of the logger's own bookkeeping). fdinfo where the
+// kernel lacks pidfd_getfd.
+void position_and_flags(std::uint32_t pid, int fd, ProcFdFile *out)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+    const int pidfd = int(::syscall(SYS_pidfd_open, pid_t(pid), 0));
+    if (pidfd >= 0) {
+        const int dup = int(::syscall(SYS_pidfd_getfd, pidfd, fd, 0));
+        ::close(pidfd);
+        if (dup >= 0) {
+            const off_t pos = ::lseek(dup, 0, SEEK_CUR);
+            const int flags = ::fcntl(dup, F_GETFL);
+            ::close(dup);
+            out->pos = pos < 0 ? 0 : std::uint64_t(pos);
+            out->flags = flags < 0 ? 0 : std::uint32_t(flags);
+            return;
+        }
+    }
+#endif
+    std::string info;
+    if (posix::read_text_file("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd), &info) == 0) {
+        out->pos = fdinfo_value(info, "pos:", 10);
+        out->flags = std::uint32_t(fdinfo_value(info, "flags:", 8));
+    }
+}
+
 } // namespace
 
 etw_status proc_fd_file(std::uint32_t pid, int fd, ProcFdFile *out) noexcept
@@ -46,11 +77,10 @@ etw_status proc_fd_file(std::uint32_t pid, int fd, ProcFdFile *out) noexcept
     const std::string n = std::to_string(fd);
     if (etw_status st = read_link(p + "/fd/" + n, &out->target); st != ETW_OK)
         return st;
-    std::string info;
-    if (posix::read_text_file(p + "/fdinfo/" + n, &info) == 0) {
-        out->pos = fdinfo_value(info, "pos:", 10);
-        out->flags = std::uint32_t(fdinfo_value(info, "flags:", 8));
-    }
+    out->pos = 0;
+    out->flags = 0;
+    if (out->target[0] == '/') // a file: sockets and pipes have no position
+        position_and_flags(pid, fd, out);
     out->birth_ns = -1;
     struct statx sx {};
     if (::statx(AT_FDCWD, (p + "/fd/" + n).c_str(), 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
