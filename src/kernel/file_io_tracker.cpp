@@ -113,6 +113,12 @@ const std::vector<FileIoTracepoint> &file_io_tracepoints()
         {"sys_exit_rename", true, false},
         {"sys_enter_renameat", true, false},
         {"sys_exit_renameat", true, false},
+        // A descriptor replaced without a close: dup2/dup3 onto it, exec
+        // closing the O_CLOEXEC ones (its entries are looked up anew).
+        {"sys_exit_dup2", true, false},
+        {"sys_exit_dup3", false, false},
+        {"sys_exit_execve", false, false},
+        {"sys_exit_execveat", true, false},
     };
     return names;
 }
@@ -177,7 +183,8 @@ const FileIoTracker::Kind &FileIoTracker::kind_of(const TracepointFormat &format
         {"openat", Call::Open},     {"read", Call::Read},       {"write", Call::Write},   {"pread64", Call::PRead},
         {"pwrite64", Call::PWrite}, {"close", Call::Close},     {"fsync", Call::Flush},   {"fdatasync", Call::Flush},
         {"lseek", Call::Seek},      {"unlinkat", Call::Unlink}, {"unlink", Call::Unlink}, {"renameat2", Call::Rename},
-        {"renameat", Call::Rename}, {"rename", Call::Rename},
+        {"renameat", Call::Rename}, {"rename", Call::Rename},   {"dup2", Call::Dup},      {"dup3", Call::Dup},
+        {"execve", Call::Exec},     {"execveat", Call::Exec},
     };
     Kind k;
     std::string name = format.name();
@@ -222,7 +229,15 @@ void FileIoTracker::on_sample(const TracepointFormat &format, const TracepointSa
     if (k.call == Call::None)
         return;
     const std::int64_t time = clock.to_session(s.time);
-    if (!k.exit) {
+    if (k.call == Call::Dup || k.call == Call::Exec) {
+        // No FileIo record (Windows' handle duplication and process start
+        // make none): the table forgets what the call replaced.
+        const auto ret = format.i(s.raw, "ret");
+        if (ret && *ret >= 0 && k.call == Call::Dup)
+            (void)files_.closed(s.pid, int(*ret));
+        else if (ret && *ret == 0 && k.call == Call::Exec)
+            files_.forget_process(s.pid);
+    } else if (!k.exit) {
         on_enter(k.call, k.at, format, s, time, emit);
     } else if (const auto p = pending_.find(s.tid); p != pending_.end()) {
         Pending call = std::move(p->second);
@@ -337,6 +352,8 @@ void FileIoTracker::on_enter(Call call, bool at, const TracepointFormat &f, cons
         break;
     }
     case Call::None:
+    case Call::Dup: // exits only: on_sample's
+    case Call::Exec:
         return;
     }
     pending_[s.tid] = std::move(p);

@@ -1,7 +1,8 @@
 // FileIo records (DISK_FILE_IO, FILE_IO_INIT, FILE_IO) from the file
 // system calls' tracepoints (syscalls:sys_enter_/sys_exit_ of openat,
 // read, write, pread64, pwrite64, close, fsync, fdatasync, lseek, unlinkat,
-// unlink, renameat, renameat2, rename), read with perf: a call's enter
+// unlink, renameat, renameat2, rename; the exits of dup2, dup3, execve and
+// execveat, which replace descriptors without a close), read with perf: a call's enter
 // makes its init record (Read, Write, Cleanup and Close, Flush, Delete,
 // Rename) with a new IrpPtr, its exit the OperationEnd of that IrpPtr; an
 // open's Create is made at its exit (the FileObject exists only then) and
@@ -71,7 +72,21 @@ public:
     const FileObjects &files() const { return files_; }
 
 private:
-    enum class Call : std::uint8_t { None, Open, Read, Write, PRead, PWrite, Close, Flush, Seek, Unlink, Rename };
+    enum class Call : std::uint8_t {
+        None,
+        Open,
+        Read,
+        Write,
+        PRead,
+        PWrite,
+        Close,
+        Flush,
+        Seek,
+        Unlink,
+        Rename,
+        Dup, // exit only: the descriptor it made
+        Exec // exit only: the process's descriptors
+    };
     struct Kind {
         Call call = Call::None;
         bool exit = false;

@@ -56,6 +56,11 @@ public:
     // The FileKey of path while some open holds it; else a new one
     // (*new_key true) that is not kept (nothing open holds it).
     std::uint64_t key_of(const std::string &path, bool *new_key);
+    // Drops the descriptors of pid (an exec closed some: they are looked up anew).
+    void forget_process(std::uint32_t pid)
+    {
+        forget_ended([pid](std::uint32_t p) { return p != pid; });
+    }
     // Drops the descriptors of processes for which alive(pid) is false.
     void forget_ended(const std::function<bool(std::uint32_t pid)> &alive);
     // The keys held by open files, with their paths (for FileRundown).
