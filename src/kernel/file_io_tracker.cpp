@@ -246,7 +246,7 @@ void FileIoTracker::on_sample(const TracepointFormat &format, const TracepointSa
         if (ret && call.call == k.call)
             on_exit(std::move(call), *ret, s, time, emit);
     }
-    if (s.time - last_sweep_ns_ > kSweepNs)
+    if (s.time > last_sweep_ns_ + kSweepNs)
         sweep(s.time);
 }
 

@@ -131,7 +131,9 @@ public:
         }
         if ((flags & ETW_FLAG_DISK_IO) && !disks_)
             disks_ = std::make_unique<DiskRequests>(block_disks());
-        if ((flags & kFileIoFlags) && !file_io_)
+        if (!(flags & kFileIoFlags)) // its table would miss the closes while off
+            file_io_.reset();
+        else if (!file_io_)
             file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
         if (file_io_)
             file_io_->set_flags(flags);
@@ -445,7 +447,7 @@ private:
     };
     std::vector<Held> held_;                 // read, not yet written: see drain
     std::unique_ptr<DiskRequests> disks_;    // requests issued, awaiting completion
-    std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress, across flag updates
+    std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress while a FileIo flag is on
     std::vector<Tracepoints::Use> tp_uses_;  // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
