@@ -201,8 +201,7 @@ void FileIoTracker::add(const TracepointFormat &format, const TracepointSample &
 {
     if (kind_of(format).call == Call::None)
         return;
-    Added a{&format, sample, {sample.raw.begin(), sample.raw.end()}};
-    a.sample.frames = {};
+    Added a{&format, sample, {sample.raw.begin(), sample.raw.end()}, {sample.frames.begin(), sample.frames.end()}};
     batch_.push_back(std::move(a));
 }
 
@@ -213,6 +212,7 @@ void FileIoTracker::flush(const PerfClock &clock, const Emit &emit)
     for (std::size_t i = 0; i < batch_.size(); ++i) {
         Added &a = batch_[i];
         a.sample.raw = a.raw;
+        a.sample.frames = a.frames;
         const Kind &k = kind_of(*a.format);
         if (k.call == Call::Close && !k.exit)
             last_close_[fd_key(a.sample.pid, as_fd(a.format->u(a.raw, "fd").value_or(~0ull)))] = i;
@@ -458,7 +458,7 @@ void FileIoTracker::put(FileIoType type, const Bytes &payload, const TracepointS
     h.process_id = s.pid;
     h.timestamp = time;
     if (Bytes r = file_io_record(type, h, payload, pointer_size_); !r.empty() && r.size() <= max_record_)
-        emit(s.cpu, time, std::move(r));
+        emit(s.cpu, time, std::move(r), s.frames);
 }
 
 void FileIoTracker::rundown(std::int64_t time, std::uint32_t cpu, std::uint32_t pid, std::uint32_t tid,

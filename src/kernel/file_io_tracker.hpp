@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,8 +56,10 @@ ProcessReader proc_process_reader();
 
 class FileIoTracker {
 public:
-    // A record with the time (session clock) and processor it belongs to.
-    using Emit = std::function<void(std::uint32_t cpu, std::int64_t time, Bytes &&record)>;
+    // A record with the time (session clock) and processor it belongs to,
+    // and the call chain of the sample that made it (empty without CALLCHAIN).
+    using Emit = std::function<void(std::uint32_t cpu, std::int64_t time, Bytes &&record,
+                                    std::span<const std::uint64_t> frames)>;
 
     FileIoTracker(ProcessReader reader, std::uint32_t pointer_size, std::size_t max_record);
     // Which records are made: Name (DISK_FILE_IO), init (FILE_IO_INIT), OperationEnd (FILE_IO).
@@ -104,8 +107,9 @@ private:
     };
     struct Added {
         const TracepointFormat *format;
-        TracepointSample sample; // raw views `raw` once flushed
+        TracepointSample sample; // raw and frames view these once flushed
         std::vector<std::uint8_t> raw;
+        std::vector<std::uint64_t> frames;
     };
     const Kind &kind_of(const TracepointFormat &format);
     void on_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,

@@ -190,7 +190,7 @@ public:
         if (end && file_io_) {         // the names of the files still open (FileRundown), after the last drain
             const std::int64_t now = capture().to_session(std::uint64_t(platform::qpc_now()) * 100u);
             file_io_->rundown(now, platform::current_processor(), platform::process_id(), platform::thread_id(),
-                              [&](std::uint32_t cpu, std::int64_t t, Bytes &&r) {
+                              [&](std::uint32_t cpu, std::int64_t t, Bytes &&r, std::span<const std::uint64_t>) {
                                   held_.push_back({t, cpu, std::move(r)});
                               });
             write_held(sink, INT64_MAX);
@@ -258,8 +258,20 @@ public:
                     });
             });
             if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
-                file_io_->flush(clock,
-                                [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r) { keep(cpu, ts, std::move(r)); });
+                file_io_->flush(
+                    clock, [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r, std::span<const std::uint64_t> frames) {
+                        // HookId at 6, ThreadId at 8, ProcessId at 12 of a SYSTEM_TRACE_HEADER.
+                        const bool stack = !frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
+                        const StackFields f{ts,
+                                            etl::rd_le<std::uint32_t>(r.data() + 12),
+                                            etl::rd_le<std::uint32_t>(r.data() + 8),
+                                            {frames.begin(), frames.end()}};
+                        keep(cpu, ts, std::move(r));
+                        if (stack)
+                            if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_);
+                                !walk.empty())
+                                keep(cpu, ts, std::move(walk));
+                    });
             lost += t.lost() - before;
         };
         for (auto &[old, uses] : retired_tp_)

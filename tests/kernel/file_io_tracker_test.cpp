@@ -116,7 +116,7 @@ protected:
     }
     void flush()
     {
-        tracker.flush(PerfClock{}, [this](std::uint32_t, std::int64_t time, Bytes &&r) {
+        tracker.flush(PerfClock{}, [this](std::uint32_t, std::int64_t time, Bytes &&r, std::span<const std::uint64_t>) {
             EXPECT_EQ(rd_le<std::int64_t>(r.data() + 16), time) << "stamped as emitted";
             out.push_back({std::uint8_t(rd_le<std::uint16_t>(r.data() + 6) & 0xFF), rd_le<std::uint32_t>(r.data() + 8),
                            time, Bytes(r.begin() + 0x20, r.end())});

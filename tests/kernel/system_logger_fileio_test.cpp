@@ -55,6 +55,12 @@ TEST(SystemLoggerFileIo, ACreatedWrittenReadRenamedAndDeletedFileArrivesAsWindow
     Props props("OpenETW system logger fileio " + std::to_string(::getpid()));
     etw_session *s = nullptr;
     ASSERT_EQ(start(&s, props, file, kFileIo), ETW_OK) << etw_last_error_message();
+    // The writes' stacks (FileIo class, type 68).
+    const etw_classic_event_id write_stacks = {
+        {0x90cbdc39, 0x4a3e, 0x11d1, {0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3}},
+        68,
+        {}};
+    ASSERT_EQ(etw_session_set_stack_tracing(s, &write_stacks, 1), ETW_OK) << etw_last_error_message();
     const auto tid = std::uint32_t(::syscall(SYS_gettid));
 
     const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -137,6 +143,32 @@ TEST(SystemLoggerFileIo, ACreatedWrittenReadRenamedAndDeletedFileArrivesAsWindow
     }
     EXPECT_EQ(name_of(key), path) << "the Name record of the writes' FileKey";
     EXPECT_EQ(mine.of("FileIo/FileCreate", "FileObject", key).size(), 1u) << "the file was made by the open";
+
+    // Each write followed by its StackWalk (this thread's), and no walk
+    // after the events not asked for.
+    std::size_t walks = 0;
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        if (seen[i].event_name != "StackWalk/Stack")
+            continue;
+        ++walks;
+        ASSERT_GT(i, 0u);
+        EXPECT_EQ(seen[i - 1].event_name, "FileIo/Write") << "a walk follows only the asked events";
+        EXPECT_EQ(number(seen[i], "EventTimeStamp"), seen[i - 1].timestamp_raw);
+    }
+    for (const Seen *w : writes) {
+        const auto at = std::size_t(w - seen.data());
+        ASSERT_LT(at + 1, seen.size());
+        const Seen &walk = seen[at + 1];
+        ASSERT_EQ(walk.event_name, "StackWalk/Stack")
+            << "no StackWalk after the write at offset " << w->value("Offset");
+        EXPECT_EQ(number(walk, "StackThread"), tid);
+        EXPECT_EQ(number(walk, "StackProcess"), ::getpid());
+        // A system call's tracepoint fires on the user's registers: the
+        // stack is the caller's, from the write's own return address.
+        EXPECT_GT(number(walk, "Stacks[0]"), 0);
+        EXPECT_LT((unsigned long long)number(walk, "Stacks[0]"), 0x800000000000ull) << "a user frame first";
+    }
+    EXPECT_GE(walks, writes.size());
 
     // The reads: after lseek, at 1000; pread at its own position.
     const auto reads = mine.of("FileIo/Read", "FileObject", object);
