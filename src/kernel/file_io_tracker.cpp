@@ -7,15 +7,24 @@
 #include <openetw/constants.h>
 
 #include <chrono>
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
 #include <cstring>
 
 namespace openetw::kernel {
 
 namespace {
 
-// Linux's open flags (asm-generic/fcntl.h, the x86 and arm64 values).
-constexpr std::uint32_t kOCreat = 0100, kOExcl = 0200, kOTrunc = 01000, kOAppend = 02000, kODsync = 010000,
-                        kODirect = 040000, kODirectory = 0200000;
+// Linux's open flags: this machine's (O_DIRECT and O_DIRECTORY trade
+// places between x86 and arm), asm-generic's where the build is no Linux.
+#if defined(__linux__)
+constexpr std::uint32_t kOCreat = O_CREAT, kOExcl = O_EXCL, kOTrunc = O_TRUNC, kODsync = O_DSYNC, kODirect = O_DIRECT,
+                        kODirectory = O_DIRECTORY;
+#else
+constexpr std::uint32_t kOCreat = 0100, kOExcl = 0200, kOTrunc = 01000, kODsync = 010000, kODirect = 040000,
+                        kODirectory = 0200000;
+#endif
 constexpr int kAtFdCwd = -100;
 // NtCreateFile's CreateOptions (wdm.h).
 constexpr std::uint32_t kFileDirectoryFile = 0x1, kFileWriteThrough = 0x2, kFileNoIntermediateBuffering = 0x8,
