@@ -7,24 +7,14 @@
 #include <openetw/constants.h>
 
 #include <chrono>
-#if defined(__linux__)
-#include <fcntl.h>
-#endif
 #include <cstring>
 
 namespace openetw::kernel {
 
 namespace {
 
-// Linux's open flags: this machine's (O_DIRECT and O_DIRECTORY trade
-// places between x86 and arm), asm-generic's where the build is no Linux.
-#if defined(__linux__)
-constexpr std::uint32_t kOCreat = O_CREAT, kOExcl = O_EXCL, kOTrunc = O_TRUNC, kODsync = O_DSYNC, kODirect = O_DIRECT,
-                        kODirectory = O_DIRECTORY;
-#else
-constexpr std::uint32_t kOCreat = 0100, kOExcl = 0200, kOTrunc = 01000, kODsync = 010000, kODirect = 040000,
-                        kODirectory = 0200000;
-#endif
+// Linux's open flags, as this machine numbers them.
+const platform::OpenFlagBits kO = platform::open_flag_bits();
 constexpr int kAtFdCwd = -100;
 // NtCreateFile's CreateOptions (wdm.h).
 constexpr std::uint32_t kFileDirectoryFile = 0x1, kFileWriteThrough = 0x2, kFileNoIntermediateBuffering = 0x8,
@@ -135,29 +125,29 @@ const std::vector<FileIoTracepoint> &file_io_tracepoints()
 std::uint32_t create_options_from_open_flags(std::uint32_t flags)
 {
     std::uint32_t disposition = kFileOpen;
-    if ((flags & kOCreat) && (flags & kOExcl))
+    if ((flags & kO.creat) && (flags & kO.excl))
         disposition = kFileCreate;
-    else if ((flags & kOCreat) && (flags & kOTrunc))
+    else if ((flags & kO.creat) && (flags & kO.trunc))
         disposition = kFileOverwriteIf;
-    else if (flags & kOCreat)
+    else if (flags & kO.creat)
         disposition = kFileOpenIf;
-    else if (flags & kOTrunc)
+    else if (flags & kO.trunc)
         disposition = kFileOverwrite;
     std::uint32_t options = kFileSynchronousIoNonAlert; // Linux I/O completes in the call
-    if (flags & kODirectory)
+    if (flags & kO.directory)
         options |= kFileDirectoryFile;
-    if (flags & kODsync) // O_SYNC includes O_DSYNC
+    if (flags & kO.dsync) // O_SYNC includes O_DSYNC
         options |= kFileWriteThrough;
-    if (flags & kODirect)
+    if (flags & kO.direct)
         options |= kFileNoIntermediateBuffering;
     return disposition << 24 | options;
 }
 
 std::uint32_t create_result(std::uint32_t flags, bool born_during_call)
 {
-    if ((flags & kOCreat) && ((flags & kOExcl) || born_during_call))
+    if ((flags & kO.creat) && ((flags & kO.excl) || born_during_call))
         return kFileCreated;
-    return (flags & kOTrunc) ? kFileOverwritten : kFileOpened;
+    return (flags & kO.trunc) ? kFileOverwritten : kFileOpened;
 }
 
 ProcessReader proc_process_reader()
@@ -300,7 +290,7 @@ void FileIoTracker::on_enter(Call call, bool at, const TracepointFormat &f, cons
             rw.file_key = file->file_key;
             rw.io_size = std::uint32_t(std::min<std::uint64_t>(u("count"), UINT32_MAX));
             rw.io_flags = (read ? kIrpReadOperation : kIrpWriteOperation) | kIrpSynchronousApi |
-                          ((file->flags & kODirect) ? kIrpNoCache : 0);
+                          ((file->flags & kO.direct) ? kIrpNoCache : 0);
             put(read ? FileIoType::Read : FileIoType::Write, file_read_write_payload(rw, pointer_size_), s, time, emit);
         }
         break;

@@ -30,4 +30,12 @@ etw_status proc_user_string(std::uint32_t pid, std::uint64_t address, std::size_
 // False once pid has ended (and been reaped).
 bool proc_exists(std::uint32_t pid) noexcept;
 
+// The open flags a system call's flags argument holds, as this machine's
+// kernel numbers them (O_DIRECT and O_DIRECTORY trade places between x86
+// and arm); asm-generic's where the build is no Linux.
+struct OpenFlagBits {
+    std::uint32_t creat, excl, trunc, dsync, direct, directory;
+};
+OpenFlagBits open_flag_bits() noexcept;
+
 } // namespace openetw::platform

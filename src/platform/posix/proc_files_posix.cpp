@@ -120,6 +120,8 @@ etw_status proc_user_string(std::uint32_t pid, std::uint64_t address, std::size_
     return ETW_OK; // cut at max_bytes
 }
 
+OpenFlagBits open_flag_bits() noexcept { return {O_CREAT, O_EXCL, O_TRUNC, O_DSYNC, O_DIRECT, O_DIRECTORY}; }
+
 bool proc_exists(std::uint32_t pid) noexcept
 {
     struct stat st {};

@@ -11,5 +11,6 @@ etw_status proc_user_string(std::uint32_t, std::uint64_t, std::size_t, std::stri
     return ETW_ERROR_NOT_SUPPORTED;
 }
 bool proc_exists(std::uint32_t) noexcept { return false; }
+OpenFlagBits open_flag_bits() noexcept { return {0100, 0200, 01000, 010000, 040000, 0200000}; }
 
 } // namespace openetw::platform
