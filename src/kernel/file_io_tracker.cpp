@@ -208,6 +208,7 @@ void FileIoTracker::flush(const PerfClock &clock, const Emit &emit)
 {
     const auto fd_key = [](std::uint32_t pid, int fd) { return std::uint64_t(pid) << 32 | std::uint32_t(fd); };
     last_close_.clear();
+    last_made_.clear();
     for (std::size_t i = 0; i < batch_.size(); ++i) {
         Added &a = batch_[i];
         a.sample.raw = a.raw;
@@ -215,6 +216,8 @@ void FileIoTracker::flush(const PerfClock &clock, const Emit &emit)
         const Kind &k = kind_of(*a.format);
         if (k.call == Call::Close && !k.exit)
             last_close_[fd_key(a.sample.pid, as_fd(a.format->u(a.raw, "fd").value_or(~0ull)))] = i;
+        if ((k.call == Call::Open || k.call == Call::Dup) && k.exit)
+            last_made_[fd_key(a.sample.pid, as_fd(a.format->u(a.raw, "ret").value_or(~0ull)))] = i;
     }
     for (at_ = 0; at_ < batch_.size(); ++at_)
         on_sample(*batch_[at_].format, batch_[at_].sample, clock, emit);
@@ -274,7 +277,7 @@ void FileIoTracker::on_enter(Call call, bool at, const TracepointFormat &f, cons
     case Call::PWrite: {
         p.fd = as_fd(u("fd"));
         bool new_key = false;
-        OpenFile *file = files_.find(s.pid, p.fd, &new_key);
+        OpenFile *file = find_file(s.pid, p.fd, &new_key);
         if (!file)
             return; // not a file: no FileIo event
         if (new_key)
@@ -299,7 +302,7 @@ void FileIoTracker::on_enter(Call call, bool at, const TracepointFormat &f, cons
     case Call::Flush: {
         p.fd = as_fd(u("fd"));
         bool new_key = false;
-        OpenFile *file = files_.find(s.pid, p.fd, &new_key);
+        OpenFile *file = find_file(s.pid, p.fd, &new_key);
         if (!file) {
             (void)files_.closed(s.pid, p.fd); // a non-file's memory goes with it
             return;
@@ -430,6 +433,16 @@ void FileIoTracker::open_exit(Pending &&p, std::int64_t ret, const TracepointSam
     if (flags_ & ETW_FLAG_FILE_IO)
         put(FileIoType::OperationEnd, file_op_end_payload({p.irp, result, file_nt_status(ret)}, pointer_size_), s, time,
             emit);
+}
+
+OpenFile *FileIoTracker::find_file(std::uint32_t pid, int fd, bool *new_key)
+{
+    *new_key = false;
+    if (!files_.known(pid, fd))
+        if (const auto made = last_made_.find(std::uint64_t(pid) << 32 | std::uint32_t(fd));
+            made != last_made_.end() && made->second > at_)
+            return nullptr;
+    return files_.find(pid, fd, new_key);
 }
 
 std::string FileIoTracker::path_at(std::uint32_t pid, int dirfd, std::uint64_t address)

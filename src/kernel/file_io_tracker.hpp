@@ -118,6 +118,9 @@ private:
                   const Emit &emit);
     void on_exit(Pending &&p, std::int64_t ret, const TracepointSample &s, std::int64_t time, const Emit &emit);
     void open_exit(Pending &&p, std::int64_t ret, const TracepointSample &s, std::int64_t time, const Emit &emit);
+    // The file of (pid, fd), looked up unless a later call of the batch
+    // made that number anew (the lookup would find the newer file).
+    OpenFile *find_file(std::uint32_t pid, int fd, bool *new_key);
     // The absolute path a call named (dirfd, address); empty when unreadable.
     std::string path_at(std::uint32_t pid, int dirfd, std::uint64_t address);
     void emit_name(FileIoType type, std::uint64_t key, const std::string &path, const TracepointSample &s,
@@ -137,6 +140,7 @@ private:
     std::vector<Added> batch_;
     std::size_t at_ = 0;                                        // the batch index being made
     std::unordered_map<std::uint64_t, std::size_t> last_close_; // pid << 32 | fd: its batch's last close
+    std::unordered_map<std::uint64_t, std::size_t> last_made_;  // ... its batch's last open or dup making it
 };
 
 } // namespace openetw::kernel

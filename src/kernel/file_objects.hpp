@@ -51,6 +51,8 @@ public:
     // The file open as (pid, fd): the table's, else resolved once. Null
     // for a descriptor that is not a file or cannot be resolved.
     OpenFile *find(std::uint32_t pid, int fd, bool *new_key);
+    // Whether (pid, fd) is in the table (a file, or remembered as none).
+    bool known(std::uint32_t pid, int fd) const { return fds_.count({pid, fd}) != 0; }
     // Removes (pid, fd), returning what it was (empty: not a known file).
     std::optional<OpenFile> closed(std::uint32_t pid, int fd);
     // The FileKey of path while some open holds it; else a new one

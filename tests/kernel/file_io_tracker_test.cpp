@@ -226,6 +226,28 @@ TEST_F(Tracker, AnOpensLinkIsTrustedOnlyWhenNoCloseOfItFollowsInTheDrain)
     EXPECT_EQ(of(FileIoType::Create)[0]->text(36), "/d/target");
 }
 
+TEST_F(Tracker, AnUnknownDescriptorMadeAnewLaterInTheDrainIsNotLookedUp)
+{
+    // fd 8 (inherited) is closed, then the number is opened again for
+    // another file: by the time the drain runs, the link names the new one.
+    fds[{kPid, 8}] = {"/d/new", 0, 0, -1};
+    strings[0x1000] = "/d/new";
+    call("sys_enter_write", {8, 0, 5});
+    call("sys_exit_write", {5});
+    call("sys_enter_close", {8});
+    call("sys_exit_close", {0});
+    call("sys_enter_openat", {-100, 0x1000, 0, 0});
+    call("sys_exit_openat", {8});
+    call("sys_enter_write", {8, 0, 7});
+    call("sys_exit_write", {7});
+    flush();
+    const auto writes = of(FileIoType::Write);
+    ASSERT_EQ(writes.size(), 1u) << "the old file's write is not taken for the new file's";
+    EXPECT_EQ(writes[0]->u32(40), 7u);
+    EXPECT_TRUE(of(FileIoType::Cleanup).empty());
+    EXPECT_EQ(of(FileIoType::Name).size(), 1u);
+}
+
 TEST_F(Tracker, AMissingFileEndsWithObjectNameNotFoundAndGarbageIsNoName)
 {
     strings[0x1000] = "/d/missing";
