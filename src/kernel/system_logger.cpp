@@ -241,36 +241,18 @@ public:
                         file_io_->add(t.format(sample.tracepoint), sample);
                     return;
                 }
-                translate(
-                    uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
-                    [&](std::uint32_t cpu, Bytes &&r) {
-                        const std::int64_t ts = clock.to_session(sample.time);
-                        // HookId: at 6 in every system-logger header.
-                        const bool stack =
-                            !sample.frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
-                        keep(cpu, ts, std::move(r));
-                        if (!stack)
-                            return;
-                        const StackFields f{ts, sample.pid, sample.tid, {sample.frames.begin(), sample.frames.end()}};
-                        if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_);
-                            !walk.empty())
-                            keep(cpu, ts, std::move(walk));
-                    });
+                translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
+                          [&](std::uint32_t cpu, Bytes &&r) {
+                              keep_stacked(cpu, clock.to_session(sample.time), sample.pid, sample.tid, sample.frames,
+                                           std::move(r));
+                          });
             });
             if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
                 file_io_->flush(
                     clock, [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r, std::span<const std::uint64_t> frames) {
-                        // HookId at 6, ThreadId at 8, ProcessId at 12 of a SYSTEM_TRACE_HEADER.
-                        const bool stack = !frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
-                        const StackFields f{ts,
-                                            etl::rd_le<std::uint32_t>(r.data() + 12),
-                                            etl::rd_le<std::uint32_t>(r.data() + 8),
-                                            {frames.begin(), frames.end()}};
-                        keep(cpu, ts, std::move(r));
-                        if (stack)
-                            if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_);
-                                !walk.empty())
-                                keep(cpu, ts, std::move(walk));
+                        // ThreadId at 8, ProcessId at 12 of a SYSTEM_TRACE_HEADER.
+                        keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
+                                     etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                     });
             lost += t.lost() - before;
         };
@@ -369,6 +351,20 @@ private:
                     process_->note_exit_status(sample.pid, *status, sample.time);
             return;
         }
+    }
+
+    // A record held for writing, then its StackWalk when the stacks of its
+    // event (HookId: at 6 in every system-logger header) are asked for.
+    void keep_stacked(std::uint32_t cpu, std::int64_t ts, std::uint32_t pid, std::uint32_t tid,
+                      std::span<const std::uint64_t> frames, Bytes &&r)
+    {
+        const bool stack = !frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
+        held_.push_back({ts, cpu, std::move(r)});
+        if (!stack)
+            return;
+        const StackFields f{ts, pid, tid, {frames.begin(), frames.end()}};
+        if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_); !walk.empty())
+            held_.push_back({ts, cpu, std::move(walk)});
     }
 
     // The SystemConfig records, stamped now by the logger thread.
