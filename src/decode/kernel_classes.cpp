@@ -167,6 +167,36 @@ KernelClasses::KernelClasses()
     add(kGroupFile, "FileIo", {2, 3}, {{0, "Name"}, {32, "FileCreate"}, {35, "FileDelete"}, {36, "FileRundown"}},
         {{"FileObject", PTR}, {"FileName", WSTR}});
 
+    // FileIo_Create, FileIo_SimpleOp, FileIo_ReadWrite, FileIo_Info and FileIo_OpEnd (2).
+    add(kGroupFile, "FileIo", {2}, {{64, "Create"}},
+        {{"IrpPtr", PTR},
+         {"TTID", PTR},
+         {"FileObject", PTR},
+         {"CreateOptions", U32, kOutHexInt32},
+         {"FileAttributes", U32, kOutHexInt32},
+         {"ShareAccess", U32, kOutHexInt32},
+         {"OpenPath", WSTR}});
+    add(kGroupFile, "FileIo", {2}, {{65, "Cleanup"}, {66, "Close"}, {73, "Flush"}},
+        {{"IrpPtr", PTR}, {"TTID", PTR}, {"FileObject", PTR}, {"FileKey", PTR}});
+    add(kGroupFile, "FileIo", {2}, {{67, "Read"}, {68, "Write"}},
+        {{"Offset", U64},
+         {"IrpPtr", PTR},
+         {"TTID", PTR},
+         {"FileObject", PTR},
+         {"FileKey", PTR},
+         {"IoSize", U32},
+         {"IoFlags", U32, kOutHexInt32}});
+    add(kGroupFile, "FileIo", {2},
+        {{69, "SetInfo"}, {70, "Delete"}, {71, "Rename"}, {74, "QueryInfo"}, {75, "FSControl"}},
+        {{"IrpPtr", PTR},
+         {"TTID", PTR},
+         {"FileObject", PTR},
+         {"FileKey", PTR},
+         {"ExtraInfo", PTR},
+         {"InfoClass", U32}});
+    add(kGroupFile, "FileIo", {2}, {{76, "OperationEnd"}},
+        {{"IrpPtr", PTR}, {"ExtraInfo", PTR}, {"NtStatus", U32, kOutHexInt32}});
+
     // TcpIp_TypeGroup1 and TcpIp_SendIPV4 (2).
     add(kGroupTcpIp, "TcpIp", {2},
         {{11, "RecvIPV4"}, {13, "DisconnectIPV4"}, {14, "RetransmitIPV4"}, {16, "ReconnectIPV4"}, {18, "TCPCopyIPV4"}},

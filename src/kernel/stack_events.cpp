@@ -3,6 +3,7 @@
 
 #include "base/guid.hpp"
 #include "format/kernel_class_guids.hpp"
+#include "kernel/file_io_records.hpp"
 #include "kernel/kernel_records.hpp"
 #include "kernel/net_records.hpp"
 #include "kernel/pagefault_records.hpp"
@@ -36,6 +37,15 @@ constexpr std::uint16_t kServed[] = {
     hook_id(kGroupMemory, fault(PageFaultType::DemandZeroFault)),
     hook_id(kGroupMemory, fault(PageFaultType::CopyOnWrite)),
     hook_id(kGroupMemory, fault(PageFaultType::AccessViolation)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Create)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Cleanup)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Close)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Read)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Write)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Delete)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Rename)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::Flush)),
+    hook_id(kGroupFile, std::uint8_t(FileIoType::OperationEnd)),
 };
 
 // Why a kernel class's other events carry no stacks here.
@@ -57,6 +67,10 @@ std::string why_not(std::uint8_t group)
     case kGroupMemory:
         return "of the PageFault class, DemandZeroFault (11), CopyOnWrite (12) and AccessViolation (15) are "
                "served: the others are not written here";
+    case kGroupFile:
+        return "of the FileIo class, Create (64), Cleanup (65), Close (66), Read (67), Write (68), Delete (70), "
+               "Rename (71), Flush (73) and OperationEnd (76) are served: the names (0, 32, 35, 36) are no "
+               "call's";
     default:
         return "this system logger writes no such events";
     }

@@ -6,7 +6,9 @@
 
 #include "format/etl_layout.hpp"
 #include "kernel/disk_requests.hpp"
+#include "kernel/file_io_tracker.hpp"
 #include "kernel/kernel_flags.hpp"
+#include "kernel/logger_tracepoints.hpp"
 #include "kernel/perf_clock.hpp"
 #include "kernel/perf_process_source.hpp"
 #include "kernel/pagefault_records.hpp"
@@ -38,13 +40,15 @@ constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW
 // rundown, system_config.hpp, left out); the others are refused by name.
 constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO |
                                   ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
-                                  ETW_FLAG_NO_SYSCONFIG;
+                                  ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
 // The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
 // exit_group (the status Process/End carries, which perf's EXIT lacks),
 // NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
-// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions.
+// SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
+// file system calls.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP |
-                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS;
+                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                           kFileIoFlags;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -53,12 +57,9 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
-constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH;
-constexpr std::uint32_t kHighVolumePages = 1024;
+constexpr std::uint32_t kHighVolumeFlags =
+    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
-// 1 MB a processor for the others: sched_switch samples are ~100 bytes (a
-// processor switching 300000 times a second fills 600 KB in 20 ms).
-constexpr std::uint32_t kTracepointPages = 256;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
 
@@ -72,124 +73,6 @@ PerfSourceOptions process_options(std::uint32_t flags, const PerfClock &clock, s
     o.max_record = max_record;
     o.clock = clock;
     return o;
-}
-
-// The tracepoints of flags, each with what it becomes.
-struct Tracepoints {
-    enum class Use : std::uint8_t {
-        CSwitch,
-        ExitStatus,
-        FatalSignal,
-        TcpState,
-        TcpProbe,
-        TcpSend,
-        TcpRecv,
-        DiskIssue,
-        DiskComplete,
-        SysEnter,
-        SysExit,
-        PageFault
-    };
-    std::vector<TracepointName> names;
-    std::vector<Use> uses;
-};
-
-// The events a tracepoint's samples become, whose stacks may be asked for.
-std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
-{
-    using U = Tracepoints::Use;
-    const auto tcp = [](TcpOp op) {
-        return std::vector<std::uint16_t>{hook_id(kGroupTcpIp, std::uint8_t(op)),
-                                          hook_id(kGroupTcpIp, std::uint8_t(std::uint8_t(op) + kIpv6TypeOffset))};
-    };
-    switch (use) {
-    case U::CSwitch:
-        return {hook_id(kGroupThread, kTypeCSwitch)};
-    case U::SysEnter:
-        return {hook_id(kGroupPerfInfo, kTypeSysCallEnter)};
-    case U::SysExit:
-        return {hook_id(kGroupPerfInfo, kTypeSysCallExit)};
-    case U::TcpSend:
-        return tcp(TcpOp::Send);
-    case U::TcpRecv:
-        return tcp(TcpOp::Recv);
-    case U::PageFault:
-        return {hook_id(kGroupMemory, std::uint8_t(PageFaultType::DemandZeroFault)),
-                hook_id(kGroupMemory, std::uint8_t(PageFaultType::CopyOnWrite)),
-                hook_id(kGroupMemory, std::uint8_t(PageFaultType::AccessViolation))};
-    default:
-        return {};
-    }
-}
-
-// Samples with call chains are up to 1 KB larger (127 frames): rings four
-// times as large (twice for the high-volume ones, already 4 MB).
-void add_callchains(Tracepoints *t, const StackEvents &stacks)
-{
-    for (std::size_t i = 0; i < t->names.size(); ++i) {
-        TracepointName &n = t->names[i];
-        if (n.ftrace || !stacks.any(stackable_hooks(t->uses[i])))
-            continue;
-        n.callchain = true;
-        n.data_pages = n.data_pages != 0 ? n.data_pages * 2 : kTracepointPages * 4;
-    }
-}
-
-Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
-{
-    Tracepoints t;
-    if (flags & ETW_FLAG_CSWITCH) {
-        t.names.push_back({"sched", "sched_switch"});
-        t.uses.push_back(Tracepoints::Use::CSwitch);
-    }
-    if (flags & ETW_FLAG_PROCESS) {
-        // Optional: without them Process/End says 0 (docs/KERNEL_LOGGER.md).
-        t.names.push_back({"syscalls", "sys_enter_exit_group", true});
-        t.uses.push_back(Tracepoints::Use::ExitStatus);
-        t.names.push_back({"signal", "signal_deliver", true});
-        t.uses.push_back(Tracepoints::Use::FatalSignal);
-    }
-    if (flags & ETW_FLAG_NETWORK_TCPIP) {
-        t.names.push_back({"sock", "inet_sock_set_state"});
-        t.uses.push_back(Tracepoints::Use::TcpState);
-        // Optional: without it a connection older than the session shows no addresses.
-        t.names.push_back({"tcp", "tcp_probe", true});
-        t.uses.push_back(Tracepoints::Use::TcpProbe);
-        t.names.push_back({"sock", "sock_send_length"});
-        t.uses.push_back(Tracepoints::Use::TcpSend);
-        t.names.push_back({"sock", "sock_recv_length"});
-        t.uses.push_back(Tracepoints::Use::TcpRecv);
-    }
-    if (flags & ETW_FLAG_DISK_IO) {
-        // Through ftrace: completions fire in interrupt context, whose perf
-        // samples are lost when the processor was idle (docs/KERNEL_LOGGER.md).
-        t.names.push_back({"block", "block_rq_issue", false, true});
-        t.uses.push_back(Tracepoints::Use::DiskIssue);
-        t.names.push_back({"block", "block_rq_complete", false, true});
-        t.uses.push_back(Tracepoints::Use::DiskComplete);
-    }
-    if (flags & ETW_FLAG_SYSTEMCALL) {
-        t.names.push_back({"raw_syscalls", "sys_enter", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::SysEnter);
-        t.names.push_back({"raw_syscalls", "sys_exit", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::SysExit);
-    }
-    if (flags & ETW_FLAG_MEMORY_PAGE_FAULTS) { // x86's: refused by name where the kernel lacks them
-        t.names.push_back({"exceptions", "page_fault_user", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::PageFault);
-        t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
-        t.uses.push_back(Tracepoints::Use::PageFault);
-    }
-    add_callchains(&t, stacks);
-    return t;
-}
-
-bool same_callchains(const Tracepoints &a, const Tracepoints &b)
-{
-    for (std::size_t i = 0; i < a.names.size(); ++i)
-        if (a.names[i].callchain != b.names[i].callchain)
-            return false;
-    return true;
 }
 
 // The whole disks, read once when DISK_IO starts: their order numbers them.
@@ -248,6 +131,12 @@ public:
         }
         if ((flags & ETW_FLAG_DISK_IO) && !disks_)
             disks_ = std::make_unique<DiskRequests>(block_disks());
+        if (!(flags & kFileIoFlags)) // its table would miss the closes while off
+            file_io_.reset();
+        else if (!file_io_)
+            file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
+        if (file_io_)
+            file_io_->set_flags(flags);
         if (tp_change)
             replace_tracepoints(std::move(next_tp), flags);
         flags_ = flags;
@@ -298,6 +187,14 @@ public:
     {
         if (end && !(flags_ & ETW_FLAG_NO_SYSCONFIG))
             write_system_config(sink); // as Windows ends a kernel trace (system_config.hpp)
+        if (end && file_io_) {         // the names of the files still open (FileRundown), after the last drain
+            const std::int64_t now = capture().to_session(std::uint64_t(platform::qpc_now()) * 100u);
+            file_io_->rundown(now, platform::current_processor(), platform::process_id(), platform::thread_id(),
+                              [&](std::uint32_t cpu, std::int64_t t, Bytes &&r, std::span<const std::uint64_t>) {
+                                  held_.push_back({t, cpu, std::move(r)});
+                              });
+            write_held(sink, INT64_MAX);
+        }
         if ((flags_ & kProcessFlags) == 0)
             return;
         RundownOptions o;
@@ -339,22 +236,24 @@ public:
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             const std::uint64_t before = t.lost();
             (void)t.drain([&](const TracepointSample &sample) {
-                translate(
-                    uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
-                    [&](std::uint32_t cpu, Bytes &&r) {
-                        const std::int64_t ts = clock.to_session(sample.time);
-                        // HookId: at 6 in every system-logger header.
-                        const bool stack =
-                            !sample.frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
-                        keep(cpu, ts, std::move(r));
-                        if (!stack)
-                            return;
-                        const StackFields f{ts, sample.pid, sample.tid, {sample.frames.begin(), sample.frames.end()}};
-                        if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_);
-                            !walk.empty())
-                            keep(cpu, ts, std::move(walk));
-                    });
+                if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
+                    if (file_io_)
+                        file_io_->add(t.format(sample.tracepoint), sample);
+                    return;
+                }
+                translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
+                          [&](std::uint32_t cpu, Bytes &&r) {
+                              keep_stacked(cpu, clock.to_session(sample.time), sample.pid, sample.tid, sample.frames,
+                                           std::move(r));
+                          });
             });
+            if (file_io_) // its records stamped by the tracker (a Create at its call's enter)
+                file_io_->flush(
+                    clock, [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r, std::span<const std::uint64_t> frames) {
+                        // ThreadId at 8, ProcessId at 12 of a SYSTEM_TRACE_HEADER.
+                        keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
+                                     etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
+                    });
             lost += t.lost() - before;
         };
         for (auto &[old, uses] : retired_tp_)
@@ -444,12 +343,28 @@ private:
             if (Bytes r = page_fault_record_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
                 sink(sample.cpu, std::move(r));
             return;
+        case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
+            return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
                 if (const auto status = fatal_signal_status_from_sample(format, sample))
                     process_->note_exit_status(sample.pid, *status, sample.time);
             return;
         }
+    }
+
+    // A record held for writing, then its StackWalk when the stacks of its
+    // event (HookId: at 6 in every system-logger header) are asked for.
+    void keep_stacked(std::uint32_t cpu, std::int64_t ts, std::uint32_t pid, std::uint32_t tid,
+                      std::span<const std::uint64_t> frames, Bytes &&r)
+    {
+        const bool stack = !frames.empty() && stacks_.has(etl::rd_le<std::uint16_t>(r.data() + 6));
+        held_.push_back({ts, cpu, std::move(r)});
+        if (!stack)
+            return;
+        const StackFields f{ts, pid, tid, {frames.begin(), frames.end()}};
+        if (Bytes walk = stack_walk_record_within(ts, f, platform::kPointerSize, max_record_); !walk.empty())
+            held_.push_back({ts, cpu, std::move(walk)});
     }
 
     // The SystemConfig records, stamped now by the logger thread.
@@ -538,9 +453,10 @@ private:
         std::uint32_t cpu;
         Bytes record;
     };
-    std::vector<Held> held_;                // read, not yet written: see drain
-    std::unique_ptr<DiskRequests> disks_;   // requests issued, awaiting completion
-    std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
+    std::vector<Held> held_;                 // read, not yet written: see drain
+    std::unique_ptr<DiskRequests> disks_;    // requests issued, awaiting completion
+    std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress while a FileIo flag is on
+    std::vector<Tracepoints::Use> tp_uses_;  // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
 
