@@ -18,7 +18,7 @@ const platform::OpenFlagBits kO = platform::open_flag_bits();
 constexpr int kAtFdCwd = -100;
 // NtCreateFile's CreateOptions (wdm.h).
 constexpr std::uint32_t kFileDirectoryFile = 0x1, kFileWriteThrough = 0x2, kFileNoIntermediateBuffering = 0x8,
-                        kFileSynchronousIoNonAlert = 0x20, kFileNonDirectoryFile = 0x40;
+                        kFileSynchronousIoNonAlert = 0x20;
 // Linux locks nothing at open: every sharing allowed (FILE_SHARE_READ | WRITE | DELETE).
 constexpr std::uint32_t kShareAll = 7;
 // A path read from a process is cut here (PATH_MAX).
