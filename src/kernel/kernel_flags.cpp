@@ -42,7 +42,7 @@ const KernelFlag kFlags[] = {
     {ETW_FLAG_DISK_IO_INIT, "EVENT_TRACE_FLAG_DISK_IO_INIT", "disk_io_init", "DISK_IO_INIT", "block:block_rq_insert",
      "DiskIo (0x01): ReadInit 12, WriteInit 13, FlushInit 15"},
     {ETW_FLAG_DISPATCHER, "EVENT_TRACE_FLAG_DISPATCHER", "dispatcher", "DISPATCHER",
-     "sched:sched_wakeup, sched:sched_wakeup_new", "Thread (0x05): ReadyThread 50"},
+     "sched:sched_wakeup, sched:sched_wakeup_new (through ftrace)", "Thread (0x05): ReadyThread 50"},
     {ETW_FLAG_MEMORY_PAGE_FAULTS, "EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS", "memory_page_faults", "ALL_FAULTS",
      "exceptions:page_fault_user, exceptions:page_fault_kernel (x86 only: refused where they are missing)",
      "PageFault (0x02): DemandZeroFault 11, CopyOnWrite 12, AccessViolation 15 (of 10..15); PageFault_TypeGroup1"},

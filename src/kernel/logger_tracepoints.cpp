@@ -72,6 +72,15 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.names.push_back({"sched", "sched_switch"});
         t.uses.push_back(Tracepoints::Use::CSwitch);
     }
+    if (flags & ETW_FLAG_DISPATCHER) {
+        // Through ftrace: wakeups from interrupts (timers, I/O completions)
+        // are as common as from threads, and perf loses those of an idle
+        // processor (as DISK_IO's completions below).
+        t.names.push_back({"sched", "sched_wakeup", false, true});
+        t.uses.push_back(Tracepoints::Use::Ready);
+        t.names.push_back({"sched", "sched_wakeup_new", false, true});
+        t.uses.push_back(Tracepoints::Use::Ready);
+    }
     if (flags & ETW_FLAG_PROCESS) {
         // Optional: without them Process/End says 0 (docs/KERNEL_LOGGER.md).
         t.names.push_back({"syscalls", "sys_enter_exit_group", true});

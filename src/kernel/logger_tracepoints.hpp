@@ -27,6 +27,7 @@ inline constexpr std::uint32_t kTracepointPages = 256;
 struct Tracepoints {
     enum class Use : std::uint8_t {
         CSwitch,
+        Ready,
         ExitStatus,
         FatalSignal,
         TcpState,

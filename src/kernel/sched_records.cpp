@@ -101,4 +101,22 @@ bool cswitch_from_sched_switch(const TracepointFormat &format, std::span<const s
     return true;
 }
 
+bool ready_thread_from_sched_wakeup(const TracepointFormat &format, std::span<const std::uint8_t> sample,
+                                    ReadyThreadFields *out)
+{
+    // The trace entry's flags (include/linux/trace_events.h): set when the
+    // event fired in a hardware or a soft interrupt.
+    constexpr std::uint64_t kHardIrq = 0x08, kSoftIrq = 0x10;
+    constexpr std::int8_t kReadiedFromDpc = 0x1;
+    const auto pid = format.i(sample, "pid");
+    const auto flags = format.u(sample, "common_flags");
+    if (!pid || !flags)
+        return false;
+    out->thread_id = std::uint32_t(*pid);
+    out->adjust_reason = 0;
+    out->adjust_increment = 0;
+    out->flag = (*flags & (kHardIrq | kSoftIrq)) ? kReadiedFromDpc : 0;
+    return true;
+}
+
 } // namespace openetw::kernel

@@ -101,4 +101,12 @@ std::int8_t windows_priority(std::int32_t linux_prio);
 bool cswitch_from_sched_switch(const TracepointFormat &format, std::span<const std::uint8_t> sample,
                                CSwitchFields *out);
 
+// ReadyThread fields from a sched_wakeup or sched_wakeup_new sample: the
+// woken thread (pid), Flag 0x1 ("readied from a DPC") when the wakeup ran
+// in interrupt context (common_flags' hardirq 0x08 or softirq 0x10 bit),
+// no priority adjustment (Linux gives no wakeup boost: AdjustReason 0).
+// False (fields untouched) when the sample lacks a field.
+bool ready_thread_from_sched_wakeup(const TracepointFormat &format, std::span<const std::uint8_t> sample,
+                                    ReadyThreadFields *out);
+
 } // namespace openetw::kernel

@@ -56,7 +56,8 @@ std::string why_not(std::uint8_t group)
     case kGroupThread:
     case kGroupImage:
         return "process, thread and image events come from perf's side-band records (FORK, EXIT, COMM, MMAP2), "
-               "which carry no call chain; of the Thread class, CSwitch (36) is served";
+               "which carry no call chain, and ReadyThread (50) from ftrace, which records none; of the Thread "
+               "class, CSwitch (36) is served";
     case kGroupDiskIo:
         return "disk requests are read through ftrace (their perf samples go missing in interrupt context), "
                "which records no call chain";

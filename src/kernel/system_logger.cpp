@@ -38,17 +38,17 @@ namespace {
 constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD;
 // The flags some source here records (NO_SYSCONFIG: the SystemConfig
 // rundown, system_config.hpp, left out); the others are refused by name.
-constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO |
-                                  ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
-                                  ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
-// The flags that need tracepoints: CSWITCH's sched_switch, PROCESS's
-// exit_group (the status Process/End carries, which perf's EXIT lacks),
-// NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
+constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_NETWORK_TCPIP |
+                                  ETW_FLAG_DISK_IO | ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL |
+                                  ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
+// The flags that need tracepoints: CSWITCH's sched_switch, DISPATCHER's
+// sched_wakeup, PROCESS's exit_group (the status Process/End carries, which
+// perf's EXIT lacks), NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
 // SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
 // file system calls.
-constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_PROCESS | ETW_FLAG_NETWORK_TCPIP |
-                                           ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
-                                           kFileIoFlags;
+constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_PROCESS |
+                                           ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL |
+                                           ETW_FLAG_MEMORY_PAGE_FAULTS | kFileIoFlags;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -302,6 +302,10 @@ private:
         switch (use) {
         case Tracepoints::Use::CSwitch:
             if (Bytes r = cswitch_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
+                sink(sample.cpu, std::move(r));
+            return;
+        case Tracepoints::Use::Ready:
+            if (Bytes r = ready_thread_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
                 sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::ExitStatus:

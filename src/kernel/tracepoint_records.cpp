@@ -14,6 +14,15 @@ Bytes cswitch_from_sample(const TracepointFormat &format, const TracepointSample
     return cswitch_record(clock.to_session(sample.time), c, pointer_size);
 }
 
+Bytes ready_thread_from_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
+                               std::uint32_t pointer_size)
+{
+    ReadyThreadFields r;
+    if (!ready_thread_from_sched_wakeup(format, sample.raw, &r))
+        return {};
+    return ready_thread_record(clock.to_session(sample.time), r, pointer_size);
+}
+
 std::optional<std::int32_t> exit_status_from_sample(const TracepointFormat &format, const TracepointSample &sample)
 {
     const auto code = format.i(sample.raw, "error_code");

@@ -21,6 +21,11 @@ namespace openetw::kernel {
 Bytes cswitch_from_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
                           std::uint32_t pointer_size);
 
+// The Thread/ReadyThread record of a sched_wakeup(_new) sample, stamped on
+// the session's clock; empty when the sample lacks a field.
+Bytes ready_thread_from_sample(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
+                               std::uint32_t pointer_size);
+
 // The ExitStatus of a sys_enter_exit_group sample (its error_code); empty
 // when the sample lacks it.
 std::optional<std::int32_t> exit_status_from_sample(const TracepointFormat &format, const TracepointSample &sample);

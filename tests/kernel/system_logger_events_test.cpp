@@ -5,7 +5,8 @@
 // and kernel mode) and a forked child's writes as CopyOnWrite, with their
 // addresses and threads; a session ends with the machine's CPU, a PhyDisk
 // per /sys/block disk numbered as DiskIo numbers them, the LogDisk of /,
-// a NIC per interface, none with NO_SYSCONFIG. Runs as root (as CI).
+// a NIC per interface, none with NO_SYSCONFIG; a thread woken through a
+// pipe arrives as ReadyThread once per wakeup. Runs as root (as CI).
 #include "system_logger_live.hpp"
 
 #include "kernel/disk_records.hpp"
@@ -19,7 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 namespace {
 
@@ -230,4 +233,55 @@ TEST(SystemLoggerEvents, ASessionEndsWithTheMachinesSystemConfigUnlessNoSysconfi
         config += (r.hook_id >> 8) == 0x15;
     EXPECT_EQ(config, 0u) << "SystemConfig written despite NO_SYSCONFIG";
     EXPECT_FALSE(named(none, "Process/DCEnd").empty()) << "the update's PROCESS flag did not take";
+}
+
+TEST(SystemLoggerEvents, AThreadWokenThroughAPipeIsReadiedOncePerWakeup)
+{
+    const std::string file = temp_file("openetw-syslog-ready");
+    Props props("OpenETW system logger ready " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_DISPATCHER), ETW_OK) << etw_last_error_message();
+    // Ping-pong: the echo thread sleeps in read() each time a byte is sent
+    // (the sender waits first), so each byte wakes it once.
+    constexpr int kRounds = 200;
+    int ping[2], pong[2];
+    ASSERT_EQ(::pipe(ping), 0);
+    ASSERT_EQ(::pipe(pong), 0);
+    std::atomic<pid_t> echo_tid{0};
+    std::thread echo([&] {
+        echo_tid = pid_t(::syscall(SYS_gettid));
+        char c;
+        while (::read(ping[0], &c, 1) == 1 && c != 'q')
+            (void)!::write(pong[1], &c, 1);
+    });
+    char c = 'p';
+    for (int i = 0; i < kRounds; ++i) {
+        ::usleep(300); // the echo thread is asleep in read() by now
+        ASSERT_EQ(::write(ping[1], &c, 1), 1);
+        ASSERT_EQ(::read(pong[0], &c, 1), 1);
+    }
+    c = 'q';
+    ASSERT_EQ(::write(ping[1], &c, 1), 1);
+    echo.join();
+    for (int fd : {ping[0], ping[1], pong[0], pong[1]})
+        ::close(fd);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+
+    std::size_t readied = 0, all = 0;
+    for (const Seen &r : seen) {
+        if (r.event_name != "Thread/ReadyThread")
+            continue;
+        ++all;
+        EXPECT_EQ(r.kind, ETW_RECORD_KIND_PERFINFO);
+        EXPECT_TRUE(r.problem.empty()) << r.problem;
+        EXPECT_EQ(r.value("AdjustReason"), "0");
+        readied += number(r, "TThreadId") == echo_tid.load();
+    }
+    // Each byte woke it, and the last one too; a signal or the exit may add a few.
+    EXPECT_GE(readied, std::size_t(kRounds + 1)) << all << " ReadyThread records in all";
+    EXPECT_LE(readied, std::size_t(kRounds + 20));
 }

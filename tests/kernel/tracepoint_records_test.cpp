@@ -136,6 +136,39 @@ TEST(TracepointRecords, SchedSwitchBecomesAThreadCSwitchOnTheSessionClock)
     EXPECT_TRUE(cswitch_from_sample(f, cut, clock, 8).empty());
 }
 
+TEST(TracepointRecords, SchedWakeupBecomesAReadyThreadFlaggedWhenAnInterruptWokeIt)
+{
+    const TracepointFormat f = load("sched_wakeup.format");
+    const PerfClock clock;
+    for (const std::uint8_t flags : {0x00, 0x01, 0x08, 0x10}) { // none, irqs-off, hardirq, softirq
+        std::vector<std::uint8_t> raw(36, 0);
+        raw[2] = flags;        // common_flags
+        put(raw, 24, 4321, 4); // pid: the thread woken
+        put(raw, 28, 120, 4);  // prio
+        const auto rec = sample_record(77, 77, 123456700, 1, raw);
+        TracepointSample t;
+        std::vector<std::uint64_t> frames;
+        ASSERT_TRUE(parse_tracepoint_sample(rec, false, &t, &frames));
+        const Bytes out = ready_thread_from_sample(f, t, clock, 8);
+        ASSERT_FALSE(out.empty());
+        const std::vector<Seen> seen = kerneltest::round_trip({out}, 8);
+        ASSERT_EQ(seen.size(), 1u);
+        EXPECT_EQ(seen[0].event_name, "Thread/ReadyThread");
+        EXPECT_EQ(seen[0].timestamp_raw, 1234567);
+        const std::string from_interrupt = (flags & 0x18) ? "1" : "0";
+        const kerneltest::Pairs want = {{"TThreadId", "0x10E1"},
+                                        {"AdjustReason", "0"},
+                                        {"AdjustIncrement", "0"},
+                                        {"Flag", from_interrupt},
+                                        {"Reserved", "0"}};
+        EXPECT_EQ(seen[0].values, want) << "common_flags " << int(flags);
+        // Cut short of pid: nothing.
+        TracepointSample cut = t;
+        cut.raw = t.raw.first(26);
+        EXPECT_TRUE(ready_thread_from_sample(f, cut, clock, 8).empty());
+    }
+}
+
 TEST(TracepointRecords, ExitGroupGivesTheCodesLowByte)
 {
     const TracepointFormat f = load("sys_enter_exit_group.format");
