@@ -1,6 +1,7 @@
 // Block requests followed from issue to completion (block:block_rq_issue,
-// block:block_rq_complete) and written at completion as DiskIo/Read or
-// Write, as Windows does: TransferSize and ByteOffset of the request,
+// block:block_rq_complete) and written at completion as DiskIo/Read, Write
+// or FlushBuffers, and at issue as ReadInit, WriteInit or FlushInit, as
+// Windows does: TransferSize and ByteOffset of the request,
 // IssuingThreadId from its issue, HighResResponseTime the session ticks
 // from issue to completion, DiskNumber its disk's place in /sys/block
 // (disk_records.hpp). Pure: the caller gives formats, samples and clock.
@@ -12,6 +13,7 @@
 #include "kernel/tracepoint_source.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <utility>
 #include <vector>
@@ -22,13 +24,23 @@ class DiskRequests {
 public:
     explicit DiskRequests(std::vector<BlockDisk> disks) : disks_(std::move(disks)) {}
 
-    // A block_rq_issue sample: remembered until its completion.
-    void issue(const TracepointFormat &format, const TracepointSample &sample);
-    // A block_rq_complete sample: its DiskIo/Read or Write; empty for other
-    // operations (flushes, discards) and malformed samples.
+    // A block_rq_issue sample: remembered until its completion when
+    // completions are followed (DISK_IO); with init (DISK_IO_INIT) its
+    // DiskIo/ReadInit, WriteInit or FlushInit, of the Irp its completion
+    // will carry (empty for discards and malformed samples).
+    Bytes issue(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
+                std::uint32_t pointer_size, bool follow, bool init);
+    // A block_rq_complete sample: its DiskIo/Read, Write or FlushBuffers;
+    // empty for other operations (discards) and malformed samples.
     Bytes complete(const TracepointFormat &format, const TracepointSample &sample, const PerfClock &clock,
                    std::uint32_t pointer_size);
-    std::size_t pending() const noexcept { return issued_.size(); }
+    std::size_t pending() const noexcept
+    {
+        std::size_t n = issued_.size();
+        for (const auto &[dev, q] : flushes_)
+            n += q.size();
+        return n;
+    }
 
 private:
     struct Issued {
@@ -39,6 +51,9 @@ private:
     };
     std::vector<BlockDisk> disks_;
     std::map<std::pair<std::uint32_t, std::uint64_t>, Issued> issued_; // by (dev, sector)
+    // Flushes carry no data, so no sector of their own to key them by:
+    // each device's complete in the order they were issued.
+    std::map<std::uint32_t, std::deque<Issued>> flushes_;
     std::uint64_t next_irp_ = 1;
 };
 

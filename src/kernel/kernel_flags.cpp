@@ -39,8 +39,8 @@ const KernelFlag kFlags[] = {
      "syscalls:sys_enter_/sys_exit_ of openat, close, unlinkat (FileIo_Name per FileKey; paths from the call's memory "
      "or /proc/PID/fd)",
      "FileIo (0x04): Name 0, FileCreate 32, FileDelete 35, FileRundown 36; FileIo_Name"},
-    {ETW_FLAG_DISK_IO_INIT, "EVENT_TRACE_FLAG_DISK_IO_INIT", "disk_io_init", "DISK_IO_INIT", "block:block_rq_insert",
-     "DiskIo (0x01): ReadInit 12, WriteInit 13, FlushInit 15"},
+    {ETW_FLAG_DISK_IO_INIT, "EVENT_TRACE_FLAG_DISK_IO_INIT", "disk_io_init", "DISK_IO_INIT",
+     "block:block_rq_issue (through ftrace)", "DiskIo (0x01): ReadInit 12, WriteInit 13, FlushInit 15"},
     {ETW_FLAG_DISPATCHER, "EVENT_TRACE_FLAG_DISPATCHER", "dispatcher", "DISPATCHER",
      "sched:sched_wakeup, sched:sched_wakeup_new (through ftrace)", "Thread (0x05): ReadyThread 50"},
     {ETW_FLAG_MEMORY_PAGE_FAULTS, "EVENT_TRACE_FLAG_MEMORY_PAGE_FAULTS", "memory_page_faults", "ALL_FAULTS",

@@ -99,13 +99,16 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.names.push_back({"sock", "sock_recv_length"});
         t.uses.push_back(Tracepoints::Use::TcpRecv);
     }
-    if (flags & ETW_FLAG_DISK_IO) {
+    if (flags & (ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT)) {
         // Through ftrace: completions fire in interrupt context, whose perf
         // samples are lost when the processor was idle (docs/KERNEL_LOGGER.md).
+        // The issue is DISK_IO_INIT's Init event and DISK_IO's start.
         t.names.push_back({"block", "block_rq_issue", false, true});
         t.uses.push_back(Tracepoints::Use::DiskIssue);
-        t.names.push_back({"block", "block_rq_complete", false, true});
-        t.uses.push_back(Tracepoints::Use::DiskComplete);
+        if (flags & ETW_FLAG_DISK_IO) {
+            t.names.push_back({"block", "block_rq_complete", false, true});
+            t.uses.push_back(Tracepoints::Use::DiskComplete);
+        }
     }
     if (flags & ETW_FLAG_SYSTEMCALL) {
         t.names.push_back({"raw_syscalls", "sys_enter", false, false, kHighVolumePages});

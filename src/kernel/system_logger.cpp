@@ -39,7 +39,7 @@ constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW
 // The flags some source here records (NO_SYSCONFIG: the SystemConfig
 // rundown, system_config.hpp, left out); the others are refused by name.
 constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_NETWORK_TCPIP |
-                                  ETW_FLAG_DISK_IO | ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL |
+                                  ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT | ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL |
                                   ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
 // The flags that need tracepoints: CSWITCH's sched_switch, DISPATCHER's
 // sched_wakeup, PROCESS's exit_group (the status Process/End carries, which
@@ -47,8 +47,8 @@ constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_DI
 // SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
 // file system calls.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_PROCESS |
-                                           ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_SYSTEMCALL |
-                                           ETW_FLAG_MEMORY_PAGE_FAULTS | kFileIoFlags;
+                                           ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT |
+                                           ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | kFileIoFlags;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -129,7 +129,7 @@ public:
             }
             process_ = std::move(next);
         }
-        if ((flags & ETW_FLAG_DISK_IO) && !disks_)
+        if ((flags & (ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT)) && !disks_)
             disks_ = std::make_unique<DiskRequests>(block_disks());
         if (!(flags & kFileIoFlags)) // its table would miss the closes while off
             file_io_.reset();
@@ -328,7 +328,10 @@ private:
             return;
         case Tracepoints::Use::DiskIssue:
             if (disks_)
-                disks_->issue(format, sample);
+                if (Bytes r = disks_->issue(format, sample, clock, platform::kPointerSize,
+                                            (flags_ & ETW_FLAG_DISK_IO) != 0, (flags_ & ETW_FLAG_DISK_IO_INIT) != 0);
+                    !r.empty())
+                    sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::DiskComplete:
             if (disks_)

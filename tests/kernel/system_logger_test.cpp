@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -260,7 +261,7 @@ TEST(SystemLogger, DiskIoRecordsADirectWriteAtItsCompletion)
     const std::string file = temp_file("openetw-syslog-disk");
     Props props("OpenETW system logger disk " + std::to_string(::getpid()));
     etw_session *s = nullptr;
-    ASSERT_EQ(start(&s, props, file, ETW_FLAG_DISK_IO), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT), ETW_OK) << etw_last_error_message();
     constexpr std::size_t kBytes = 1 << 20;
     void *buf = nullptr;
     ASSERT_EQ(::posix_memalign(&buf, 4096, kBytes), 0);
@@ -284,6 +285,23 @@ TEST(SystemLogger, DiskIoRecordsADirectWriteAtItsCompletion)
         numbered += number(*w, "DiskNumber") >= 0 && number(*w, "DiskNumber") != 0xFFFFFFFF;
     }
     EXPECT_GE(written, (long long)kBytes) << "DiskIo/Write TransferSize sum";
+    // Each write was initiated (WriteInit at its issue, DISK_IO_INIT) with the Irp its completion carries.
+    std::set<std::string> inits;
+    for (const Seen *i : named(seen, "DiskIo/WriteInit"))
+        inits.insert(i->value("Irp"));
+    std::size_t initiated = 0, writes = 0;
+    for (const Seen *w : named(seen, "DiskIo/Write")) {
+        if (w->value("Irp") == "0x0")
+            continue; // issued before the session started: no Irp, no Init
+        ++writes;
+        initiated += inits.count(w->value("Irp"));
+    }
+    EXPECT_GT(writes, 0u);
+    std::string irps;
+    for (const Seen &r : seen)
+        if (r.event_name.rfind("DiskIo/", 0) == 0)
+            irps += " " + r.event_name.substr(7) + ":" + r.value("Irp");
+    EXPECT_EQ(initiated, writes) << "a DiskIo/Write without its WriteInit:" << irps;
     EXPECT_GT(timed, 0) << "no write with a response time";
     EXPECT_GT(numbered, 0) << "no write on a disk of /sys/block";
     for (const Seen &r : seen)

@@ -333,7 +333,7 @@ TEST(DiskRequests, AnIssuedWriteCompletesAsDiskIoWrite)
     done.raw = complete_raw;
     done.tid = 0; // completions run in interrupts
     done.time = 1'250'000;
-    disks.issue(issue_f, issue);
+    EXPECT_TRUE(disks.issue(issue_f, issue, PerfClock{}, 8, true, false).empty()) << "no Init without DISK_IO_INIT";
     EXPECT_EQ(disks.pending(), 1u);
     const Bytes r = disks.complete(complete_f, done, PerfClock{}, 8);
     EXPECT_EQ(disks.pending(), 0u);
@@ -357,4 +357,62 @@ TEST(DiskRequests, AnIssuedWriteCompletesAsDiskIoWrite)
     EXPECT_EQ(unissued[0].value("TransferSize"), "1048576");
     EXPECT_EQ(unissued[0].value("IssuingThreadId"), "0");
     EXPECT_EQ(unissued[0].value("HighResResponseTime"), "0");
+}
+
+TEST(DiskRequests, AnIssueIsItsInitEventAndAFlushCompletesAsFlushBuffersOfTheSameIrp)
+{
+    const TracepointFormat issue_f = load("block_rq_issue.format");
+    const TracepointFormat complete_f = load("block_rq_complete.format");
+    const std::uint32_t dev = kernel_dev(254, 0);
+    DiskRequests disks({{"vda", 254, 0}});
+    auto request = [&](const char *rwbs, std::uint64_t sector, std::size_t size) {
+        std::vector<std::uint8_t> raw(size, 0);
+        put(raw, 8, dev, 4);
+        put(raw, 16, sector, 8);
+        put(raw, 24, sector ? 8 : 0, 4); // nr_sector: 4 KiB, none for a flush
+        std::memcpy(&raw[34], rwbs, std::strlen(rwbs));
+        return raw;
+    };
+    TracepointSample s;
+    s.tid = 99;
+    s.time = 2'000'000;
+    std::vector<Bytes> out;
+    // With DISK_IO_INIT alone nothing waits for a completion.
+    for (const char *rwbs : {"R", "WS", "FF", "DS"}) {
+        const auto raw = request(rwbs, std::strcmp(rwbs, "FF") ? 64 : 0, 64);
+        s.raw = raw;
+        if (Bytes r = disks.issue(issue_f, s, PerfClock{}, 8, false, true); !r.empty())
+            out.push_back(std::move(r));
+    }
+    EXPECT_EQ(disks.pending(), 0u);
+    const std::vector<Seen> init = kerneltest::round_trip(out, 8);
+    ASSERT_EQ(init.size(), 3u) << "a discard has no Init event";
+    EXPECT_EQ(init[0].event_name, "DiskIo/ReadInit");
+    EXPECT_EQ(init[1].event_name, "DiskIo/WriteInit");
+    EXPECT_EQ(init[2].event_name, "DiskIo/FlushInit");
+    for (const Seen &e : init) {
+        EXPECT_EQ(e.kind, ETW_RECORD_KIND_PERFINFO);
+        EXPECT_EQ(e.timestamp_raw, 20000);
+        EXPECT_EQ(e.value("IssuingThreadId"), "99");
+    }
+    EXPECT_EQ(init[0].value("Irp"), "0x1");
+    EXPECT_EQ(init[2].value("Irp"), "0x3");
+
+    // Followed and initiated: the flush's completion is FlushBuffers with the Init's Irp.
+    const auto flush = request("FF", 0, 64);
+    s.raw = flush;
+    const std::vector<Seen> flush_init =
+        kerneltest::round_trip({disks.issue(issue_f, s, PerfClock{}, 8, true, true)}, 8);
+    ASSERT_EQ(flush_init.size(), 1u);
+    const auto flushed = request("FF", 0, 48);
+    TracepointSample done;
+    done.raw = flushed;
+    done.time = 2'400'000;
+    const std::vector<Seen> f = kerneltest::round_trip({disks.complete(complete_f, done, PerfClock{}, 8)}, 8);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].event_name, "DiskIo/FlushBuffers");
+    EXPECT_EQ(f[0].value("Irp"), flush_init[0].value("Irp"));
+    EXPECT_EQ(f[0].value("DiskNumber"), "0");
+    EXPECT_EQ(f[0].value("HighResResponseTime"), "4000");
+    EXPECT_EQ(f[0].value("IssuingThreadId"), "99");
 }
