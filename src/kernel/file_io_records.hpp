@@ -33,6 +33,12 @@ enum class FileIoType : std::uint8_t {
     OperationEnd = 76,
 };
 
+// The events the file system calls make (Name records are no call's): the
+// ones whose stacks may be asked for (stack_events.hpp, logger_tracepoints.hpp).
+inline constexpr FileIoType kFileIoCallTypes[] = {FileIoType::Create, FileIoType::Cleanup, FileIoType::Close,
+                                                  FileIoType::Read,   FileIoType::Write,   FileIoType::Delete,
+                                                  FileIoType::Rename, FileIoType::Flush,   FileIoType::OperationEnd};
+
 // FILE_INFORMATION_CLASS values FileIo_Info carries (wdm.h).
 inline constexpr std::uint32_t kFileRenameInformation = 10;
 inline constexpr std::uint32_t kFileDispositionInformation = 13;

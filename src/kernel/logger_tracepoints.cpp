@@ -46,16 +46,12 @@ std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
         return tcp(TcpOp::Send);
     case U::TcpRecv:
         return tcp(TcpOp::Recv);
-    case U::FileSyscall: // the records an enter or exit makes (file_io_tracker.hpp)
-        return {hook_id(kGroupFile, std::uint8_t(FileIoType::Create)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Cleanup)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Close)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Read)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Write)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Delete)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Rename)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::Flush)),
-                hook_id(kGroupFile, std::uint8_t(FileIoType::OperationEnd))};
+    case U::FileSyscall: { // the records an enter or exit makes (file_io_tracker.hpp)
+        std::vector<std::uint16_t> hooks;
+        for (const FileIoType t : kFileIoCallTypes)
+            hooks.push_back(hook_id(kGroupFile, std::uint8_t(t)));
+        return hooks;
+    }
     case U::PageFault:
         return {hook_id(kGroupMemory, std::uint8_t(PageFaultType::DemandZeroFault)),
                 hook_id(kGroupMemory, std::uint8_t(PageFaultType::CopyOnWrite)),

@@ -24,7 +24,8 @@ constexpr std::uint8_t tcp(TcpOp op, bool ipv6 = false)
 }
 constexpr std::uint8_t fault(PageFaultType t) { return std::uint8_t(t); }
 
-// The events whose sources are perf samples, and so can carry CALLCHAIN.
+// The events whose sources are perf samples, and so can carry CALLCHAIN
+// (with FileIo's, kFileIoCallTypes).
 constexpr std::uint16_t kServed[] = {
     hook_id(kGroupPerfInfo, kTypeSampledProfile),
     hook_id(kGroupPerfInfo, kTypeSysCallEnter),
@@ -37,15 +38,6 @@ constexpr std::uint16_t kServed[] = {
     hook_id(kGroupMemory, fault(PageFaultType::DemandZeroFault)),
     hook_id(kGroupMemory, fault(PageFaultType::CopyOnWrite)),
     hook_id(kGroupMemory, fault(PageFaultType::AccessViolation)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Create)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Cleanup)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Close)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Read)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Write)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Delete)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Rename)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::Flush)),
-    hook_id(kGroupFile, std::uint8_t(FileIoType::OperationEnd)),
 };
 
 // Why a kernel class's other events carry no stacks here.
@@ -89,7 +81,9 @@ Status StackEvents::from(std::span<const etw_classic_event_id> events, StackEven
         if (!group)
             return Fail(ETW_ERROR_NOT_SUPPORTED, named + " are not recorded: the GUID names no kernel event class");
         const std::uint16_t hook = hook_id(*group, e.type);
-        if (std::find(std::begin(kServed), std::end(kServed), hook) == std::end(kServed))
+        const bool file_call = std::any_of(std::begin(kFileIoCallTypes), std::end(kFileIoCallTypes),
+                                           [&](FileIoType t) { return hook == hook_id(kGroupFile, std::uint8_t(t)); });
+        if (!file_call && std::find(std::begin(kServed), std::end(kServed), hook) == std::end(kServed))
             return Fail(ETW_ERROR_NOT_SUPPORTED,
                         named + " are not recorded here: " + why_not(*group) + " (docs/KERNEL_LOGGER.md, \"Stacks\")");
         hooks.push_back(hook);

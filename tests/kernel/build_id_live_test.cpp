@@ -4,6 +4,7 @@
 // stripped program is named from the debug file of its id in a .build-id
 // directory, and a program replaced by another build after the trace is
 // reported and not named from the file now there.
+#include "command_output.hpp"
 #include "system_logger_live.hpp"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,8 @@ using namespace syslogtest;
 namespace fs = std::filesystem;
 
 namespace {
+
+using kerneltest::run;
 
 std::string env(const char *name)
 {
@@ -44,18 +47,6 @@ pid_t run_program(const std::string &path, const char *seconds)
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << path << " did not run: " << status;
     return pid;
-}
-
-std::string run(const std::string &command)
-{
-    std::string out;
-    if (std::FILE *p = ::popen(command.c_str(), "r")) {
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-            out.append(buf, n);
-        ::pclose(p);
-    }
-    return out;
 }
 
 // The build id DbgID_RSDS carries, as hex: GuidSig's bytes as stored (the

@@ -14,14 +14,7 @@ using kerneltest::Seen;
 
 namespace {
 
-HeaderFields header()
-{
-    HeaderFields h;
-    h.thread_id = 4242;
-    h.process_id = 4240;
-    h.timestamp = 777;
-    return h;
-}
+HeaderFields header() { return kerneltest::header_of(4242, 4240, 777); }
 
 void expect_system(const Seen &s, std::uint16_t hook, std::uint32_t ptr)
 {

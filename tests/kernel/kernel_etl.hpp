@@ -25,6 +25,16 @@
 
 namespace kerneltest {
 
+// A SYSTEM_TRACE_HEADER's thread, process and time for the record tests.
+inline openetw::kernel::HeaderFields header_of(std::uint32_t thread, std::uint32_t process, std::int64_t timestamp)
+{
+    openetw::kernel::HeaderFields h;
+    h.thread_id = thread;
+    h.process_id = process;
+    h.timestamp = timestamp;
+    return h;
+}
+
 using dectest::Pairs;
 
 struct Seen {

@@ -12,14 +12,7 @@ using kerneltest::Seen;
 
 namespace {
 
-HeaderFields header()
-{
-    HeaderFields h;
-    h.thread_id = 11;
-    h.process_id = 22;
-    h.timestamp = 0x0123456789AB;
-    return h;
-}
+HeaderFields header() { return kerneltest::header_of(11, 22, 0x0123456789AB); }
 
 NetFields v4()
 {

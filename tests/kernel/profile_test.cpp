@@ -3,6 +3,7 @@
 // names a busy program's hot function, from the trace's own image events
 // and the program's ELF symbols; the interval is an option with Windows'
 // range. Runs as root (as CI).
+#include "command_output.hpp"
 #include <openetw/openetw.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 namespace {
+
+using kerneltest::run;
 
 const char *env(const char *name)
 {
@@ -66,18 +69,6 @@ pid_t run_busy(double seconds)
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "busy_function did not run: " << status;
     return pid;
-}
-
-std::string run(const std::string &command)
-{
-    std::string out;
-    if (std::FILE *p = ::popen(command.c_str(), "r")) {
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-            out.append(buf, n);
-        ::pclose(p);
-    }
-    return out;
 }
 
 // The lines of the profile's section of process pid: its header, then its functions.

@@ -14,14 +14,7 @@ namespace platform = openetw::platform;
 
 namespace {
 
-HeaderFields header()
-{
-    HeaderFields h;
-    h.thread_id = 11;
-    h.process_id = 22;
-    h.timestamp = 0x0123456789AB;
-    return h;
-}
+HeaderFields header() { return kerneltest::header_of(11, 22, 0x0123456789AB); }
 
 void expect_config(const Seen &s, std::uint16_t hook, std::uint32_t ptr, const std::string &name)
 {
