@@ -234,7 +234,8 @@ public:
             lost += s.counts().lost - before;
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
-            const std::uint64_t before = t.lost();
+            // Samples it could not parse are lost too: counted, never dropped silently.
+            const std::uint64_t before = t.lost() + t.malformed();
             (void)t.drain([&](const TracepointSample &sample) {
                 if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
                     if (file_io_)
@@ -254,7 +255,7 @@ public:
                         keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
                                      etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                     });
-            lost += t.lost() - before;
+            lost += t.lost() + t.malformed() - before;
         };
         for (auto &[old, uses] : retired_tp_)
             drain_tracepoints(*old, uses);
