@@ -39,11 +39,13 @@ struct Tracepoints {
         SysEnter,
         SysExit,
         PageFault,
-        FileSyscall // file_io_tracker.hpp: one of its system calls' enter or exit
+        FileSyscall // file_io_tracker.hpp: one of its system calls' enter or exit (keep it last)
     };
     std::vector<TracepointName> names;
     std::vector<Use> uses;
 };
+// How many uses there are (FileSyscall is the last).
+inline constexpr std::uint8_t kTracepointUses = std::uint8_t(Tracepoints::Use::FileSyscall) + 1;
 
 // The events a tracepoint's samples become, whose stacks may be asked for.
 std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use);

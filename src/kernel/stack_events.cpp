@@ -5,6 +5,7 @@
 #include "format/kernel_class_guids.hpp"
 #include "kernel/file_io_records.hpp"
 #include "kernel/kernel_records.hpp"
+#include "kernel/logger_tracepoints.hpp"
 #include "kernel/net_records.hpp"
 #include "kernel/pagefault_records.hpp"
 #include "kernel/profile_records.hpp"
@@ -18,27 +19,20 @@ namespace openetw::kernel {
 
 namespace {
 
-constexpr std::uint8_t tcp(TcpOp op, bool ipv6 = false)
+// The events that can carry a stack: the sampled profile's, and those the
+// tracepoint table makes from perf samples (logger_tracepoints.cpp's
+// stackable_hooks, the one list of them).
+bool served(std::uint16_t hook)
 {
-    return std::uint8_t(std::uint8_t(op) + (ipv6 ? kIpv6TypeOffset : 0));
+    if (hook == hook_id(kGroupPerfInfo, kTypeSampledProfile))
+        return true;
+    for (std::uint8_t u = 0; u < kTracepointUses; ++u) {
+        const std::vector<std::uint16_t> hooks = stackable_hooks(Tracepoints::Use(u));
+        if (std::find(hooks.begin(), hooks.end(), hook) != hooks.end())
+            return true;
+    }
+    return false;
 }
-constexpr std::uint8_t fault(PageFaultType t) { return std::uint8_t(t); }
-
-// The events whose sources are perf samples, and so can carry CALLCHAIN
-// (with FileIo's, kFileIoCallTypes).
-constexpr std::uint16_t kServed[] = {
-    hook_id(kGroupPerfInfo, kTypeSampledProfile),
-    hook_id(kGroupPerfInfo, kTypeSysCallEnter),
-    hook_id(kGroupPerfInfo, kTypeSysCallExit),
-    hook_id(kGroupThread, kTypeCSwitch),
-    hook_id(kGroupTcpIp, tcp(TcpOp::Send)),
-    hook_id(kGroupTcpIp, tcp(TcpOp::Recv)),
-    hook_id(kGroupTcpIp, tcp(TcpOp::Send, true)),
-    hook_id(kGroupTcpIp, tcp(TcpOp::Recv, true)),
-    hook_id(kGroupMemory, fault(PageFaultType::DemandZeroFault)),
-    hook_id(kGroupMemory, fault(PageFaultType::CopyOnWrite)),
-    hook_id(kGroupMemory, fault(PageFaultType::AccessViolation)),
-};
 
 // Why a kernel class's other events carry no stacks here.
 std::string why_not(std::uint8_t group)
@@ -81,9 +75,7 @@ Status StackEvents::from(std::span<const etw_classic_event_id> events, StackEven
         if (!group)
             return Fail(ETW_ERROR_NOT_SUPPORTED, named + " are not recorded: the GUID names no kernel event class");
         const std::uint16_t hook = hook_id(*group, e.type);
-        const bool file_call = std::any_of(std::begin(kFileIoCallTypes), std::end(kFileIoCallTypes),
-                                           [&](FileIoType t) { return hook == hook_id(kGroupFile, std::uint8_t(t)); });
-        if (!file_call && std::find(std::begin(kServed), std::end(kServed), hook) == std::end(kServed))
+        if (!served(hook))
             return Fail(ETW_ERROR_NOT_SUPPORTED,
                         named + " are not recorded here: " + why_not(*group) + " (docs/KERNEL_LOGGER.md, \"Stacks\")");
         hooks.push_back(hook);
