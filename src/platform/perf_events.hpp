@@ -50,7 +50,8 @@ inline constexpr std::uint64_t kPerfSampleCallchain = 1u << 5; // samples only: 
 inline constexpr std::uint64_t kPerfSampleStreamId = 1u << 9;
 inline constexpr std::uint64_t kPerfSampleRaw = 1u << 10; // samples only: a tracepoint's raw bytes
 inline constexpr std::uint64_t kPerfSampleIdentifier = 1u << 16;
-inline constexpr std::uint32_t kPerfProtExec = 4; // MMAP2's prot: PROT_EXEC
+inline constexpr std::uint32_t kPerfProtExec = 4;         // MMAP2's prot: PROT_EXEC
+inline constexpr std::uint64_t kPerfFormatLost = 1u << 4; // read_format: the event's dropped samples (Linux 6.0+)
 // A call chain's entries at or above this are context markers
 // (PERF_CONTEXT_KERNEL, _USER...), not addresses.
 inline constexpr std::uint64_t kPerfContextMax = std::uint64_t(-4095);
@@ -95,7 +96,12 @@ struct PerfRecord {
 struct PerfDrainCounts {
     std::uint64_t records = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t lost = 0;      // the records the kernel dropped (PERF_RECORD_LOST's count)
+    // The records the kernel dropped since the last drain: the event's own
+    // count (PERF_FORMAT_LOST, Linux 6.0+), else what PERF_RECORD_LOST
+    // records said. The kernel writes a LOST record only once its ring has
+    // room again, so drops just before a stop never get one; the count has
+    // them. LOST records still reach the callback: count from here, not them.
+    std::uint64_t lost = 0;
     std::uint64_t malformed = 0; // rings abandoned at a header that cannot be (their data skipped)
 };
 
