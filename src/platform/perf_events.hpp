@@ -44,6 +44,7 @@ inline constexpr std::uint16_t kPerfMiscMmapBuildId = 1u << 14;
 inline constexpr std::uint64_t kPerfSampleIp = 1u << 0; // samples only: the interrupted instruction
 inline constexpr std::uint64_t kPerfSampleTid = 1u << 1;
 inline constexpr std::uint64_t kPerfSampleTime = 1u << 2;
+inline constexpr std::uint64_t kPerfSampleAddr = 1u << 3; // samples only: a fault's address (after TIME)
 inline constexpr std::uint64_t kPerfSampleId = 1u << 6;
 inline constexpr std::uint64_t kPerfSampleCpu = 1u << 7;
 inline constexpr std::uint64_t kPerfSampleCallchain = 1u << 5; // samples only: nr, then nr addresses
@@ -59,9 +60,10 @@ inline constexpr std::uint64_t kPerfContextMax = std::uint64_t(-4095);
 // What to open on each processor.
 struct PerfEventSpec {
     enum class Kind : std::uint8_t {
-        Dummy,      // the software dummy event: side-band records only
-        Tracepoint, // a tracepoint by its id (tracefs events/<group>/<name>/id)
-        CpuClock,   // the processor's clock: a sample every period_ns (idle time too)
+        Dummy,       // the software dummy event: side-band records only
+        Tracepoint,  // a tracepoint by its id (tracefs events/<group>/<name>/id)
+        CpuClock,    // the processor's clock: a sample every period_ns (idle time too)
+        MajorFaults, // every fault the kernel counts as major (PERF_COUNT_SW_PAGE_FAULTS_MAJ), at its end
     };
     Kind kind = Kind::Dummy;
     std::uint64_t tracepoint_id = 0;

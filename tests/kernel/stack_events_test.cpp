@@ -72,9 +72,9 @@ TEST(StackWalk, FramesAreCutToTheRecordsRoomInnermostKept)
 TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
 {
     const etw_classic_event_id served[] = {
-        id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52),  id(kThread, 36),
-        id(kTcpIp, 10),     id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),
-        id(kPageFault, 11), id(kPageFault, 12), id(kPageFault, 15), id(kThread, 36), // a duplicate is fine
+        id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52), id(kThread, 36),    id(kTcpIp, 10),
+        id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),    id(kPageFault, 11), id(kPageFault, 12),
+        id(kPageFault, 15), id(kPageFault, 32), id(kThread, 36), // a duplicate is fine
     };
     StackEvents s;
     ASSERT_TRUE(StackEvents::from(served, &s));
@@ -85,11 +85,12 @@ TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
     StackEvents files;
     ASSERT_TRUE(StackEvents::from(file_io, &files));
     EXPECT_EQ(files, StackEvents::of({0x0440, 0x0441, 0x0442, 0x0443, 0x0444, 0x0446, 0x0447, 0x0449, 0x044C}));
-    for (std::uint16_t hook : {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F})
+    for (std::uint16_t hook :
+         {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F, 0x0220})
         EXPECT_TRUE(s.has(hook)) << std::hex << hook;
     EXPECT_FALSE(s.has(0x0F2F));
-    EXPECT_EQ(
-        s, StackEvents::of({0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F}));
+    EXPECT_EQ(s, StackEvents::of(
+                     {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F, 0x0220}));
     // Only some: the others are not in the set.
     ASSERT_TRUE(StackEvents::from(std::span(served + 3, 1), &s));
     EXPECT_TRUE(s.has(0x0524));
@@ -109,9 +110,9 @@ TEST(StackEvents, EveryOtherEventIsRefusedNamingItAndWhy)
         {id(kImage, 10), "side-band"},          // Image/Load
         {id(kPerfInfo, 67), "SysClEnter (51)"}, // PerfInfo/ISR: not written
         {id(kTcpIp, 12), "RecvIPV6 (27)"},      // TcpIp/ConnectIPV4: not written
-        {id(kPageFault, 32), "not written here"},
-        {id(kFileIo, 0), "the names (0, 32, 35, 36) are no call's"}, // FileIo/Name
-        {id(kFileIo, 72), "Write (68)"},                             // FileIo/DirEnum: not written
+        {id(kPageFault, 10), "HardFault (32) are served: the others are not written here"}, // TransitionFault
+        {id(kFileIo, 0), "the names (0, 32, 35, 36) are no call's"},                        // FileIo/Name
+        {id(kFileIo, 72), "Write (68)"}, // FileIo/DirEnum: not written
     };
     const StackEvents before = StackEvents::of({0x0524});
     for (const auto &r : refused) {

@@ -37,7 +37,7 @@ static_assert(kPerfSampleTid == PERF_SAMPLE_TID && kPerfSampleTime == PERF_SAMPL
               kPerfSampleId == PERF_SAMPLE_ID && kPerfSampleCpu == PERF_SAMPLE_CPU &&
               kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER &&
               kPerfSampleRaw == PERF_SAMPLE_RAW && kPerfSampleIp == PERF_SAMPLE_IP &&
-              kPerfSampleCallchain == PERF_SAMPLE_CALLCHAIN);
+              kPerfSampleAddr == PERF_SAMPLE_ADDR && kPerfSampleCallchain == PERF_SAMPLE_CALLCHAIN);
 static_assert(kPerfFormatLost == 1u << 4); // PERF_FORMAT_LOST: an enumerator, absent from older headers
 static_assert(kPerfContextMax == std::uint64_t(PERF_CONTEXT_MAX));
 
@@ -145,6 +145,10 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         attr.sample_period = spec.period_ns;
         attr.sample_max_stack = spec.max_stack;
+    } else if (spec.kind == PerfEventSpec::Kind::MajorFaults) {
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+        attr.sample_period = 1; // every one
     } else {
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = PERF_COUNT_SW_DUMMY;
@@ -171,9 +175,10 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
     attr.watermark = 1;
     attr.wakeup_watermark =
         std::uint32_t(spec.wakeup_bytes != 0 ? std::min<std::uint64_t>(spec.wakeup_bytes, data_size) : data_size / 4);
-    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint ? "tracepoint"
-                       : spec.kind == PerfEventSpec::Kind::CpuClock ? "the processor clock (sampled profile)"
-                                                                    : "task, comm and mmap events";
+    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint    ? "tracepoint"
+                       : spec.kind == PerfEventSpec::Kind::CpuClock    ? "the processor clock (sampled profile)"
+                       : spec.kind == PerfEventSpec::Kind::MajorFaults ? "major page faults"
+                                                                       : "task, comm and mmap events";
 
     auto impl = std::make_unique<Impl>();
     impl->data_size = data_size;

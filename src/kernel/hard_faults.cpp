@@ -1,0 +1,156 @@
+#include "kernel/hard_faults.hpp"
+
+#include <cstdlib>
+
+namespace openetw::kernel {
+
+HardFaultPairing::HardFaultPairing(std::uint32_t page_shift) : page_shift_(page_shift), slots_(kSlots) {}
+
+HardFaultPairing::Slot *HardFaultPairing::in_fault(std::uint32_t tid)
+{
+    Slot &s = slots_[tid % kSlots];
+    return s.active && s.tid == tid ? &s : nullptr;
+}
+
+void HardFaultPairing::entry(std::uint32_t tid, std::uint64_t time_ns, std::uint64_t address)
+{
+    Slot &s = slots_[tid % kSlots];
+    s = Slot{};
+    s.tid = tid;
+    s.active = true;
+    s.entry_ns = time_ns;
+    s.address = address;
+}
+
+void HardFaultPairing::filemap_fault(std::uint32_t tid, std::uint32_t dev, std::uint64_t ino, std::uint64_t index)
+{
+    Slot *s = in_fault(tid);
+    if (!s || s->has_file)
+        return;
+    s->has_file = true;
+    s->dev = dev;
+    s->ino = ino;
+    s->index = index;
+}
+
+void HardFaultPairing::page_cache_add(std::uint32_t tid, std::uint32_t dev, std::uint64_t ino, std::uint32_t order)
+{
+    // Only the fault's own file: the page cache also fills for the thread's
+    // reads and writes, which are not in a fault.
+    Slot *s = in_fault(tid);
+    if (!s || !s->has_file || s->dev != dev || s->ino != ino || order > 30)
+        return;
+    s->bytes += (std::uint64_t(1) << order) << page_shift_;
+}
+
+std::optional<HardFaultRead> HardFaultPairing::completed(std::uint32_t pid, std::uint32_t tid, std::uint64_t time_ns,
+                                                         std::uint64_t address)
+{
+    Slot *s = in_fault(tid);
+    // The start of this fault: the same address, not later than its end.
+    if (!s || s->address != address || s->entry_ns > time_ns) {
+        ++counts_.unpaired;
+        return std::nullopt;
+    }
+    const Slot f = *s;
+    s->active = false;
+    if (!f.has_file) {
+        ++counts_.no_file;
+        return std::nullopt;
+    }
+    if (f.bytes == 0) {
+        ++counts_.no_read;
+        return std::nullopt;
+    }
+    ++counts_.written;
+    HardFaultRead r;
+    r.initial_ns = f.entry_ns;
+    r.end_ns = time_ns;
+    r.pid = pid;
+    r.tid = tid;
+    r.address = address;
+    r.dev = f.dev;
+    r.ino = f.ino;
+    r.read_offset = f.index << page_shift_;
+    r.bytes = f.bytes;
+    return r;
+}
+
+bool HardFaultPairing::on_entry(const TracepointFormat &format, const TracepointSample &sample)
+{
+    const auto address = format.u(sample.raw, "address");
+    if (!address)
+        return false;
+    entry(sample.tid, sample.time, *address);
+    return true;
+}
+
+bool HardFaultPairing::on_filemap_fault(const TracepointFormat &format, const TracepointSample &sample)
+{
+    const auto dev = format.u(sample.raw, "s_dev");
+    const auto ino = format.u(sample.raw, "i_ino");
+    const auto index = format.u(sample.raw, "index");
+    if (!dev || !ino || !index)
+        return false;
+    filemap_fault(sample.tid, std::uint32_t(*dev), *ino, *index);
+    return true;
+}
+
+bool HardFaultPairing::on_page_cache_add(const TracepointFormat &format, const TracepointSample &sample)
+{
+    const auto dev = format.u(sample.raw, "s_dev");
+    const auto ino = format.u(sample.raw, "i_ino");
+    const auto order = format.u(sample.raw, "order");
+    if (!dev || !ino || !order)
+        return false;
+    page_cache_add(sample.tid, std::uint32_t(*dev), *ino, std::uint32_t(*order));
+    return true;
+}
+
+HardFaultFiles::Key HardFaultFiles::key_of(std::uint32_t pid, std::uint64_t address, std::uint32_t dev,
+                                           std::uint64_t ino)
+{
+    Key out;
+    auto f = files_.find({dev, ino});
+    if (f == files_.end()) {
+        if (files_.size() >= kMaxFiles)
+            files_.clear();
+        File file;
+        if (!mapped_ || !mapped_(pid, address, dev, ino, &file.path))
+            file.path.clear();
+        f = files_.emplace(std::pair{dev, ino}, std::move(file)).first;
+    }
+    File &file = f->second;
+    out.path = file.path;
+    // FileIo's key while an open holds the path: the two classes join.
+    if (!file.path.empty() && held_)
+        if (const std::uint64_t k = held_(file.path); k != 0) {
+            out.file_object = k;
+            return out;
+        }
+    if (file.own_key == 0) {
+        file.own_key = next_;
+        next_ += kKeyStep;
+        out.new_name = !file.path.empty();
+    }
+    out.file_object = file.own_key;
+    return out;
+}
+
+std::optional<std::uint32_t> dev_of_maps_device(const std::string &text)
+{
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= text.size())
+        return std::nullopt;
+    char *end = nullptr;
+    const std::string major_text = text.substr(0, colon), minor_text = text.substr(colon + 1);
+    const unsigned long major = std::strtoul(major_text.c_str(), &end, 16);
+    if (*end != '\0')
+        return std::nullopt;
+    const unsigned long minor = std::strtoul(minor_text.c_str(), &end, 16);
+    if (*end != '\0' || major >= (1ul << 12) || minor >= (1ul << 20))
+        return std::nullopt;
+    return std::uint32_t(major << 20 | minor);
+}
+
+} // namespace openetw::kernel
