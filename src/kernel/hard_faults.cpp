@@ -1,7 +1,5 @@
 #include "kernel/hard_faults.hpp"
 
-#include <cstdlib>
-
 namespace openetw::kernel {
 
 HardFaultPairing::HardFaultPairing(std::uint32_t page_shift) : page_shift_(page_shift), slots_(kSlots) {}
@@ -135,22 +133,6 @@ HardFaultFiles::Key HardFaultFiles::key_of(std::uint32_t pid, std::uint64_t addr
     }
     out.file_object = file.own_key;
     return out;
-}
-
-std::optional<std::uint32_t> dev_of_maps_device(const std::string &text)
-{
-    const std::size_t colon = text.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 >= text.size())
-        return std::nullopt;
-    char *end = nullptr;
-    const std::string major_text = text.substr(0, colon), minor_text = text.substr(colon + 1);
-    const unsigned long major = std::strtoul(major_text.c_str(), &end, 16);
-    if (*end != '\0')
-        return std::nullopt;
-    const unsigned long minor = std::strtoul(minor_text.c_str(), &end, 16);
-    if (*end != '\0' || major >= (1ul << 12) || minor >= (1ul << 20))
-        return std::nullopt;
-    return std::uint32_t(major << 20 | minor);
 }
 
 } // namespace openetw::kernel

@@ -108,9 +108,9 @@ private:
 // of its own per (dev, inode), from a range FileIo's counters do not reach
 // (kOwnKeyBase), whose name the caller writes once as a FileIo/Name record
 // when DISK_FILE_IO is on. The path is that of the faulting process's
-// mapping at the address (/proc/PID/maps), checked against the device
-// and inode. At most kMaxFiles files are kept; past that the table starts
-// over (files met again get new keys and Names).
+// mapping at the address (/proc/PID/maps), checked against the inode. At
+// most kMaxFiles files are kept; past that the table starts over (files
+// met again get new keys and Names).
 class HardFaultFiles {
 public:
     // The path of pid's mapping holding address, if it maps (dev, ino).
@@ -143,8 +143,5 @@ private:
     std::map<std::pair<std::uint32_t, std::uint64_t>, File> files_; // by (dev, ino)
     std::uint64_t next_ = kOwnKeyBase;
 };
-
-// The kernel's dev_t (major << 20 | minor) of a /proc/PID/maps device ("fd:01").
-std::optional<std::uint32_t> dev_of_maps_device(const std::string &text);
 
 } // namespace openetw::kernel
