@@ -1,5 +1,7 @@
 #include "kernel/hard_faults.hpp"
 
+#include <algorithm>
+
 namespace openetw::kernel {
 
 HardFaultPairing::HardFaultPairing(std::uint32_t page_shift) : page_shift_(page_shift), slots_(kSlots) {}
@@ -79,7 +81,7 @@ bool HardFaultPairing::on_entry(const TracepointFormat &format, const Tracepoint
     const auto address = format.u(sample.raw, "address");
     if (!address)
         return false;
-    entry(sample.tid, sample.time, *address);
+    queue_.push_back({Queued::Kind::Entry, sample.time, sample.pid, sample.tid, sample.cpu, 0, *address, 0, {}});
     return true;
 }
 
@@ -90,7 +92,8 @@ bool HardFaultPairing::on_filemap_fault(const TracepointFormat &format, const Tr
     const auto index = format.u(sample.raw, "index");
     if (!dev || !ino || !index)
         return false;
-    filemap_fault(sample.tid, std::uint32_t(*dev), *ino, *index);
+    queue_.push_back(
+        {Queued::Kind::File, sample.time, sample.pid, sample.tid, sample.cpu, std::uint32_t(*dev), *ino, *index, {}});
     return true;
 }
 
@@ -101,8 +104,40 @@ bool HardFaultPairing::on_page_cache_add(const TracepointFormat &format, const T
     const auto order = format.u(sample.raw, "order");
     if (!dev || !ino || !order)
         return false;
-    page_cache_add(sample.tid, std::uint32_t(*dev), *ino, std::uint32_t(*order));
+    queue_.push_back(
+        {Queued::Kind::Add, sample.time, sample.pid, sample.tid, sample.cpu, std::uint32_t(*dev), *ino, *order, {}});
     return true;
+}
+
+void HardFaultPairing::on_major_fault(const TracepointSample &sample)
+{
+    queue_.push_back({Queued::Kind::End, sample.time, sample.pid, sample.tid, sample.cpu, 0, sample.addr, 0,
+                      std::vector<std::uint64_t>(sample.frames.begin(), sample.frames.end())});
+}
+
+void HardFaultPairing::settle(std::uint64_t until_ns, const std::function<void(Ended &&)> &done)
+{
+    std::stable_sort(queue_.begin(), queue_.end(), [](const Queued &x, const Queued &y) { return x.time < y.time; });
+    std::size_t n = 0;
+    for (; n < queue_.size() && queue_[n].time <= until_ns; ++n) {
+        Queued &q = queue_[n];
+        switch (q.kind) {
+        case Queued::Kind::Entry:
+            entry(q.tid, q.time, q.a);
+            break;
+        case Queued::Kind::File:
+            filemap_fault(q.tid, q.dev, q.a, q.b);
+            break;
+        case Queued::Kind::Add:
+            page_cache_add(q.tid, q.dev, q.a, std::uint32_t(std::min<std::uint64_t>(q.b, 63)));
+            break;
+        case Queued::Kind::End:
+            if (auto read = completed(q.pid, q.tid, q.time, q.a))
+                done({*read, q.cpu, std::move(q.frames)});
+            break;
+        }
+    }
+    queue_.erase(queue_.begin(), queue_.begin() + std::ptrdiff_t(n));
 }
 
 HardFaultFiles::Key HardFaultFiles::key_of(std::uint32_t pid, std::uint64_t address, std::uint32_t dev,

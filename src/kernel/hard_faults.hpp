@@ -72,16 +72,28 @@ public:
     std::optional<HardFaultRead> completed(std::uint32_t pid, std::uint32_t tid, std::uint64_t time_ns,
                                            std::uint64_t address);
 
-    // The same, from samples: page_fault_user/_kernel (address), mm_filemap_fault
-    // (s_dev, i_ino, index), mm_filemap_add_to_page_cache (s_dev, i_ino,
-    // order), the major faults' event (its addr). False when a field is missing.
+    // The same, from samples, queued until settle: page_fault_user/_kernel
+    // (address), mm_filemap_fault (s_dev, i_ino, index),
+    // mm_filemap_add_to_page_cache (s_dev, i_ino, order), the major faults'
+    // event (its addr; its processor and call chain kept for the record).
+    // False when a field is missing.
     bool on_entry(const TracepointFormat &format, const TracepointSample &sample);
     bool on_filemap_fault(const TracepointFormat &format, const TracepointSample &sample);
     bool on_page_cache_add(const TracepointFormat &format, const TracepointSample &sample);
-    std::optional<HardFaultRead> on_major_fault(const TracepointSample &sample)
-    {
-        return completed(sample.pid, sample.tid, sample.time, sample.addr);
-    }
+    void on_major_fault(const TracepointSample &sample);
+    // A major fault's end with what its record needs besides the read.
+    struct Ended {
+        HardFaultRead read;
+        std::uint32_t cpu = 0;
+        std::vector<std::uint64_t> frames;
+    };
+    // Applies the queued samples stamped up to until_ns, in time order, and
+    // hands each read made to done. The rings are read one after another,
+    // so a drain can hold a thread's later events (read from a ring read
+    // later) without its earlier ones (they come with the next drain): the
+    // caller settles only what is older than its drain's start, less a margin.
+    void settle(std::uint64_t until_ns, const std::function<void(Ended &&)> &done);
+    std::size_t queued() const noexcept { return queue_.size(); }
 
     const HardFaultCounts &counts() const noexcept { return counts_; }
     static constexpr std::size_t kSlots = 4096;
@@ -95,9 +107,17 @@ private:
         std::uint64_t entry_ns = 0, address = 0, ino = 0, index = 0, bytes = 0;
     };
     Slot *in_fault(std::uint32_t tid);
+    struct Queued {
+        enum class Kind : std::uint8_t { Entry, File, Add, End } kind = Kind::Entry;
+        std::uint64_t time = 0;
+        std::uint32_t pid = 0, tid = 0, cpu = 0, dev = 0;
+        std::uint64_t a = 0, b = 0; // Entry, End: address; File: ino, index; Add: ino, order
+        std::vector<std::uint64_t> frames;
+    };
 
     std::uint32_t page_shift_;
     std::vector<Slot> slots_;
+    std::vector<Queued> queue_; // samples not yet settled: a drain's and its margin's
     HardFaultCounts counts_;
 };
 

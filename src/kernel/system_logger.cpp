@@ -255,7 +255,10 @@ public:
         const PerfClock clock = capture();
         // Everything stamped before this instant is in a ring by the time the
         // rings are read (perf writes a record microseconds after stamping it).
-        const std::int64_t cutoff = clock.to_session(std::uint64_t(platform::qpc_now()) * 100u) - kHoldBack100ns;
+        const std::uint64_t now_ns = std::uint64_t(platform::qpc_now()) * 100u;
+        const std::int64_t cutoff = clock.to_session(now_ns) - kHoldBack100ns;
+        // The hard faults' events older than that are all read by now (hard_faults.hpp).
+        const std::uint64_t settle_ns = all ? UINT64_MAX : now_ns - std::uint64_t(kHoldBack100ns) * 100u;
         std::uint64_t lost = 0;
         auto keep = [&](std::uint32_t cpu, std::int64_t time, Bytes &&r) {
             held_.push_back({time, cpu, std::move(r)});
@@ -289,11 +292,15 @@ public:
                         keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
                                      etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                     });
-            for (const FaultDone &f : faults_done_)
-                hard_fault(f.read, f.cpu, clock, [&](std::uint32_t cpu, Bytes &&r) {
-                    keep_stacked(cpu, clock.to_session(f.read.end_ns), f.read.pid, f.read.tid, f.frames, std::move(r));
+            // The hard faults after the FileIo records (an open earlier in the
+            // batch then gives its file FileIo's key), up to the drain's start.
+            if (hard_faults_)
+                hard_faults_->settle(settle_ns, [&](HardFaultPairing::Ended &&e) {
+                    hard_fault(e.read, e.cpu, clock, [&](std::uint32_t cpu, Bytes &&r) {
+                        keep_stacked(cpu, clock.to_session(e.read.end_ns), e.read.pid, e.read.tid, e.frames,
+                                     std::move(r));
+                    });
                 });
-            faults_done_.clear();
             lost += t.lost() + t.malformed() - before;
         };
         for (auto &[old, uses] : retired_tp_)
@@ -403,11 +410,8 @@ private:
                 (void)hard_faults_->on_page_cache_add(format, sample);
             return;
         case Tracepoints::Use::MajorFault:
-            // Written after the batch's FileIo records are made (drain): an
-            // open earlier in the batch then gives the file its FileIo key.
-            if (hard_faults_)
-                if (const auto read = hard_faults_->on_major_fault(sample))
-                    faults_done_.push_back({*read, sample.cpu, {sample.frames.begin(), sample.frames.end()}});
+            if (hard_faults_) // settled in drain, after the batch's FileIo records
+                hard_faults_->on_major_fault(sample);
             return;
         case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
             return;
@@ -550,13 +554,7 @@ private:
     std::unique_ptr<FileIoTracker> file_io_;        // open files and calls in progress while a FileIo flag is on
     std::unique_ptr<HardFaultPairing> hard_faults_; // each thread's fault in progress while HARD_FAULTS is on
     std::unique_ptr<HardFaultFiles> fault_files_;   // ... and the FileObjects of its files
-    struct FaultDone {
-        HardFaultRead read;
-        std::uint32_t cpu;
-        std::vector<std::uint64_t> frames;
-    };
-    std::vector<FaultDone> faults_done_;    // a drained batch's hard faults, written after its FileIo records
-    std::vector<Tracepoints::Use> tp_uses_; // what each of tracepoints_ becomes
+    std::vector<Tracepoints::Use> tp_uses_;         // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
 

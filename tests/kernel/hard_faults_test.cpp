@@ -160,7 +160,7 @@ TEST(HardFaultPairing, MajorFaultsWithoutAFileOrThatReadNothingAreCountedNotWrit
     EXPECT_EQ(p.counts().unpaired, 0u);
 }
 
-TEST(HardFaultPairing, SamplesOfTheRealFormatsFeedThePairing)
+TEST(HardFaultPairing, SamplesAreSettledInTimeOrderUpToTheDrainsHorizon)
 {
     const TracepointFormat user = load("page_fault_user.format");
     const TracepointFormat fault = load("mm_filemap_fault.format");
@@ -170,6 +170,7 @@ TEST(HardFaultPairing, SamplesOfTheRealFormatsFeedThePairing)
         TracepointSample s;
         s.pid = 70;
         s.tid = tid;
+        s.cpu = 1;
         s.time = time;
         s.raw = raw;
         return s;
@@ -177,23 +178,43 @@ TEST(HardFaultPairing, SamplesOfTheRealFormatsFeedThePairing)
     const auto e = raw_sample(user, {{"address", 0x7F0000002010}, {"ip", 0x401000}, {"error_code", 0x4}});
     const auto f = raw_sample(fault, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 2}});
     const auto a = raw_sample(add, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 0}, {"order", 3}, {"pfn", 99}});
-    ASSERT_TRUE(p.on_entry(user, at(7, 1000, e)));
+    std::vector<HardFaultPairing::Ended> ended;
+    const auto keep = [&](HardFaultPairing::Ended &&x) { ended.push_back(std::move(x)); };
+    // One drain read the file page and fill (their rings read after the
+    // fault began) but not the start (its ring read before): nothing is
+    // applied past the horizon, the drain's start less its margin.
     ASSERT_TRUE(p.on_filemap_fault(fault, at(7, 1100, f)));
     ASSERT_TRUE(p.on_page_cache_add(add, at(7, 1200, a)));
+    p.settle(900, keep);
+    EXPECT_EQ(p.queued(), 2u);
+    // The next drain brings the start and the end: settled in time order.
     TracepointSample major = at(7, 3000, {});
     major.addr = 0x7F0000002010;
-    const auto r = p.on_major_fault(major);
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->initial_ns, 1000u);
-    EXPECT_EQ(r->read_offset, 2u * 4096);
-    EXPECT_EQ(r->bytes, 8u * 4096);
-    EXPECT_EQ(r->dev, kDev);
-    EXPECT_EQ(r->ino, kIno);
-    // Cut short: refused, nothing noted.
+    const std::uint64_t frames[] = {0x401000, 0x402000};
+    major.frames = frames;
+    p.on_major_fault(major);
+    ASSERT_TRUE(p.on_entry(user, at(7, 1000, e)));
+    p.settle(2000, keep);
+    EXPECT_TRUE(ended.empty()) << "the end is past the horizon";
+    EXPECT_EQ(p.queued(), 1u);
+    p.settle(UINT64_MAX, keep);
+    ASSERT_EQ(ended.size(), 1u);
+    EXPECT_EQ(p.queued(), 0u);
+    const HardFaultRead &r = ended[0].read;
+    EXPECT_EQ(r.initial_ns, 1000u);
+    EXPECT_EQ(r.end_ns, 3000u);
+    EXPECT_EQ(r.read_offset, 2u * 4096);
+    EXPECT_EQ(r.bytes, 8u * 4096);
+    EXPECT_EQ(r.dev, kDev);
+    EXPECT_EQ(r.ino, kIno);
+    EXPECT_EQ(ended[0].cpu, 1u);
+    EXPECT_EQ(ended[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+    // Cut short: refused, nothing queued.
     const std::vector<std::uint8_t> cut(a.begin(), a.begin() + 20);
     EXPECT_FALSE(p.on_page_cache_add(add, at(7, 1300, cut)));
     EXPECT_FALSE(p.on_filemap_fault(fault, at(7, 1300, std::span(f.data(), 12))));
     EXPECT_FALSE(p.on_entry(user, at(7, 1300, std::span(e.data(), 8))));
+    EXPECT_EQ(p.queued(), 0u);
 }
 
 TEST(HardFaultSample, TheMajorFaultsSampleCarriesTheAddressAfterTheTime)
