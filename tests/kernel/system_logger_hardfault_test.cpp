@@ -9,7 +9,7 @@
 // of its own that a FileIo/Name names. (Whether the open and its first
 // fault fall in one drain is the disk's timing: when they do, the hard
 // faults written after the drain's FileIo records is what gives page 0
-// FileIo's key.) Runs as root (as CI).
+// FileIo's key.) Each carries its stack when asked. Runs as root (as CI).
 #include "system_logger_live.hpp"
 
 #include "kernel/hard_faults.hpp"
@@ -100,6 +100,12 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
     etw_session *s = nullptr;
     ASSERT_EQ(start(&s, props, file, ETW_FLAG_MEMORY_HARD_FAULTS | ETW_FLAG_DISK_FILE_IO), ETW_OK)
         << etw_last_error_message();
+    // Each HardFault followed by its stack (xperf's -stackwalk HardFault).
+    constexpr etw_classic_event_id kHardFault = {
+        {0x3d6fa8d3, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}},
+        32,
+        {}};
+    ASSERT_EQ(etw_session_set_stack_tracing(s, &kHardFault, 1), ETW_OK) << etw_last_error_message();
     // Opened while the session runs (its FileIo key is made), kept open.
     const int held_fd = ::open(held.c_str(), O_RDONLY);
     ASSERT_GE(held_fd, 0);
@@ -149,6 +155,10 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
     EXPECT_LT(held_key, (long long)HardFaultFiles::kOwnKeyBase) << "not FileIo's key";
 
     const auto me = (long long)::gettid();
+    std::set<long long> stacked; // the EventTimeStamps of this thread's stacks
+    for (const Seen &r : seen)
+        if (r.event_name == "StackWalk/Stack" && number(r, "StackThread") == me)
+            stacked.insert(number(r, "EventTimeStamp"));
     const auto base_a = (long long)(std::uintptr_t)a, base_b = (long long)(std::uintptr_t)b;
     std::vector<int> faults_a(kOpenPages), faults_b(kClosedPages);
     std::set<long long> closed_keys;
@@ -163,6 +173,7 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
         EXPECT_EQ(bytes % page, 0) << "whole pages are read";
         EXPECT_GT(initial, 0);
         EXPECT_LE(initial, r.timestamp_raw) << "InitialTime after the record";
+        EXPECT_EQ(stacked.count(r.timestamp_raw), 1u) << "no StackWalk of the HardFault at " << va;
         int i = -1;
         if (va >= base_a && va < base_a + kOpenPages * page) {
             i = int((va - base_a) / page);
