@@ -159,10 +159,9 @@ public:
             file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
         if (file_io_)
             file_io_->set_flags(flags);
-        if (!(flags & ETW_FLAG_MEMORY_HARD_FAULTS)) {
-            hard_faults_.reset();
-            fault_files_.reset();
-        } else if (!hard_faults_) {
+        // Turned off, the pairing stays until the next drain has settled what
+        // the closed source held (drain).
+        if ((flags & ETW_FLAG_MEMORY_HARD_FAULTS) && !hard_faults_) {
             hard_faults_ = std::make_unique<HardFaultPairing>();
             fault_files_ = std::make_unique<HardFaultFiles>(mapped_path, HardFaultFiles::HeldKey{});
         }
@@ -270,6 +269,15 @@ public:
                           after_read);
             lost += s.counts().lost - before;
         };
+        auto settle_faults = [&](std::uint64_t until) {
+            if (hard_faults_)
+                hard_faults_->settle(until, [&](HardFaultPairing::Ended &&e) {
+                    hard_fault(e.read, e.cpu, clock, [&](std::uint32_t cpu, Bytes &&r) {
+                        keep_stacked(cpu, clock.to_session(e.read.end_ns), e.read.pid, e.read.tid, e.frames,
+                                     std::move(r));
+                    });
+                });
+        };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             // Samples it could not parse are lost too: counted, never dropped silently.
             const std::uint64_t before = t.lost() + t.malformed();
@@ -294,18 +302,17 @@ public:
                     });
             // The hard faults after the FileIo records (an open earlier in the
             // batch then gives its file FileIo's key), up to the drain's start.
-            if (hard_faults_)
-                hard_faults_->settle(settle_ns, [&](HardFaultPairing::Ended &&e) {
-                    hard_fault(e.read, e.cpu, clock, [&](std::uint32_t cpu, Bytes &&r) {
-                        keep_stacked(cpu, clock.to_session(e.read.end_ns), e.read.pid, e.read.tid, e.frames,
-                                     std::move(r));
-                    });
-                });
+            settle_faults(settle_ns);
             lost += t.lost() + t.malformed() - before;
         };
         for (auto &[old, uses] : retired_tp_)
             drain_tracepoints(*old, uses);
         retired_tp_.clear();
+        if (hard_faults_ && !(flags_ & ETW_FLAG_MEMORY_HARD_FAULTS)) { // turned off: the closed source is read
+            settle_faults(UINT64_MAX);
+            hard_faults_.reset();
+            fault_files_.reset();
+        }
         for (auto &old : retired_)
             drain_one(*old);
         retired_.clear();
