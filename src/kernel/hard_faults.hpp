@@ -17,8 +17,10 @@
 // a read another thread or readahead began: Windows counts such a
 // collision as no hard fault of its own) makes none, counted. A lost start
 // (PERF_RECORD_LOST) makes its end unpaired; a lost page-cache add makes
-// the bytes fewer. HardFaultFiles gives the FileObject a file's records
-// carry. Not thread-safe: the logger thread's.
+// the bytes fewer. Samples wait in a queue until settle applies them in
+// time order: it holds what arrives between two drains and the margin,
+// never more. HardFaultFiles gives the FileObject a file's records carry.
+// Not thread-safe: the logger thread's.
 #pragma once
 
 #include "kernel/tracepoint_format.hpp"
