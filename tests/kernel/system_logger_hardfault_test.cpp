@@ -10,9 +10,11 @@
 // fault fall in one drain is the disk's timing: when they do, the hard
 // faults written after the drain's FileIo records is what gives page 0
 // FileIo's key.) Each carries its stack when asked; the flag turned off by
-// an update right after the touches loses none. Runs as root (as CI).
+// an update right after the touches loses none; etwdump shows them by name.
+// Runs as root (as CI).
 #include "system_logger_live.hpp"
 
+#include "command_output.hpp"
 #include "kernel/hard_faults.hpp"
 
 #include <fcntl.h>
@@ -68,6 +70,13 @@ int resident(const void *base, int pages, long page)
     for (unsigned char c : v)
         n += c & 1;
     return n;
+}
+
+std::string hex(std::uint64_t v)
+{
+    char b[24];
+    std::snprintf(b, sizeof b, "%llX", (unsigned long long)v);
+    return b;
 }
 
 long major_faults()
@@ -140,6 +149,9 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
     EXPECT_EQ(majors, kOpenPages + kClosedPages) << "the kernel counted other major faults than the touches";
     EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
     const std::vector<Seen> seen = read_back(file);
+    const char *etwdump = std::getenv("ETWDUMP"); // tools/etwdump (meson test sets it)
+    ASSERT_NE(etwdump, nullptr) << "ETWDUMP names no etwdump";
+    const std::string text = kerneltest::run(std::string(etwdump) + " --format text " + file);
     std::filesystem::remove(file);
     std::filesystem::remove(held);
     std::filesystem::remove(closed);
@@ -199,6 +211,14 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
         EXPECT_EQ(faults_a[std::size_t(i)], 1) << "HardFaults of page " << i << " of the open file";
     for (int i = 0; i < kClosedPages; ++i)
         EXPECT_EQ(faults_b[std::size_t(i)], 1) << "HardFaults of page " << i << " of the closed file";
+    // etwdump names them too, with their fields.
+    std::size_t dumped = 0, decoded = 0;
+    for (std::size_t at = 0; (at = text.find("PageFault/HardFault: InitialTime=", at)) != std::string::npos; ++at)
+        ++dumped;
+    for (const Seen &r : seen)
+        decoded += r.event_name == "PageFault/HardFault";
+    EXPECT_EQ(dumped, decoded) << "etwdump's HardFaults";
+    EXPECT_NE(text.find("ReadOffset=0x" + hex(std::uint64_t(kOpenPages - 1) * std::uint64_t(page))), std::string::npos);
     ASSERT_EQ(closed_keys.size(), 1u) << "one key for the closed file";
     const long long closed_key = *closed_keys.begin();
     EXPECT_GE(closed_key, (long long)HardFaultFiles::kOwnKeyBase) << "a key of HardFault's own";
