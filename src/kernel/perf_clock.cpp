@@ -26,20 +26,35 @@ std::int64_t PerfClock::to_session(std::uint64_t ns) const noexcept
     return 0;
 }
 
+BracketedRead read_bracketed(const std::function<std::int64_t()> &qpc, const std::function<std::int64_t()> &read)
+{
+    constexpr std::int64_t kTight = 100; // 10 us
+    BracketedRead best;
+    best.window = INT64_MAX;
+    for (int attempt = 0; attempt < 16 && best.window > kTight; ++attempt) {
+        const std::int64_t before = qpc();
+        const std::int64_t v = read();
+        const std::int64_t after = qpc();
+        if (after - before < best.window)
+            best = {before + (after - before) / 2, v, after - before};
+    }
+    return best;
+}
+
 PerfClock PerfClock::capture(std::uint32_t clock_type, std::uint64_t cycles_hz) noexcept
 {
     PerfClock c;
+    const auto qpc = [] { return platform::qpc_now(); };
     if (cycles_hz != 0) {
         c.base = Base::Cycles;
         c.cycles_hz = cycles_hz;
-        // The counter read between two clock reads: their middle is its time.
-        const std::int64_t before = platform::qpc_now();
-        c.anchor_cycles = platform::cycle_counter();
-        const std::int64_t after = platform::qpc_now();
-        c.anchor_ns = std::uint64_t(before + (after - before) / 2) * 100;
+        const BracketedRead r = read_bracketed(qpc, [] { return std::int64_t(platform::cycle_counter()); });
+        c.anchor_cycles = std::uint64_t(r.value);
+        c.anchor_ns = std::uint64_t(r.mid_qpc) * 100;
     } else if (clock_type == ETW_CLOCK_SYSTEM_TIME) {
         c.base = Base::Filetime;
-        c.filetime_offset = platform::filetime_now() - platform::qpc_now();
+        const BracketedRead r = read_bracketed(qpc, [] { return platform::filetime_now(); });
+        c.filetime_offset = r.value - r.mid_qpc;
     }
     return c;
 }

@@ -7,8 +7,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace openetw::kernel {
+
+// Another clock read between two reads of qpc (100 ns units): the middle of
+// the two is its time. A thread preempted between the reads would put that
+// off by up to half the pause (milliseconds on a busy machine); a session
+// re-anchors at each drain, and records converted at two drains would then
+// fall out of time order. So the narrowest of up to 16 tries is kept; one
+// within 10 us ends them.
+struct BracketedRead {
+    std::int64_t mid_qpc = 0; // 100 ns units
+    std::int64_t value = 0;   // what read returned
+    std::int64_t window = 0;  // the two qpc reads' distance
+};
+BracketedRead read_bracketed(const std::function<std::int64_t()> &qpc, const std::function<std::int64_t()> &read);
 
 struct PerfClock {
     enum class Base : std::uint8_t { Monotonic, Filetime, Cycles };

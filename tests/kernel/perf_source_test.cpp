@@ -222,6 +222,27 @@ TEST(PerfSource, ShortRecordsAreMalformed)
     EXPECT_EQ(source.counts().malformed, 2u);
 }
 
+// A read whose bracket was stretched by a pause (the first try here) is not
+// the anchor: the narrowest try is, and a tight one ends the tries.
+TEST(PerfClock, TheAnchorIsTheNarrowestBracketedRead)
+{
+    std::vector<std::int64_t> qpc{1000, 60000, 70000, 70040, 80000, 80010};
+    std::size_t q = 0;
+    std::int64_t reads = 0;
+    const BracketedRead r = read_bracketed([&] { return qpc.at(q++); }, [&] { return 500 + ++reads; });
+    EXPECT_EQ(reads, 2) << "the second try is within 10 us: no third";
+    EXPECT_EQ(r.value, 502);
+    EXPECT_EQ(r.mid_qpc, 70020);
+    EXPECT_EQ(r.window, 40);
+
+    // Never tight: the narrowest of the 16 tries.
+    std::int64_t t = 0, n = 0;
+    const BracketedRead wide = read_bracketed([&] { return t += 1000 + (n == 7 ? 0 : 500); }, [&] { return ++n; });
+    EXPECT_EQ(n, 16);
+    EXPECT_EQ(wide.value, 7);
+    EXPECT_EQ(wide.window, 1000);
+}
+
 // CLOCK_MONOTONIC ns onto each session clock.
 TEST(PerfClock, MapsPerfTimeOntoEachSessionClock)
 {
