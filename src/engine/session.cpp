@@ -221,6 +221,12 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
         cycle_hz = 0; // appending to 100 ns timestamps: stamp alike
     s->use_cycle_counter(cycle_hz);
     s->pool_.control().cycle_hz = cycle_hz; // before any other process maps the region
+    // The reference pair of section 6: raw clock and FILETIME read together,
+    // and before the kernel's sources start: the header's time is the
+    // session's start, no event precedes it (a reader's time order puts the
+    // header first on its processor, and events before it would follow it).
+    const std::int64_t start_raw = s->now_raw();
+    const std::int64_t start_time = platform::filetime_now();
     // A system logger's kernel sources: refused here (rights, flags this
     // system cannot serve) before a file is made, never a session that runs
     // and records nothing.
@@ -247,9 +253,8 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     h.clock_type = clock;
     h.thread_id = platform::thread_id();
     h.process_id = platform::process_id();
-    // The reference pair of section 6: raw clock and FILETIME read together.
-    h.start_raw = s->now_raw();
-    h.start_time = platform::filetime_now();
+    h.start_raw = start_raw;
+    h.start_time = start_time;
     h.logger_name = s->name_;
     s->file_config_ = fc;
     {

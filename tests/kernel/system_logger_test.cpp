@@ -5,6 +5,8 @@
 // the rights is refused with the capability named. Runs as root (as CI).
 #include "system_logger_live.hpp"
 
+#include "format/etl_layout.hpp"
+
 #include <openetw/openetw.h>
 
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -92,22 +95,60 @@ TEST(SystemLogger, ProcessThreadAndImageFlagsRecordAChildAndTheRundown)
 
 // Time order: each processor's records as written are in time order, so
 // the reader's merge (ETW_CONSUMER_ORDER_TIME) gives them in time order
-// overall; the sources are read one after another, each in order.
+// overall; the sources are read one after another, each in order; none
+// comes before the log file header.
 TEST(SystemLogger, RecordsOfEverySourceAreInTimeOrder)
 {
     const std::string file = temp_file("openetw-syslog-order");
     Props props("OpenETW system logger order " + std::to_string(::getpid()));
     etw_session *s = nullptr;
-    ASSERT_EQ(start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD | ETW_FLAG_CSWITCH),
-              ETW_OK)
-        << etw_last_error_message();
+    // Two threads switching all the time while the session starts: its
+    // sources record from their first moment.
+    std::atomic<bool> started{false};
+    int ping[2], pong[2];
+    ASSERT_EQ(::pipe(ping), 0);
+    ASSERT_EQ(::pipe(pong), 0);
+    std::thread echo([&] {
+        for (char c; ::read(ping[0], &c, 1) == 1 && c == 'x';)
+            (void)!::write(pong[1], &c, 1);
+    });
+    std::thread pinger([&] {
+        char c = 'x';
+        while (!started && ::write(ping[1], &c, 1) == 1 && ::read(pong[0], &c, 1) == 1) {
+        }
+        c = 'q';
+        (void)!::write(ping[1], &c, 1);
+    });
+    const etw_status st =
+        start(&s, props, file, ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW_FLAG_IMAGE_LOAD | ETW_FLAG_CSWITCH);
+    started = true;
+    pinger.join();
+    echo.join();
+    for (int fd : {ping[0], ping[1], pong[0], pong[1]})
+        ::close(fd);
+    ASSERT_EQ(st, ETW_OK) << etw_last_error_message();
     for (int i = 0; i < 20; ++i)
         run_shell(i % 5);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
     etw_session_close(s);
     const std::vector<Seen> seen = read_back(file);
+    // The log file header, the file's first record, is stamped at the start:
+    // no event comes before it (else a reader's merge, which holds a
+    // processor's stream at its header, puts them after later ones).
+    std::int64_t start = 0;
+    {
+        std::ifstream in(file, std::ios::binary);
+        std::uint8_t head[openetw::etl::kBufferHeaderSize + 24] = {};
+        in.read(reinterpret_cast<char *>(head), sizeof head);
+        start = openetw::etl::rd_le<std::int64_t>(head + openetw::etl::kBufferHeaderSize + 16);
+    }
     std::filesystem::remove(file);
     ASSERT_GT(seen.size(), 100u);
+    std::size_t early = 0;
+    for (const Seen &r : seen)
+        if (r.timestamp_raw < start && early++ < 3)
+            ADD_FAILURE() << r.event_name << " at " << r.timestamp_raw << ", before the session's start " << start;
+    EXPECT_EQ(early, 0u);
     std::size_t backwards = 0;
     for (std::size_t i = 1; i < seen.size(); ++i)
         if (seen[i].timestamp_raw < seen[i - 1].timestamp_raw) {
