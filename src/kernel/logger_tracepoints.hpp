@@ -39,6 +39,7 @@ struct Tracepoints {
         SysEnter,
         SysExit,
         PageFault,
+        UdpSyscall, // udp_datagrams.hpp: a socket call's enter or exit
         FileSyscall // file_io_tracker.hpp: one of its system calls' enter or exit (keep it last)
     };
     std::vector<TracepointName> names;

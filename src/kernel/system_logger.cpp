@@ -21,6 +21,7 @@
 #include "kernel/system_config.hpp"
 #include "kernel/tracepoint_records.hpp"
 #include "kernel/tcp_connections.hpp"
+#include "kernel/udp_datagrams.hpp"
 #include "kernel/tracepoint_source.hpp"
 #include "platform/clock.hpp"
 #include "platform/proc_info.hpp"
@@ -137,6 +138,10 @@ public:
             file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
         if (file_io_)
             file_io_->set_flags(flags);
+        if (!(flags & ETW_FLAG_NETWORK_TCPIP)) // its sockets would miss the closes while off
+            udp_.reset();
+        else if (!udp_)
+            udp_ = std::make_unique<UdpDatagrams>(proc_socket_reader(), platform::kPointerSize);
         if (tp_change)
             replace_tracepoints(std::move(next_tp), flags);
         flags_ = flags;
@@ -221,7 +226,8 @@ public:
         const PerfClock clock = capture();
         // Everything stamped before this instant is in a ring by the time the
         // rings are read (perf writes a record microseconds after stamping it).
-        const std::int64_t cutoff = clock.to_session(std::uint64_t(platform::qpc_now()) * 100u) - kHoldBack100ns;
+        const std::uint64_t now_ns = std::uint64_t(platform::qpc_now()) * 100u; // the perf clock
+        const std::int64_t cutoff = clock.to_session(now_ns) - kHoldBack100ns;
         std::uint64_t lost = 0;
         auto keep = [&](std::uint32_t cpu, std::int64_t time, Bytes &&r) {
             held_.push_back({time, cpu, std::move(r)});
@@ -242,6 +248,10 @@ public:
                         file_io_->add(t.format(sample.tracepoint), sample);
                     return;
                 }
+                if (udp_ && (uses[sample.tracepoint] == Tracepoints::Use::UdpSyscall ||
+                             uses[sample.tracepoint] == Tracepoints::Use::TcpSend ||
+                             uses[sample.tracepoint] == Tracepoints::Use::TcpRecv))
+                    udp_->add(t.format(sample.tracepoint), sample); // keeps the UDP ones
                 translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
                           [&](std::uint32_t cpu, Bytes &&r) {
                               keep_stacked(cpu, clock.to_session(sample.time), sample.pid, sample.tid, sample.frames,
@@ -255,6 +265,15 @@ public:
                         keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
                                      etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                     });
+            // Its samples of the last 9 ms wait, as the held records (a millisecond
+            // less: none it makes is older than what was written): a buffer used
+            // again soon after is then seen used (udp_datagrams.hpp).
+            if (udp_)
+                udp_->flush(clock, all ? UINT64_MAX : now_ns - std::uint64_t(kHoldBack100ns - 10000) * 100u,
+                            [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r, std::span<const std::uint64_t> frames) {
+                                keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
+                                             etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
+                            });
             lost += t.lost() + t.malformed() - before;
         };
         for (auto &[old, uses] : retired_tp_)
@@ -352,6 +371,7 @@ private:
                 sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
+        case Tracepoints::Use::UdpSyscall:  // ... and these to udp_
             return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
@@ -464,6 +484,7 @@ private:
     std::vector<Held> held_;                 // read, not yet written: see drain
     std::unique_ptr<DiskRequests> disks_;    // requests issued, awaiting completion
     std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress while a FileIo flag is on
+    std::unique_ptr<UdpDatagrams> udp_;      // UDP sockets and calls in progress while NETWORK_TCPIP is on
     std::vector<Tracepoints::Use> tp_uses_;  // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };

@@ -1,0 +1,240 @@
+// NETWORK_TCPIP's UdpIp records, live (root): datagrams of known sizes
+// over loopback, IPv4 and IPv6, sent and received with sendto/recvfrom
+// (each with an address buffer of its own), send/recv and write/read on
+// connected sockets, and sendmmsg/recvmmsg; each record's size, ends and
+// PID. And the rule that a buffer the program passed again before the
+// drain gives no address (its bytes are the later call's by then).
+#include "system_logger_live.hpp"
+
+#include <openetw/openetw.h>
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using kerneltest::Seen;
+using namespace syslogtest;
+
+// A UDP socket bound to the loopback address of family, on a port of its own.
+struct Udp {
+    int fd = -1;
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+    int port = 0;
+    explicit Udp(int family)
+    {
+        fd = ::socket(family, SOCK_DGRAM, 0);
+        if (family == AF_INET) {
+            auto *a = reinterpret_cast<sockaddr_in *>(&addr);
+            a->sin_family = AF_INET;
+            a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            len = sizeof(sockaddr_in);
+        } else {
+            auto *a = reinterpret_cast<sockaddr_in6 *>(&addr);
+            a->sin6_family = AF_INET6;
+            a->sin6_addr = in6addr_loopback;
+            len = sizeof(sockaddr_in6);
+        }
+        EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr *>(&addr), len), 0);
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len);
+        port = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in *>(&addr)->sin_port
+                                       : reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port);
+    }
+    ~Udp() { ::close(fd); }
+    const sockaddr *sa() const { return reinterpret_cast<const sockaddr *>(&addr); }
+};
+
+// What one record should say, found by its event and size (each datagram's
+// size is unique in a test).
+struct Expected {
+    std::string event;
+    int size;
+    int sport, dport;
+};
+
+void check(const std::vector<Seen> &seen, const std::vector<Expected> &want, const std::string &loopback)
+{
+    std::map<std::pair<std::string, long long>, std::vector<const Seen *>> by_size;
+    for (const Seen &r : seen)
+        if (r.event_name.rfind("UdpIp/", 0) == 0 && number(r, "PID") == ::getpid())
+            by_size[{r.event_name, number(r, "size")}].push_back(&r);
+    for (const Expected &e : want) {
+        const auto &found = by_size[{e.event, e.size}];
+        ASSERT_EQ(found.size(), 1u) << e.event << " of " << e.size << " bytes";
+        const Seen &r = *found.front();
+        EXPECT_TRUE(r.problem.empty()) << r.problem;
+        EXPECT_EQ(r.process_id, std::uint32_t(::getpid()));
+        EXPECT_EQ(r.value("saddr"), loopback) << e.event << " of " << e.size;
+        EXPECT_EQ(r.value("daddr"), loopback) << e.event << " of " << e.size;
+        EXPECT_EQ(number(r, "sport"), e.sport) << e.event << " of " << e.size;
+        EXPECT_EQ(number(r, "dport"), e.dport) << e.event << " of " << e.size;
+        EXPECT_NE(number(r, "connid"), 0) << e.event << " of " << e.size;
+    }
+}
+
+// Sends and receives over loopback in family, each way of calling; returns
+// what each record should say. The sockets live in *keep until the
+// session stops (closed before the drain, their ends would be unknown).
+std::vector<Expected> exchange(int family, int base, std::vector<std::unique_ptr<Udp>> *keep)
+{
+    const std::string send = family == AF_INET ? "UdpIp/SendIPV4" : "UdpIp/SendIPV6";
+    const std::string recv = family == AF_INET ? "UdpIp/RecvIPV4" : "UdpIp/RecvIPV6";
+    auto &tx = *keep->emplace_back(std::make_unique<Udp>(family));
+    auto &rx = *keep->emplace_back(std::make_unique<Udp>(family));
+    std::vector<Expected> want;
+    char data[2048] = {};
+    // Unconnected: sendto and recvfrom, an address buffer each.
+    constexpr int kEach = 4;
+    static std::vector<sockaddr_storage> to, from; // alive until the drain reads them
+    to.reserve(64);
+    from.reserve(64);
+    for (int i = 0; i < kEach; ++i) {
+        to.push_back(rx.addr);
+        EXPECT_EQ(::sendto(tx.fd, data, std::size_t(base + i), 0, reinterpret_cast<sockaddr *>(&to.back()), rx.len),
+                  base + i);
+        want.push_back({send, base + i, tx.port, rx.port});
+    }
+    for (int i = 0; i < kEach; ++i) {
+        from.emplace_back();
+        socklen_t len = sizeof(sockaddr_storage);
+        EXPECT_EQ(::recvfrom(rx.fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&from.back()), &len), base + i);
+        want.push_back({recv, base + i, rx.port, tx.port});
+    }
+    // Connected (two sockets of their own): send/recv (no address passed),
+    // then write/read (no socket call at all).
+    auto &ctx = *keep->emplace_back(std::make_unique<Udp>(family));
+    auto &crx = *keep->emplace_back(std::make_unique<Udp>(family));
+    EXPECT_EQ(::connect(ctx.fd, crx.sa(), crx.len), 0);
+    EXPECT_EQ(::connect(crx.fd, ctx.sa(), ctx.len), 0);
+    for (int i = 0; i < kEach; ++i) {
+        const int n = base + 100 + i;
+        EXPECT_EQ(::send(ctx.fd, data, std::size_t(n), 0), n);
+        EXPECT_EQ(::recv(crx.fd, data, sizeof data, 0), n);
+        want.push_back({send, n, ctx.port, crx.port});
+        want.push_back({recv, n, crx.port, ctx.port});
+    }
+    for (int i = 0; i < kEach; ++i) {
+        const int n = base + 200 + i;
+        EXPECT_EQ(::write(ctx.fd, data, std::size_t(n)), n);
+        EXPECT_EQ(::read(crx.fd, data, sizeof data), n);
+        want.push_back({send, n, ctx.port, crx.port});
+        want.push_back({recv, n, crx.port, ctx.port});
+    }
+    // sendmmsg / recvmmsg: a message header and address each.
+    static std::vector<mmsghdr> msgs(kEach), got(kEach);
+    static std::vector<iovec> iov(kEach), riov(kEach);
+    static std::vector<sockaddr_storage> names(kEach);
+    static char rbuf[kEach][2048];
+    for (int i = 0; i < kEach; ++i) {
+        msgs[i] = {};
+        iov[i] = {data, std::size_t(base + 300 + i)};
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        got[i] = {};
+        riov[i] = {rbuf[i], sizeof rbuf[i]};
+        got[i].msg_hdr.msg_iov = &riov[i];
+        got[i].msg_hdr.msg_iovlen = 1;
+        names[i] = {};
+        got[i].msg_hdr.msg_name = &names[i];
+        got[i].msg_hdr.msg_namelen = sizeof names[i];
+        want.push_back({send, base + 300 + i, ctx.port, crx.port});
+        want.push_back({recv, base + 300 + i, crx.port, ctx.port});
+    }
+    EXPECT_EQ(::sendmmsg(ctx.fd, msgs.data(), kEach, 0), kEach);
+    int received = 0;
+    while (received < kEach) {
+        const int n = ::recvmmsg(crx.fd, got.data() + received, unsigned(kEach - received), 0, nullptr);
+        EXPECT_GT(n, 0);
+        if (n <= 0)
+            break;
+        received += n;
+    }
+    return want;
+}
+
+TEST(SystemLogger, UdpIpRecordsEachDatagramWithItsEndsAndProcess)
+{
+    const std::string file = temp_file("openetw-syslog-udp");
+    Props props("OpenETW system logger udp " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_NETWORK_TCPIP), ETW_OK) << etw_last_error_message();
+    std::vector<std::unique_ptr<Udp>> keep;
+    const std::vector<Expected> v4 = exchange(AF_INET, 100, &keep);
+    const std::vector<Expected> v6 = exchange(AF_INET6, 1100, &keep);
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    keep.clear();
+    EXPECT_EQ(etw_properties_events_lost(props.p), 0u);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    check(seen, v4, "127.0.0.1");
+    check(seen, v6, "::1");
+}
+
+// One address buffer passed to several calls before the drain holds the
+// last call's address by then: the earlier datagrams get none (zeros),
+// never the later one's.
+TEST(SystemLogger, UdpIpGivesNoAddressFromABufferUsedAgain)
+{
+    const std::string file = temp_file("openetw-syslog-udp-reuse");
+    Props props("OpenETW system logger udp reuse " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_NETWORK_TCPIP), ETW_OK) << etw_last_error_message();
+    constexpr int kPeers = 4;
+    std::vector<std::unique_ptr<Udp>> peers;
+    Udp hub(AF_INET);
+    char data[1024] = {};
+    static sockaddr_storage one; // every sendto's, then every recvfrom's
+    std::map<int, int> port_of;  // size: the port the datagram went to or came from
+    for (int i = 0; i < kPeers; ++i) {
+        peers.push_back(std::make_unique<Udp>(AF_INET));
+        one = peers.back()->addr;
+        ASSERT_EQ(
+            ::sendto(hub.fd, data, std::size_t(600 + i), 0, reinterpret_cast<sockaddr *>(&one), sizeof(sockaddr_in)),
+            600 + i);
+        port_of[600 + i] = peers.back()->port;
+    }
+    for (int i = 0; i < kPeers; ++i)
+        ASSERT_EQ(::sendto(peers[i]->fd, data, std::size_t(700 + i), 0, hub.sa(), hub.len), 700 + i);
+    for (int i = 0; i < kPeers; ++i) {
+        socklen_t len = sizeof one;
+        ASSERT_EQ(::recvfrom(hub.fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&one), &len), 700 + i);
+        port_of[700 + i] = peers[i]->port;
+    }
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    int zeros = 0, right = 0;
+    for (const Seen &r : seen) {
+        const long long size = number(r, "size");
+        if (number(r, "PID") != ::getpid() || !port_of.count(int(size)) ||
+            (size < 700 ? r.event_name != "UdpIp/SendIPV4" : r.event_name != "UdpIp/RecvIPV4"))
+            continue;
+        const long long port = number(r, "dport");
+        EXPECT_TRUE(port == 0 || port == port_of[int(size)])
+            << r.event_name << " of " << size << " bytes names port " << port << ", not " << port_of[int(size)];
+        zeros += port == 0;
+        right += port == port_of[int(size)];
+        if (port == 0) {
+            EXPECT_EQ(r.value("daddr"), "0.0.0.0");
+        }
+        EXPECT_EQ(number(r, "sport"), hub.port) << "the socket's own end is known";
+    }
+    EXPECT_EQ(zeros + right, 2 * kPeers) << "a record of each datagram";
+    EXPECT_GE(zeros, 2 * (kPeers - 1)) << "the buffer was used again after all but the last of each way";
+}
+
+} // namespace
