@@ -341,7 +341,12 @@ void UdpDatagrams::emit_datagram(const Datagram &d, const Socket &socket, const 
     if (d.ipv6 && ((remote && is_v4_mapped(*remote)) || (!remote && local && is_v4_mapped(*local)))) {
         n.ipv6 = false;
         remote = remote ? std::optional(unmapped(*remote)) : std::nullopt;
-        local = local && is_v4_mapped(*local) ? std::optional(unmapped(*local)) : std::nullopt;
+        if (local && is_v4_mapped(*local))
+            local = unmapped(*local);
+        else if (local && is_wildcard(*local))
+            local = Endpoint{false, {}, local->port}; // bound to [::]: the port is known
+        else
+            local.reset();
     }
     if (local && local->ipv6 == n.ipv6) {
         n.saddr = local->addr;
