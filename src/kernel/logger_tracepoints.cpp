@@ -99,10 +99,10 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.uses.push_back(Tracepoints::Use::TcpSend);
         t.names.push_back({"sock", "sock_recv_length"});
         t.uses.push_back(Tracepoints::Use::TcpRecv);
-        // UDP datagrams' descriptors and address buffers (optional: without
-        // them UdpIp records lack what only they give).
-        for (const char *name : udp_syscall_tracepoints()) {
-            t.names.push_back({"syscalls", name, true});
+        // UDP datagrams' descriptors, address buffers and routes (optional:
+        // without them UdpIp records lack what only they give).
+        for (const UdpTracepoint &u : udp_tracepoints()) {
+            t.names.push_back({u.system, u.name, true});
             t.uses.push_back(Tracepoints::Use::UdpSyscall);
         }
     }

@@ -58,8 +58,11 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
+// Sockets too: a datagram is up to three samples in each of its threads
+// (the call's enter and exit, sock_*_length), 100000 a second overflowed
+// 100 ms of 1 MB rings (docs/KERNEL_LOGGER.md, "UDP").
 constexpr std::uint32_t kHighVolumeFlags =
-    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags;
+    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags | ETW_FLAG_NETWORK_TCPIP;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
@@ -241,7 +244,7 @@ public:
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             // Samples it could not parse are lost too: counted, never dropped silently.
-            const std::uint64_t before = t.lost() + t.malformed();
+            const std::uint64_t before = t.lost() + t.malformed() + (udp_ ? udp_->malformed() : 0);
             (void)t.drain([&](const TracepointSample &sample) {
                 if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
                     if (file_io_)
@@ -274,7 +277,7 @@ public:
                                 keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
                                              etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                             });
-            lost += t.lost() + t.malformed() - before;
+            lost += t.lost() + t.malformed() + (udp_ ? udp_->malformed() : 0) - before;
         };
         for (auto &[old, uses] : retired_tp_)
             drain_tracepoints(*old, uses);

@@ -4,6 +4,7 @@
 #include "platform/proc_files.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace openetw::kernel {
 
@@ -11,6 +12,9 @@ namespace {
 
 constexpr std::uint64_t kIpProtoUdp = 17;
 constexpr std::int64_t kMsgPeek = 2;
+// The trace entry's flags (include/linux/trace_events.h): set when the
+// event fired in a hardware or a soft interrupt (not the thread's own work).
+constexpr std::uint64_t kHardIrq = 0x08, kSoftIrq = 0x10;
 // Sockets and numbers kept at most (those whose close was never seen):
 // forgotten all at once past this many.
 constexpr std::size_t kMaxKnown = 1u << 16;
@@ -21,24 +25,27 @@ int as_fd(std::uint64_t v) { return int(std::int32_t(std::uint32_t(v))); }
 
 } // namespace
 
-const std::vector<const char *> &udp_syscall_tracepoints()
+const std::vector<UdpTracepoint> &udp_tracepoints()
 {
-    static const std::vector<const char *> names = {
-        "sys_enter_sendto",
-        "sys_exit_sendto",
-        "sys_enter_recvfrom",
-        "sys_exit_recvfrom",
-        "sys_enter_sendmsg",
-        "sys_exit_sendmsg",
-        "sys_enter_recvmsg",
-        "sys_exit_recvmsg",
-        "sys_enter_sendmmsg",
-        "sys_exit_sendmmsg",
-        "sys_enter_recvmmsg",
-        "sys_exit_recvmmsg",
+    static const std::vector<UdpTracepoint> names = {
+        {"syscalls", "sys_enter_sendto"},
+        {"syscalls", "sys_exit_sendto"},
+        {"syscalls", "sys_enter_recvfrom"},
+        {"syscalls", "sys_exit_recvfrom"},
+        {"syscalls", "sys_enter_sendmsg"},
+        {"syscalls", "sys_exit_sendmsg"},
+        {"syscalls", "sys_enter_recvmsg"},
+        {"syscalls", "sys_exit_recvmsg"},
+        {"syscalls", "sys_enter_sendmmsg"},
+        {"syscalls", "sys_exit_sendmmsg"},
+        {"syscalls", "sys_enter_recvmmsg"},
+        {"syscalls", "sys_exit_recvmmsg"},
         // A socket's ends change: its cached ends are dropped.
-        "sys_enter_connect",
-        "sys_enter_close",
+        {"syscalls", "sys_enter_connect"},
+        {"syscalls", "sys_enter_close"},
+        // An unconnected send's route lookup: its destination, as the kernel took it.
+        {"fib", "fib_table_lookup"},
+        {"fib6", "fib6_table_lookup"},
     };
     return names;
 }
@@ -74,10 +81,26 @@ const UdpDatagrams::Kind &UdpDatagrams::kind_of(const TracepointFormat &format)
         {"recvmsg", Call::RecvMsg}, {"sendmmsg", Call::SendMmsg}, {"recvmmsg", Call::RecvMmsg},
         {"connect", Call::Connect}, {"close", Call::Close},
     };
+    // The fields found once per tracepoint: read per sample without a lookup by name.
     Kind k;
     std::string name = format.name();
+    if (name == "fib_table_lookup" || name == "fib6_table_lookup") {
+        k.call = Call::Route;
+        k.ipv6 = name == "fib6_table_lookup";
+        k.protocol = format.find("proto");
+        k.dst = format.find("dst");
+        k.sport = format.find("sport");
+        k.dport = format.find("dport");
+        k.common_flags = format.find("common_flags");
+        return kinds_[format.id()] = k;
+    }
     if (name == "sock_send_length" || name == "sock_recv_length") {
         k.call = name == "sock_send_length" ? Call::SendLength : Call::RecvLength;
+        k.sk = format.find("sk");
+        k.family = format.find("family");
+        k.protocol = format.find("protocol");
+        k.ret = format.find("ret");
+        k.flags = format.find("flags");
         return kinds_[format.id()] = k;
     }
     k.exit = name.rfind("sys_exit_", 0) == 0;
@@ -85,6 +108,11 @@ const UdpDatagrams::Kind &UdpDatagrams::kind_of(const TracepointFormat &format)
     for (const auto &[n, c] : calls)
         if (name == n)
             k.call = c;
+    k.fd = format.find("fd");
+    k.ret = format.find("ret");
+    k.buffer = format.find(k.call == Call::SendTo || k.call == Call::RecvFrom   ? "addr"
+                           : k.call == Call::SendMsg || k.call == Call::RecvMsg ? "msg"
+                                                                                : "mmsg");
     return kinds_[format.id()] = k;
 }
 
@@ -93,11 +121,49 @@ void UdpDatagrams::add(const TracepointFormat &format, const TracepointSample &s
     const Kind &k = kind_of(format);
     if (k.call == Call::None)
         return;
-    if ((k.call == Call::SendLength || k.call == Call::RecvLength) &&
-        format.u(sample.raw, "protocol").value_or(0) != kIpProtoUdp)
-        return; // TCP's: tcp_connections.hpp
-    batch_.push_back(
-        {&format, sample, {sample.raw.begin(), sample.raw.end()}, {sample.frames.begin(), sample.frames.end()}});
+    const auto u = [&](const TracepointField *f) { return TracepointFormat::read_unsigned(sample.raw, f); };
+    const auto i = [&](const TracepointField *f) { return TracepointFormat::read_signed(sample.raw, f); };
+    Added a;
+    a.call = k.call;
+    a.exit = k.exit;
+    a.cpu = sample.cpu;
+    a.pid = sample.pid;
+    a.tid = sample.tid;
+    a.time = sample.time;
+    if (k.call == Call::Route) {
+        // A UDP flow's output route, looked up by the thread itself (not an
+        // interrupt's work done on its time): the destination of its send.
+        const auto protocol = u(k.protocol), sport = u(k.sport), dport = u(k.dport), irq = u(k.common_flags);
+        const auto dst = TracepointFormat::read_bytes(sample.raw, k.dst);
+        const std::size_t n = k.ipv6 ? 16 : 4;
+        if (!protocol || *protocol != kIpProtoUdp || !irq || (*irq & (kHardIrq | kSoftIrq)) || !sport || !dport ||
+            !dst || dst->size() < n)
+            return;
+        a.route.ipv6 = k.ipv6;
+        std::copy(dst->begin(), dst->begin() + std::ptrdiff_t(n), a.route.addr.begin());
+        a.route.port = std::uint16_t(*dport);
+        a.route_sport = std::uint16_t(*sport);
+    } else if (k.call == Call::SendLength || k.call == Call::RecvLength) {
+        const auto protocol = u(k.protocol), family = u(k.family), sk = u(k.sk);
+        const auto ret = i(k.ret), flags = i(k.flags);
+        if (!protocol || *protocol != kIpProtoUdp)
+            return; // TCP's: tcp_connections.hpp
+        if (!ret || !flags || !family || !sk || (*family != kAfInet && *family != kAfInet6)) {
+            ++malformed_;
+            return;
+        }
+        a.sk = *sk;
+        a.ipv6 = *family == kAfInet6;
+        a.ret = *ret;
+        a.flags = *flags;
+        a.frames = {sample.frames.begin(), sample.frames.end()};
+    } else if (k.exit) {
+        a.ret = i(k.ret).value_or(-1);
+    } else {
+        a.fd = as_fd(u(k.fd).value_or(~0ull));
+        a.buffer = u(k.buffer).value_or(0);
+    }
+    batch_.push_back(std::move(a));
 }
 
 void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit &emit)
@@ -114,71 +180,61 @@ void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit 
         open[tid] = p.buffer;
     std::size_t ready = 0;
     for (std::size_t i = 0; i < batch_.size(); ++i) {
-        Added &a = batch_[i];
-        a.sample.raw = a.raw;
-        a.sample.frames = a.frames;
-        if (a.sample.time <= hold)
+        const Added &a = batch_[i];
+        if (a.time <= hold)
             ready = i + 1;
-        const Kind &k = kind_of(*a.format);
-        const std::uint32_t pid = a.sample.pid;
-        if (k.call == Call::SendLength || k.call == Call::RecvLength)
+        if (a.call == Call::SendLength || a.call == Call::RecvLength || a.call == Call::Route)
             continue;
-        if (k.call == Call::Close || k.call == Call::Connect) {
-            const FdKey key{pid, as_fd(a.format->u(a.raw, "fd").value_or(~0ull))};
-            (k.call == Call::Close ? last_close_ : last_connect_)[key] = i;
+        if (a.call == Call::Close || a.call == Call::Connect) {
+            (a.call == Call::Close ? last_close_ : last_connect_)[{a.pid, a.fd}] = i;
             continue;
         }
-        const bool send = sends(k.call);
-        if (!k.exit) {
-            const char *field = k.call == Call::SendTo || k.call == Call::RecvFrom   ? "addr"
-                                : k.call == Call::SendMsg || k.call == Call::RecvMsg ? "msg"
-                                                                                     : "mmsg";
-            const std::uint64_t buffer = a.format->u(a.raw, field).value_or(0);
-            open[a.sample.tid] = buffer;
-            if (send && buffer != 0) // the program filled it for this call
-                last_buffer_[{pid, buffer}] = i;
-        } else if (const auto o = open.find(a.sample.tid); o != open.end()) {
-            if (!send && o->second != 0 && a.format->i(a.raw, "ret").value_or(-1) >= 0)
-                last_buffer_[{pid, o->second}] = i; // the kernel wrote what it received
+        const bool send = sends(a.call);
+        if (!a.exit) {
+            open[a.tid] = a.buffer;
+            if (send && a.buffer != 0) // the program filled it for this call
+                last_buffer_[{a.pid, a.buffer}] = i;
+        } else if (const auto o = open.find(a.tid); o != open.end()) {
+            if (!send && o->second != 0 && a.ret >= 0)
+                last_buffer_[{a.pid, o->second}] = i; // the kernel wrote what it received
             open.erase(o);
         }
     }
     for (at_ = 0; at_ < ready; ++at_)
-        on_sample(*batch_[at_].format, batch_[at_].sample, clock, emit);
+        on_sample(batch_[at_], clock, emit);
     batch_.erase(batch_.begin(), batch_.begin() + std::ptrdiff_t(ready));
 }
 
-void UdpDatagrams::on_sample(const TracepointFormat &format, const TracepointSample &s, const PerfClock &clock,
-                             const Emit &emit)
+void UdpDatagrams::on_sample(Added &s, const PerfClock &clock, const Emit &emit)
 {
-    const Kind &k = kind_of(format);
-    const auto u = [&](const char *field) { return format.u(s.raw, field).value_or(0); };
-    switch (k.call) {
+    switch (s.call) {
     case Call::None:
         return;
+    case Call::Route:
+        if (const auto p = pending_.find(s.tid); p != pending_.end() && sends(p->second.call)) {
+            p->second.route = s.route;
+            p->second.route_sport = s.route_sport;
+        }
+        break;
     case Call::SendLength:
     case Call::RecvLength: {
-        const auto ret = format.i(s.raw, "ret");
-        const auto flags = format.i(s.raw, "flags");
-        const auto family = format.u(s.raw, "family");
-        const auto sk = format.u(s.raw, "sk");
-        if (!ret || !flags || !family || !sk || (*family != kAfInet && *family != kAfInet6))
-            return;
         Datagram d;
         d.time = s.time;
         d.cpu = s.cpu;
         d.tid = s.tid;
         d.pid = s.pid;
-        d.sk = *sk;
-        d.send = k.call == Call::SendLength;
-        d.ipv6 = *family == kAfInet6;
-        d.size = std::uint32_t(std::max<std::int64_t>(*ret, 0));
-        d.frames = {s.frames.begin(), s.frames.end()};
+        d.sk = s.sk;
+        d.send = s.call == Call::SendLength;
+        d.ipv6 = s.ipv6;
+        d.size = std::uint32_t(std::clamp<std::int64_t>(s.ret, 0, UINT32_MAX));
+        d.frames = std::move(s.frames);
         // An error writes nothing; a peek leaves the datagram queued for
         // the receive that takes it. A datagram of 0 bytes is one.
-        const bool written = *ret >= 0 && (d.send || !(*flags & kMsgPeek));
+        const bool written = s.ret >= 0 && (d.send || !(s.flags & kMsgPeek));
         if (const auto p = pending_.find(s.tid); p != pending_.end() && sends(p->second.call) == d.send) {
             d.index = p->second.messages++;
+            d.route = std::exchange(p->second.route, std::nullopt); // looked up for this datagram
+            d.route_sport = p->second.route_sport;
             if (written)
                 p->second.datagrams.push_back(std::move(d));
             return;
@@ -197,28 +253,26 @@ void UdpDatagrams::on_sample(const TracepointFormat &format, const TracepointSam
     }
     case Call::Close:
     case Call::Connect:
-        forget(s.pid, as_fd(u("fd")));
+        forget(s.pid, s.fd);
         break;
     default:
-        if (!k.exit) {
+        if (!s.exit) {
             if (auto p = pending_.find(s.tid); p != pending_.end()) { // its exit was not seen
                 Pending old = std::move(p->second);
                 pending_.erase(p);
                 finish(std::move(old), false, 0, clock, emit);
             }
             Pending p;
-            p.call = k.call;
+            p.call = s.call;
             p.pid = s.pid;
-            p.fd = as_fd(u("fd"));
-            p.buffer = u(k.call == Call::SendTo || k.call == Call::RecvFrom   ? "addr"
-                         : k.call == Call::SendMsg || k.call == Call::RecvMsg ? "msg"
-                                                                              : "mmsg");
+            p.fd = s.fd;
+            p.buffer = s.buffer;
             p.enter_at = std::int64_t(at_);
             pending_[s.tid] = std::move(p);
-        } else if (const auto p = pending_.find(s.tid); p != pending_.end() && p->second.call == k.call) {
+        } else if (const auto p = pending_.find(s.tid); p != pending_.end() && p->second.call == s.call) {
             Pending call = std::move(p->second);
             pending_.erase(p);
-            finish(std::move(call), true, format.i(s.raw, "ret").value_or(-1), clock, emit);
+            finish(std::move(call), true, s.ret, clock, emit);
         }
         break;
     }
@@ -237,7 +291,11 @@ void UdpDatagrams::finish(Pending &&p, bool exited, std::int64_t ret, const Perf
     const std::int64_t written = send ? p.enter_at : std::int64_t(at_);
     for (const Datagram &d : p.datagrams) {
         std::optional<Endpoint> peer;
-        if (p.buffer != 0 && (send || (exited && ret >= 0)))
+        // The route looked up for it, when of this socket's port (the
+        // destination as the kernel took it): no buffer to read.
+        if (d.route && (!socket.local || socket.local->port == d.route_sport))
+            peer = d.route;
+        else if (p.buffer != 0 && (send || (exited && ret >= 0)))
             peer = peer_at(p.pid, p.call, p.buffer, d.index, written);
         emit_datagram(d, socket, peer ? peer : socket.peer, clock, emit);
     }

@@ -38,10 +38,16 @@
 
 namespace openetw::kernel {
 
-// The syscalls tracepoints UdpDatagrams reads ("sys_enter_sendto", ...):
-// all optional (a kernel without syscall tracepoints still gets UdpIp
-// records, with the addresses only read/write datagrams lack).
-const std::vector<const char *> &udp_syscall_tracepoints();
+// The tracepoints UdpDatagrams reads besides sock_*_length: the socket
+// calls' syscalls:sys_enter_/sys_exit_ (sendto, recvfrom, sendmsg, recvmsg,
+// sendmmsg, recvmmsg; connect, close) and the IPv4 and IPv6 route lookups
+// (fib:fib_table_lookup, fib6:fib6_table_lookup). All optional: a kernel
+// without them still gets UdpIp records, with what they give missing.
+struct UdpTracepoint {
+    const char *system;
+    const char *name;
+};
+const std::vector<UdpTracepoint> &udp_tracepoints();
 
 // How the tracker reads a process: its memory, a descriptor's socket ends
 // (sockaddr bytes: local, and peer when connected), whether it lives.
@@ -73,10 +79,13 @@ public:
     void flush(const PerfClock &clock, std::uint64_t hold, const Emit &emit);
     // Sockets known (process and descriptor), for tests.
     std::size_t sockets() const { return sockets_.size(); }
+    // UDP transfers whose sample lacked a field (counted in EventsLost).
+    std::uint64_t malformed() const { return malformed_; }
 
 private:
     enum class Call : std::uint8_t {
         None,
+        Route, // fib:fib_table_lookup, fib6:fib6_table_lookup: an unconnected send's flow
         SendTo,
         RecvFrom,
         SendMsg,
@@ -89,9 +98,14 @@ private:
         RecvLength
     };
     static bool sends(Call c) { return c == Call::SendTo || c == Call::SendMsg || c == Call::SendMmsg; }
+    // What a tracepoint is, and its fields (null: absent).
     struct Kind {
         Call call = Call::None;
         bool exit = false;
+        const TracepointField *fd = nullptr, *buffer = nullptr, *ret = nullptr;
+        const TracepointField *sk = nullptr, *family = nullptr, *protocol = nullptr, *flags = nullptr;
+        const TracepointField *dst = nullptr, *sport = nullptr, *dport = nullptr, *common_flags = nullptr;
+        bool ipv6 = false; // fib6's
     };
     struct Datagram {
         std::uint64_t time = 0; // perf clock
@@ -99,16 +113,20 @@ private:
         std::uint64_t sk = 0;
         bool send = false, ipv6 = false;
         std::uint32_t size = 0;
-        std::uint32_t index = 0; // its message in a sendmmsg/recvmmsg
+        std::uint32_t index = 0;       // its message in a sendmmsg/recvmmsg
+        std::optional<Endpoint> route; // a send's destination as its route lookup gave it
+        std::uint16_t route_sport = 0;
         std::vector<std::uint64_t> frames;
     };
     struct Pending {
         Call call = Call::None;
         std::uint32_t pid = 0;
         int fd = -1;
-        std::uint64_t buffer = 0;   // sockaddr, msghdr or mmsghdr array
-        std::int64_t enter_at = -1; // batch index of the enter; -1: an earlier drain
-        std::uint32_t messages = 0; // datagram samples seen (the next one's mmsghdr)
+        std::uint64_t buffer = 0;      // sockaddr, msghdr or mmsghdr array
+        std::int64_t enter_at = -1;    // batch index of the enter; -1: an earlier drain
+        std::uint32_t messages = 0;    // datagram samples seen (the next one's mmsghdr)
+        std::optional<Endpoint> route; // the last UDP route lookup of the call not yet sent
+        std::uint16_t route_sport = 0;
         std::vector<Datagram> datagrams;
     };
     struct Socket {
@@ -116,16 +134,23 @@ private:
         bool resolved = false; // local and peer read from the descriptor
         std::optional<Endpoint> local, peer;
     };
+    // A sample as its fields, read once when added.
     struct Added {
-        const TracepointFormat *format;
-        TracepointSample sample;
-        std::vector<std::uint8_t> raw;
+        Call call = Call::None;
+        bool exit = false, ipv6 = false;
+        std::uint32_t cpu = 0, pid = 0, tid = 0;
+        std::uint64_t time = 0;
+        int fd = -1;
+        std::uint64_t buffer = 0, sk = 0;
+        std::int64_t ret = 0, flags = 0;
+        Endpoint route; // Route: the flow's destination
+        std::uint16_t route_sport = 0;
         std::vector<std::uint64_t> frames;
     };
     using FdKey = std::pair<std::uint32_t, int>;
 
     const Kind &kind_of(const TracepointFormat &format);
-    void on_sample(const TracepointFormat &format, const TracepointSample &s, const PerfClock &clock, const Emit &emit);
+    void on_sample(Added &s, const PerfClock &clock, const Emit &emit);
     void finish(Pending &&p, bool exited, std::int64_t ret, const PerfClock &clock, const Emit &emit);
     // The socket of (pid, fd) that sk names, read now unless a later call
     // of the batch closes it (the descriptor may name another socket by
@@ -152,6 +177,7 @@ private:
     std::unordered_map<std::uint64_t, std::uint64_t> connids_; // by the kernel's socket address
     std::uint64_t next_connid_ = 1;
     std::uint64_t last_sweep_ns_ = 0;
+    std::uint64_t malformed_ = 0;
     std::vector<Added> batch_;
     std::size_t at_ = 0;                                     // the batch index being made
     std::map<FdKey, std::size_t> last_close_, last_connect_; // a descriptor's last in the batch

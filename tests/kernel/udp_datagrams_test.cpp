@@ -6,8 +6,9 @@
 // closed later in the batch gives no ends, one connected later its port
 // only; read/write datagrams use the socket a socket call named; peeks and
 // errors make no record, a 0-byte datagram one; a dual-stack socket's IPv4
-// traffic is IPv4; samples past the hold wait. And the sockaddr and msghdr
-// parsers.
+// traffic is IPv4; samples past the hold wait; an unconnected send's own
+// route lookup (not an interrupt's, of its socket's port, UDP) names its
+// destination. And the sockaddr and msghdr parsers.
 #include "kernel/udp_datagrams.hpp"
 
 #include "kernel/socket_addresses.hpp"
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 
 using namespace openetw::kernel;
@@ -97,6 +99,8 @@ protected:
             formats["sys_exit_" + call] = syscall_format("sys_exit_" + call, id++, {"ret"});
         }
         formats["send"] = load("sock_send_length.format");
+        formats["fib"] = load("fib_table_lookup.format");
+        formats["fib6"] = load("fib6_table_lookup.format");
         formats["recv"] = load("sock_recv_length.format");
     }
     SocketReader reader()
@@ -139,6 +143,21 @@ protected:
             raw[24 + b] = std::uint8_t(std::uint32_t(flags) >> (8 * b));
         }
         add(formats.at(send ? "send" : "recv"), raw);
+    }
+    // A route lookup (fib_table_lookup's or fib6_table_lookup's layout) of
+    // this thread, or of an interrupt on its time (common_flags).
+    void route(bool v6, const std::vector<std::uint8_t> &dst, std::uint16_t sport, std::uint16_t dport,
+               std::uint8_t proto = 17, std::uint8_t common_flags = 0)
+    {
+        const TracepointFormat &f = formats.at(v6 ? "fib6" : "fib");
+        Bytes raw(f.fixed_size(), 0);
+        raw[2] = common_flags;
+        const auto at = [&](const char *name) { return f.find(name)->offset; };
+        std::copy(dst.begin(), dst.end(), raw.begin() + at("dst"));
+        raw[at("sport")] = std::uint8_t(sport), raw[at("sport") + 1] = std::uint8_t(sport >> 8);
+        raw[at("dport")] = std::uint8_t(dport), raw[at("dport") + 1] = std::uint8_t(dport >> 8);
+        raw[at("proto")] = proto;
+        add(f, raw);
     }
     void add(const TracepointFormat &f, const Bytes &raw)
     {
@@ -408,4 +427,41 @@ TEST_F(Udp, SamplesPastTheHoldWaitForTheNextFlush)
     flush();
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(seen()[1].value("dport"), "60");
+}
+
+TEST_F(Udp, AnUnconnectedSendsRouteLookupNamesItsDestination)
+{
+    socks[5] = {sin4({127, 0, 0, 1}, 40000), {}};
+    memory[0x7000] = sin4({127, 0, 0, 2}, 60); // one buffer for all: the last send's by now
+    const auto send = [&](std::int32_t size, const std::function<void()> &lookups) {
+        call("sys_enter_sendto", {5, 0x5000, size, 0, 0x7000, 16});
+        lookups();
+        length(true, kSk, 2, size);
+        call("sys_exit_sendto", {size});
+    };
+    send(100, [&] { route(false, {10, 0, 0, 7}, 40000, 53); });
+    send(101, [&] { route(false, {10, 0, 0, 8}, 40000, 54, 17, 0x10); }); // a softirq's on its time
+    send(102, [&] { route(false, {10, 0, 0, 9}, 41234, 55); });           // another socket's port
+    send(103, [&] { route(false, {10, 0, 0, 10}, 40000, 56, 6); });       // TCP's
+    send(104, [&] { route(false, {127, 0, 0, 2}, 40000, 60); });
+    flush();
+    const auto s = seen();
+    ASSERT_EQ(s.size(), 5u);
+    EXPECT_EQ(s[0].value("daddr"), "10.0.0.7");
+    EXPECT_EQ(s[0].value("dport"), "53") << "the route, though the buffer was written again";
+    for (int i : {1, 2, 3})
+        EXPECT_EQ(s[std::size_t(i)].value("dport"), "0") << "no route of this send; its buffer written again";
+    EXPECT_EQ(s[4].value("dport"), "60");
+    // IPv6: fib6_table_lookup.
+    out.clear();
+    socks[6] = {sin6(kLoop6, 41000), {}};
+    call("sys_enter_sendto", {6, 0x5000, 200, 0, 0, 0});
+    route(true, std::vector<std::uint8_t>(kLoop6.begin(), kLoop6.end()), 41000, 5353);
+    length(true, kSk2, 10, 200);
+    call("sys_exit_sendto", {200});
+    flush();
+    ASSERT_EQ(seen().size(), 1u);
+    EXPECT_EQ(seen()[0].event_name, "UdpIp/SendIPV6");
+    EXPECT_EQ(seen()[0].value("daddr"), "::1");
+    EXPECT_EQ(seen()[0].value("dport"), "5353");
 }
