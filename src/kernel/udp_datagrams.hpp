@@ -5,20 +5,23 @@
 // syscalls:sys_enter_/sys_exit_ (sendto, recvfrom, sendmsg, recvmsg,
 // sendmmsg, recvmmsg) around them give the descriptor and the address
 // buffers, read from the process after the call (no tracepoint of this
-// kernel gives a datagram's addresses):
-// - the peer of a datagram is the sockaddr the call passed (sendto's addr,
-//   msghdr.msg_name) or the kernel wrote back (recvfrom, recvmsg), else
-//   the connected socket's peer;
+// kernel gives a datagram's addresses), and an unconnected send's route
+// lookup (fib:fib_table_lookup, fib6:fib6_table_lookup) its destination:
+// - the peer of a send is its route's destination, else the sockaddr the
+//   call passed (sendto's addr, msghdr.msg_name); of a receive the
+//   sockaddr the kernel wrote back (recvfrom, recvmsg); else the connected
+//   socket's peer;
 // - the local end is the socket's (getsockname on a duplicate of the
 //   descriptor, cached per process and descriptor, dropped at close and
 //   connect, so that a busy socket costs no system call per datagram).
 // saddr/sport are the local end, daddr/dport the remote one in both
 // directions (as TcpIp here). What cannot be known is written as zeros,
 // never guessed: a buffer that a later call of the process in the same
-// drain passed again (its bytes now are that call's), a socket closed or
-// reconnected before the drain, a datagram read or written with
-// read/write (no call names its descriptor) on a socket no socket call
-// was seen on. connid numbers the session's sockets (1, 2, ...), seqnum 0.
+// drain wrote again (its bytes now are that call's), a socket closed
+// before the drain, the address of one connected since, a datagram read
+// or written with read/write (no call names its descriptor) on a socket
+// no socket call was seen on. connid numbers the session's sockets (1, 2,
+// ...), seqnum is 0. docs/KERNEL_LOGGER.md ("UdpIp") has the limits.
 // Not thread-safe: the logger thread's.
 #pragma once
 
