@@ -58,8 +58,8 @@ const KernelFlag kFlags[] = {
     {ETW_FLAG_NETWORK_TCPIP, "EVENT_TRACE_FLAG_NETWORK_TCPIP", "network_tcpip", "NETWORKTRACE",
      "sock:sock_send_length, sock:sock_recv_length, sock:inet_sock_set_state, tcp:tcp_probe; for UDP also the "
      "socket calls' syscalls:sys_enter_/sys_exit_ (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg; "
-     "connect, close), their address buffers read from the process and the sockets' own ends (getsockname, "
-     "getpeername on a pidfd_getfd duplicate)",
+     "connect, close), fib:fib_table_lookup and fib6:fib6_table_lookup, the calls' address buffers read from the "
+     "process and the sockets' own ends (getsockname, getpeername on a pidfd_getfd duplicate)",
      "TcpIp (0x06): SendIPV4 10, RecvIPV4 11, SendIPV6 26, RecvIPV6 27; UdpIp (0x11): SendIPV4 10, RecvIPV4 11, "
      "SendIPV6 26, RecvIPV6 27"},
     {ETW_FLAG_REGISTRY, "EVENT_TRACE_FLAG_REGISTRY", "registry", "REGISTRY", "none: Linux has no registry",

@@ -170,6 +170,9 @@ void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit 
 {
     for (auto &[tid, p] : pending_)
         p.enter_at = -1; // its enter was in an earlier batch
+    // The samples held from the last flush and this drain's, in time order
+    // (a sample read late from its ring may be older than those held).
+    std::stable_sort(batch_.begin(), batch_.end(), [](const Added &a, const Added &b) { return a.time < b.time; });
     last_close_.clear();
     last_connect_.clear();
     last_buffer_.clear();
