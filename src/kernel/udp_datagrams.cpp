@@ -427,15 +427,20 @@ void UdpDatagrams::emit_datagram(const Datagram &d, const Socket &socket, const 
 void UdpDatagrams::sweep(std::uint64_t now_ns, const PerfClock &clock, const Emit &emit)
 {
     last_sweep_ns_ = now_ns;
+    std::unordered_map<std::uint32_t, bool> alive; // each process asked once
+    const auto lives = [&](std::uint32_t pid) {
+        const auto it = alive.find(pid);
+        return it != alive.end() ? it->second : (alive[pid] = reader_.alive(pid));
+    };
     std::vector<FdKey> ended;
     for (const auto &[key, socket] : sockets_)
-        if (!reader_.alive(key.first))
+        if (!lives(key.first))
             ended.push_back(key);
     for (const FdKey &key : ended)
         forget(key.first, key.second);
     // A call its process ended in: its datagrams with what is known.
     for (auto p = pending_.begin(); p != pending_.end();) {
-        if (reader_.alive(p->second.pid)) {
+        if (lives(p->second.pid)) {
             ++p;
             continue;
         }
