@@ -112,6 +112,7 @@ const UdpDatagrams::Kind &UdpDatagrams::kind_of(const TracepointFormat &format)
     k.ret = format.find("ret");
     k.buffer = format.find(k.call == Call::SendTo || k.call == Call::RecvFrom   ? "addr"
                            : k.call == Call::SendMsg || k.call == Call::RecvMsg ? "msg"
+                           : k.call == Call::Connect                            ? "uservaddr"
                                                                                 : "mmsg");
     return kinds_[format.id()] = k;
 }
@@ -170,6 +171,8 @@ void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit 
 {
     for (auto &[tid, p] : pending_)
         p.enter_at = -1; // its enter was in an earlier batch
+    for (auto &[key, c] : connects_)
+        c.at = -1;
     // The samples held from the last flush and this drain's, in time order
     // (a sample read late from its ring may be older than those held).
     std::stable_sort(batch_.begin(), batch_.end(), [](const Added &a, const Added &b) { return a.time < b.time; });
@@ -190,6 +193,8 @@ void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit 
             continue;
         if (a.call == Call::Close || a.call == Call::Connect) {
             (a.call == Call::Close ? last_close_ : last_connect_)[{a.pid, a.fd}] = i;
+            if (a.call == Call::Connect && a.buffer != 0) // the program filled it for this call
+                last_buffer_[{a.pid, a.buffer}] = i;
             continue;
         }
         const bool send = sends(a.call);
@@ -255,8 +260,14 @@ void UdpDatagrams::on_sample(Added &s, const PerfClock &clock, const Emit &emit)
         break;
     }
     case Call::Close:
+        forget(s.pid, s.fd);
+        connects_.erase({s.pid, s.fd});
+        break;
     case Call::Connect:
         forget(s.pid, s.fd);
+        if (connects_.size() >= kMaxKnown)
+            connects_.clear();
+        connects_[{s.pid, s.fd}] = {s.buffer, std::int64_t(at_)};
         break;
     default:
         if (!s.exit) {
@@ -315,19 +326,32 @@ UdpDatagrams::Socket UdpDatagrams::socket_of(std::uint32_t pid, int fd, std::uin
         const auto it = changes.find(key);
         return it != changes.end() && it->second > at_;
     };
-    if (later(last_close_))
-        return s; // closed before now: the descriptor may name another socket
+    // The peer the descriptor's last connect before now named (read from
+    // the call's buffer), for when the socket cannot tell it.
+    const auto connected_peer = [&]() -> std::optional<Endpoint> {
+        const auto c = connects_.find(key);
+        return c == connects_.end() || c->second.buffer == 0
+                   ? std::nullopt
+                   : peer_at(pid, Call::SendTo, c->second.buffer, 0, c->second.at);
+    };
+    if (later(last_close_)) {
+        s.peer = connected_peer(); // closed before now: the descriptor may name another socket
+        return s;
+    }
     std::vector<std::uint8_t> local, peer;
     if (reader_.ends(pid, fd, &local, &peer)) {
         s.resolved = true;
         s.local = parse_sockaddr(local);
         if (!peer.empty())
             s.peer = parse_sockaddr(peer);
+    } else {
+        s.peer = connected_peer();
     }
     if (later(last_connect_)) {
-        // Connected since: its peer now is not the datagram's, nor its local
-        // address (a wildcard one becomes the route's); its port stays.
-        s.peer.reset();
+        // Connected since: its peer now is not the datagram's (the earlier
+        // connect's is), nor its local address (a wildcard one becomes the
+        // route's); its port stays.
+        s.peer = connected_peer();
         if (s.local)
             s.local->addr = {};
         return s;
@@ -438,6 +462,8 @@ void UdpDatagrams::sweep(std::uint64_t now_ns, const PerfClock &clock, const Emi
             ended.push_back(key);
     for (const FdKey &key : ended)
         forget(key.first, key.second);
+    for (auto c = connects_.begin(); c != connects_.end();)
+        c = lives(c->first.first) ? std::next(c) : connects_.erase(c);
     // A call its process ended in: its datagrams with what is known.
     for (auto p = pending_.begin(); p != pending_.end();) {
         if (lives(p->second.pid)) {

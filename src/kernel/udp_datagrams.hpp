@@ -17,8 +17,9 @@
 // saddr/sport are the local end, daddr/dport the remote one in both
 // directions (as TcpIp here). What cannot be known is written as zeros,
 // never guessed: a buffer that a later call of the process in the same
-// drain wrote again (its bytes now are that call's), a socket closed
-// before the drain, the address of one connected since, a datagram read
+// drain wrote again (its bytes now are that call's), the local end of a
+// socket closed before the drain (its peer: the sockaddr its connect
+// passed), the address of one connected since, a datagram read
 // or written with read/write (no call names its descriptor) on a socket
 // no socket call was seen on. connid numbers the session's sockets (1, 2,
 // ...), seqnum is 0. docs/KERNEL_LOGGER.md ("UdpIp") has the limits.
@@ -173,9 +174,14 @@ private:
 
     SocketReader reader_;
     std::uint32_t pointer_size_;
-    std::unordered_map<std::uint32_t, Kind> kinds_;            // by tracepoint id
-    std::unordered_map<std::uint32_t, Pending> pending_;       // by thread: its socket call in progress
-    std::map<FdKey, Socket> sockets_;                          // the sockets read, by process and descriptor
+    std::unordered_map<std::uint32_t, Kind> kinds_;      // by tracepoint id
+    std::unordered_map<std::uint32_t, Pending> pending_; // by thread: its socket call in progress
+    std::map<FdKey, Socket> sockets_;                    // the sockets read, by process and descriptor
+    struct Connect {
+        std::uint64_t buffer = 0; // the sockaddr the call passed
+        std::int64_t at = -1;     // its batch index; -1: an earlier batch
+    };
+    std::map<FdKey, Connect> connects_;                        // each descriptor's last connect
     std::unordered_map<std::uint64_t, FdKey> by_sk_;           // a socket read: where (for read/write datagrams)
     std::unordered_map<std::uint64_t, std::uint64_t> connids_; // by the kernel's socket address
     std::uint64_t next_connid_ = 1;

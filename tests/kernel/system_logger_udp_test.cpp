@@ -249,4 +249,55 @@ TEST(SystemLogger, UdpIpSendsTakeTheirRouteReceivesNoAddressFromABufferUsedAgain
     reuse(AF_INET6, "::1");
 }
 
+// A resolver's socket: connected, one query and its answer, closed, all
+// before the drain reads it: the peer is the address its connect passed;
+// its own end went with it (zeros).
+TEST(SystemLogger, UdpIpAShortLivedConnectedSocketHasThePeerItsConnectNamed)
+{
+    const std::string file = temp_file("openetw-syslog-udp-short");
+    Props props("OpenETW system logger udp short " + std::to_string(::getpid()));
+    etw_session *s = nullptr;
+    ASSERT_EQ(start(&s, props, file, ETW_FLAG_NETWORK_TCPIP), ETW_OK) << etw_last_error_message();
+    Udp server4(AF_INET), server6(AF_INET6);
+    char data[512] = {};
+    for (Udp *server : {&server4, &server6}) {
+        const int family = server == &server4 ? AF_INET : AF_INET6;
+        const int base = family == AF_INET ? 40 : 60;
+        const int c = ::socket(family, SOCK_DGRAM, 0);
+        ASSERT_EQ(::connect(c, server->sa(), server->len), 0);
+        ASSERT_EQ(::send(c, data, std::size_t(base), 0), base);
+        sockaddr_storage from{};
+        socklen_t len = sizeof from;
+        ASSERT_EQ(::recvfrom(server->fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&from), &len), base);
+        ASSERT_EQ(::sendto(server->fd, data, std::size_t(base + 1), 0, reinterpret_cast<sockaddr *>(&from), len),
+                  base + 1);
+        ASSERT_EQ(::recv(c, data, sizeof data, 0), base + 1);
+        ::close(c);
+    }
+    ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
+    etw_session_close(s);
+    const std::vector<Seen> seen = read_back(file);
+    std::filesystem::remove(file);
+    const struct {
+        const char *event;
+        int size;
+        const Udp &server;
+        const char *loopback;
+    } want[] = {{"UdpIp/SendIPV4", 40, server4, "127.0.0.1"},
+                {"UdpIp/RecvIPV4", 41, server4, "127.0.0.1"},
+                {"UdpIp/SendIPV6", 60, server6, "::1"},
+                {"UdpIp/RecvIPV6", 61, server6, "::1"}};
+    for (const auto &w : want) {
+        const auto found = named(seen, w.event, "size", w.size);
+        std::vector<const Seen *> mine;
+        for (const Seen *r : found)
+            if (number(*r, "PID") == ::getpid() && number(*r, "connid") != 0 &&
+                number(*r, "sport") != w.server.port) // the client's, not the server's
+                mine.push_back(r);
+        ASSERT_EQ(mine.size(), 1u) << w.event << " of " << w.size;
+        EXPECT_EQ(mine[0]->value("daddr"), w.loopback) << w.event;
+        EXPECT_EQ(number(*mine[0], "dport"), w.server.port) << w.event;
+    }
+}
+
 } // namespace

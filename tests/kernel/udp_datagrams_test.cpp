@@ -465,3 +465,36 @@ TEST_F(Udp, AnUnconnectedSendsRouteLookupNamesItsDestination)
     EXPECT_EQ(seen()[0].value("daddr"), "::1");
     EXPECT_EQ(seen()[0].value("dport"), "5353");
 }
+
+TEST_F(Udp, ASocketClosedBeforeTheDrainHasThePeerItsConnectNamed)
+{
+    // A resolver's socket: connect, send, receive, close, all before the drain.
+    memory[0x7400] = sin4({127, 0, 0, 53}, 53);
+    call("sys_enter_connect", {7, 0x7400, 16});
+    call("sys_enter_sendto", {7, 0x5000, 40, 0, 0, 0});
+    length(true, kSk, 2, 40);
+    call("sys_exit_sendto", {40});
+    call("sys_enter_recvfrom", {7, 0x5000, 512, 0, 0, 0});
+    length(false, kSk, 2, 90);
+    call("sys_exit_recvfrom", {90});
+    call("sys_enter_close", {7});
+    // Another, whose connect's buffer the next connect writes again.
+    memory[0x7500] = sin4({127, 0, 0, 54}, 54);
+    call("sys_enter_connect", {8, 0x7500, 16});
+    call("sys_enter_sendto", {8, 0x5000, 41, 0, 0, 0});
+    length(true, kSk2, 2, 41);
+    call("sys_exit_sendto", {41});
+    call("sys_enter_close", {8});
+    call("sys_enter_connect", {9, 0x7500, 16});
+    call("sys_enter_close", {9});
+    flush();
+    EXPECT_EQ(reads, 0) << "closed: the descriptors are not read";
+    const auto s = seen();
+    ASSERT_EQ(s.size(), 3u);
+    for (std::size_t i : {0u, 1u}) {
+        EXPECT_EQ(s[i].value("daddr"), "127.0.0.53") << i;
+        EXPECT_EQ(s[i].value("dport"), "53") << i;
+        EXPECT_EQ(s[i].value("sport"), "0") << "its own end went with it";
+    }
+    EXPECT_EQ(s[2].value("dport"), "0") << "the connect's buffer was written again";
+}
