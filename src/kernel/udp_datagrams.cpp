@@ -192,6 +192,8 @@ void UdpDatagrams::flush(const PerfClock &clock, std::uint64_t hold, const Emit 
         if (a.call == Call::SendLength || a.call == Call::RecvLength || a.call == Call::Route)
             continue;
         if (a.call == Call::Close || a.call == Call::Connect) {
+            if (a.exit)
+                continue; // the enter names the descriptor
             (a.call == Call::Close ? last_close_ : last_connect_)[{a.pid, a.fd}] = i;
             if (a.call == Call::Connect && a.buffer != 0) // the program filled it for this call
                 last_buffer_[{a.pid, a.buffer}] = i;
@@ -260,10 +262,14 @@ void UdpDatagrams::on_sample(Added &s, const PerfClock &clock, const Emit &emit)
         break;
     }
     case Call::Close:
+        if (s.exit)
+            break;
         forget(s.pid, s.fd);
         connects_.erase({s.pid, s.fd});
         break;
     case Call::Connect:
+        if (s.exit)
+            break;
         forget(s.pid, s.fd);
         if (connects_.size() >= kMaxKnown)
             connects_.clear();
