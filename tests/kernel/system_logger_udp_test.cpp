@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -209,11 +210,14 @@ void reuse(int family, const std::string &loopback)
     }
     for (int i = 0; i < kPeers; ++i)
         ASSERT_EQ(::sendto(peers[i]->fd, data, std::size_t(700 + i), 0, hub.sa(), hub.len), 700 + i);
+    const auto started = std::chrono::steady_clock::now();
     for (int i = 0; i < kPeers; ++i) {
         socklen_t len = sizeof one;
         ASSERT_EQ(::recvfrom(hub.fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&one), &len), 700 + i);
         port_of[700 + i] = peers[i]->port;
     }
+    // Within the logger's hold-back (9 ms), each receive's next is read in the same drain.
+    const bool together = std::chrono::steady_clock::now() - started < std::chrono::milliseconds(8);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
     etw_session_close(s);
     const std::vector<Seen> seen = read_back(file);
@@ -240,7 +244,9 @@ void reuse(int family, const std::string &loopback)
     }
     EXPECT_EQ(sends, kPeers);
     EXPECT_EQ(zeros + right, kPeers) << "a record of each datagram received";
-    EXPECT_GE(zeros, kPeers - 1) << "the buffer was written again after all but the last";
+    if (together) { // else a receive may have been made before the next one (its address then known)
+        EXPECT_GE(zeros, kPeers - 1) << "the buffer was written again after all but the last";
+    }
 }
 
 TEST(SystemLogger, UdpIpSendsTakeTheirRouteReceivesNoAddressFromABufferUsedAgain)
