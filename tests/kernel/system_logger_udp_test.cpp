@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <array>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -86,10 +88,19 @@ void check(const std::vector<Seen> &seen, const std::vector<Expected> &want, con
     }
 }
 
+// The memory the calls name, alive until the session's last drain has
+// read it: a deque's elements stay where they are as it grows.
+struct Buffers {
+    std::deque<sockaddr_storage> addrs;
+    std::deque<std::vector<mmsghdr>> messages;
+    std::deque<iovec> iovs;
+    std::deque<std::array<char, 2048>> data;
+};
+
 // Sends and receives over loopback in family, each way of calling; returns
 // what each record should say. The sockets live in *keep until the
 // session stops (closed before the drain, their ends would be unknown).
-std::vector<Expected> exchange(int family, int base, std::vector<std::unique_ptr<Udp>> *keep)
+std::vector<Expected> exchange(int family, int base, std::vector<std::unique_ptr<Udp>> *keep, Buffers *b)
 {
     const std::string send = family == AF_INET ? "UdpIp/SendIPV4" : "UdpIp/SendIPV6";
     const std::string recv = family == AF_INET ? "UdpIp/RecvIPV4" : "UdpIp/RecvIPV6";
@@ -99,20 +110,41 @@ std::vector<Expected> exchange(int family, int base, std::vector<std::unique_ptr
     char data[2048] = {};
     // Unconnected: sendto and recvfrom, an address buffer each.
     constexpr int kEach = 4;
-    static std::vector<sockaddr_storage> to, from; // alive until the drain reads them
-    to.reserve(64);
-    from.reserve(64);
     for (int i = 0; i < kEach; ++i) {
-        to.push_back(rx.addr);
-        EXPECT_EQ(::sendto(tx.fd, data, std::size_t(base + i), 0, reinterpret_cast<sockaddr *>(&to.back()), rx.len),
-                  base + i);
+        sockaddr_storage &to = b->addrs.emplace_back(rx.addr);
+        EXPECT_EQ(::sendto(tx.fd, data, std::size_t(base + i), 0, reinterpret_cast<sockaddr *>(&to), rx.len), base + i);
         want.push_back({send, base + i, tx.port, rx.port});
     }
     for (int i = 0; i < kEach; ++i) {
-        from.emplace_back();
-        socklen_t len = sizeof(sockaddr_storage);
-        EXPECT_EQ(::recvfrom(rx.fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&from.back()), &len), base + i);
+        sockaddr_storage &from = b->addrs.emplace_back();
+        socklen_t len = sizeof from;
+        EXPECT_EQ(::recvfrom(rx.fd, data, sizeof data, 0, reinterpret_cast<sockaddr *>(&from), &len), base + i);
         want.push_back({recv, base + i, rx.port, tx.port});
+    }
+    // Unconnected too: sendmmsg and recvmmsg, a message header and address each.
+    std::vector<mmsghdr> &out = b->messages.emplace_back(kEach), &in = b->messages.emplace_back(kEach);
+    for (int i = 0; i < kEach; ++i) {
+        out[i] = {};
+        out[i].msg_hdr.msg_iov = &b->iovs.emplace_back(iovec{data, std::size_t(base + 300 + i)});
+        out[i].msg_hdr.msg_iovlen = 1;
+        out[i].msg_hdr.msg_name = &b->addrs.emplace_back(rx.addr);
+        out[i].msg_hdr.msg_namelen = rx.len;
+        in[i] = {};
+        auto &buf = b->data.emplace_back();
+        in[i].msg_hdr.msg_iov = &b->iovs.emplace_back(iovec{buf.data(), buf.size()});
+        in[i].msg_hdr.msg_iovlen = 1;
+        in[i].msg_hdr.msg_name = &b->addrs.emplace_back();
+        in[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+        want.push_back({send, base + 300 + i, tx.port, rx.port});
+        want.push_back({recv, base + 300 + i, rx.port, tx.port});
+    }
+    EXPECT_EQ(::sendmmsg(tx.fd, out.data(), kEach, 0), kEach);
+    for (int received = 0; received < kEach;) {
+        const int n = ::recvmmsg(rx.fd, in.data() + received, unsigned(kEach - received), 0, nullptr);
+        EXPECT_GT(n, 0);
+        if (n <= 0)
+            break;
+        received += n;
     }
     // Connected (two sockets of their own): send/recv (no address passed),
     // then write/read (no socket call at all).
@@ -134,35 +166,6 @@ std::vector<Expected> exchange(int family, int base, std::vector<std::unique_ptr
         want.push_back({send, n, ctx.port, crx.port});
         want.push_back({recv, n, crx.port, ctx.port});
     }
-    // sendmmsg / recvmmsg: a message header and address each.
-    static std::vector<mmsghdr> msgs(kEach), got(kEach);
-    static std::vector<iovec> iov(kEach), riov(kEach);
-    static std::vector<sockaddr_storage> names(kEach);
-    static char rbuf[kEach][2048];
-    for (int i = 0; i < kEach; ++i) {
-        msgs[i] = {};
-        iov[i] = {data, std::size_t(base + 300 + i)};
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        got[i] = {};
-        riov[i] = {rbuf[i], sizeof rbuf[i]};
-        got[i].msg_hdr.msg_iov = &riov[i];
-        got[i].msg_hdr.msg_iovlen = 1;
-        names[i] = {};
-        got[i].msg_hdr.msg_name = &names[i];
-        got[i].msg_hdr.msg_namelen = sizeof names[i];
-        want.push_back({send, base + 300 + i, ctx.port, crx.port});
-        want.push_back({recv, base + 300 + i, crx.port, ctx.port});
-    }
-    EXPECT_EQ(::sendmmsg(ctx.fd, msgs.data(), kEach, 0), kEach);
-    int received = 0;
-    while (received < kEach) {
-        const int n = ::recvmmsg(crx.fd, got.data() + received, unsigned(kEach - received), 0, nullptr);
-        EXPECT_GT(n, 0);
-        if (n <= 0)
-            break;
-        received += n;
-    }
     return want;
 }
 
@@ -173,8 +176,9 @@ TEST(SystemLogger, UdpIpRecordsEachDatagramWithItsEndsAndProcess)
     etw_session *s = nullptr;
     ASSERT_EQ(start(&s, props, file, ETW_FLAG_NETWORK_TCPIP), ETW_OK) << etw_last_error_message();
     std::vector<std::unique_ptr<Udp>> keep;
-    const std::vector<Expected> v4 = exchange(AF_INET, 100, &keep);
-    const std::vector<Expected> v6 = exchange(AF_INET6, 1100, &keep);
+    Buffers buffers;
+    const std::vector<Expected> v4 = exchange(AF_INET, 100, &keep, &buffers);
+    const std::vector<Expected> v6 = exchange(AF_INET6, 1100, &keep, &buffers);
     ASSERT_EQ(etw_session_stop(s, props.p), ETW_OK) << etw_last_error_message();
     etw_session_close(s);
     keep.clear();
