@@ -251,6 +251,14 @@ KernelClasses::KernelClasses()
          {14, "HardPageFault"},
          {15, "AccessViolation"}},
         {{"VirtualAddress", PTR}, {"ProgramCounter", PTR}});
+    // PageFault_HardFault (2): InitialTime a WmiTime (the session's clock).
+    add(kGroupMemory, "PageFault", {2}, {{32, "HardFault"}},
+        {{"InitialTime", I64},
+         {"ReadOffset", U64, kOutHexInt64},
+         {"VirtualAddress", PTR},
+         {"FileObject", PTR},
+         {"TThreadId", U32, kOutHexInt32},
+         {"ByteCount", U32}});
 
     // CSwitch and ReadyThread (Thread_V2 classes, version 2).
     add(kGroupThread, "Thread", {2}, {{36, "CSwitch"}},

@@ -1,7 +1,7 @@
 // The classic MOF classes of the NT Kernel Logger, as the ETW documentation
 // publishes them (EventTrace_Header, Process_TypeGroup1, Thread_TypeGroup1, Image_Load,
 // DiskIo_TypeGroup1, FileIo_Name, TcpIp_TypeGroup1/SendIPV4,
-// Registry_TypeGroup1, PageFault_TypeGroup1, SysCallEnter/Exit,
+// Registry_TypeGroup1, PageFault_TypeGroup1 and _HardFault, SysCallEnter/Exit,
 // SystemConfig_V2 CPU/PhyDisk/LogDisk/NIC), by event version. Fields
 // with the MOF Pointer qualifier are POINTER (4 or 8 bytes as the record's
 // header type says), so one schema serves 32- and 64-bit traces.

@@ -58,6 +58,13 @@ public:
     // The FileKey of path while some open holds it; else a new one
     // (*new_key true) that is not kept (nothing open holds it).
     std::uint64_t key_of(const std::string &path, bool *new_key);
+    // The FileKey of path while some open holds it, else 0 (a hard fault's
+    // file joins its FileIo records by it: hard_faults.hpp).
+    std::uint64_t held_key(const std::string &path) const
+    {
+        const auto k = keys_.find(path);
+        return k != keys_.end() ? k->second.key : 0;
+    }
     // Drops the descriptors of pid (an exec closed some: they are looked up anew).
     void forget_process(std::uint32_t pid)
     {

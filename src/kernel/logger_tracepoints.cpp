@@ -61,6 +61,8 @@ std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
         return {hook_id(kGroupMemory, std::uint8_t(PageFaultType::DemandZeroFault)),
                 hook_id(kGroupMemory, std::uint8_t(PageFaultType::CopyOnWrite)),
                 hook_id(kGroupMemory, std::uint8_t(PageFaultType::AccessViolation))};
+    case U::MajorFault: // made at the fault's end, in the faulting thread
+        return {hook_id(kGroupMemory, kTypeHardFault)};
     default:
         return {};
     }
@@ -123,11 +125,25 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.names.push_back({"raw_syscalls", "sys_exit", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::SysExit);
     }
-    if (flags & ETW_FLAG_MEMORY_PAGE_FAULTS) { // x86's: refused by name where the kernel lacks them
+    if (flags & (ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_MEMORY_HARD_FAULTS)) {
+        // x86's: refused by name where the kernel lacks them. HARD_FAULTS
+        // takes each fault's start from them.
         t.names.push_back({"exceptions", "page_fault_user", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
         t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
+    }
+    if (flags & ETW_FLAG_MEMORY_HARD_FAULTS) {
+        // Every file page fault and page cache fill of the machine (reads and
+        // writes too): the high-volume rings. The major faults are few.
+        t.names.push_back({"filemap", "mm_filemap_fault", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::FilemapFault);
+        t.names.push_back({"filemap", "mm_filemap_add_to_page_cache", false, false, kHighVolumePages});
+        t.uses.push_back(Tracepoints::Use::PageCacheAdd);
+        TracepointName major{"perf", "major-faults"};
+        major.major_faults = true;
+        t.names.push_back(major);
+        t.uses.push_back(Tracepoints::Use::MajorFault);
     }
     if (flags & kFileIoFlags) {
         // Every read and write of the machine with the high-volume rings.

@@ -38,9 +38,12 @@ struct Tracepoints {
         DiskComplete,
         SysEnter,
         SysExit,
-        PageFault,
-        UdpSyscall, // udp_datagrams.hpp: a socket call's enter or exit
-        FileSyscall // file_io_tracker.hpp: one of its system calls' enter or exit (keep it last)
+        PageFault,    // a fault's start: PageFault_TypeGroup1, and HardFault's InitialTime
+        FilemapFault, // HardFault's file and offset (hard_faults.hpp)
+        PageCacheAdd, // ... and bytes read
+        MajorFault,   // ... and end (perf's major faults, not a tracepoint)
+        UdpSyscall,   // udp_datagrams.hpp: a socket call's enter or exit
+        FileSyscall   // file_io_tracker.hpp: one of its system calls' enter or exit (keep it last)
     };
     std::vector<TracepointName> names;
     std::vector<Use> uses;

@@ -18,6 +18,23 @@ Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFault
     return encode_record(HeaderKind::System, header, pointer_size, page_fault_payload(f, pointer_size));
 }
 
+Bytes hard_fault_payload(const HardFaultFields &f, std::uint32_t pointer_size)
+{
+    PayloadBytes w(pointer_size);
+    w.u64(std::uint64_t(f.initial_time)).u64(f.read_offset).ptr(f.virtual_address).ptr(f.file_object);
+    w.u32(f.thread_id).u32(f.byte_count);
+    return w.take();
+}
+
+Bytes hard_fault_record(std::int64_t timestamp, const HardFaultFields &f, std::uint32_t pointer_size)
+{
+    HeaderFields h;
+    h.hook_id = hook_id(kGroupMemory, kTypeHardFault);
+    h.version = kPageFaultVersion;
+    h.timestamp = timestamp;
+    return encode_record(HeaderKind::PerfInfo, h, pointer_size, hard_fault_payload(f, pointer_size));
+}
+
 PageFaultType page_fault_type(std::uint64_t error_code)
 {
     constexpr std::uint64_t kPresent = 0x1, kWrite = 0x2, kReserved = 0x8, kFetch = 0x10, kKey = 0x20;

@@ -6,6 +6,10 @@
 // Written with a SYSTEM_TRACE_HEADER naming the faulting thread and its
 // process (the class's payload does not name them), HookIds 0x020A..0x020F,
 // event version 2.
+//
+// PageFault/HardFault (PageFault_HardFault, MEMORY_HARD_FAULTS): a fault
+// resolved by reading its page from a file, written at the fault's end by
+// hard_faults.hpp (which pairs the Linux events that make it).
 #pragma once
 
 #include "kernel/kernel_records.hpp"
@@ -38,6 +42,23 @@ struct PageFaultFields {
 Bytes page_fault_payload(const PageFaultFields &f, std::uint32_t pointer_size);
 // SYSTEM header: header's thread_id and process_id are the faulting task's.
 Bytes page_fault_record(PageFaultType type, HeaderFields header, const PageFaultFields &f, std::uint32_t pointer_size);
+
+// PageFault_HardFault, event type 32: InitialTime (WmiTime, 8 bytes),
+// ReadOffset (uint64), VirtualAddress, FileObject (pointers), TThreadId,
+// ByteCount (uint32): 40 bytes in a 64-bit layout, 32 in a 32-bit one.
+inline constexpr std::uint8_t kTypeHardFault = 32;
+struct HardFaultFields {
+    std::int64_t initial_time = 0;     // session clock: when the fault began
+    std::uint64_t read_offset = 0;     // the file offset of the page the fault wanted
+    std::uint64_t virtual_address = 0; // pointer-sized: the address touched
+    std::uint64_t file_object = 0;     // pointer-sized: the file's key (FileIo_Name's FileObject)
+    std::uint32_t thread_id = 0;       // the faulting thread
+    std::uint32_t byte_count = 0;      // the bytes read into the page cache to satisfy it
+};
+Bytes hard_fault_payload(const HardFaultFields &f, std::uint32_t pointer_size);
+// PERFINFO header (no thread in the header: TThreadId names it, as
+// DiskIo's IssuingThreadId does), stamped at the fault's end.
+Bytes hard_fault_record(std::int64_t timestamp, const HardFaultFields &f, std::uint32_t pointer_size);
 
 // ---- Linux to Windows ----
 // The event type of an x86 page fault error code (bit 0 present, 1 write,

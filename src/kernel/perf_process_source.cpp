@@ -194,11 +194,7 @@ void PerfProcessSource::consume(std::span<const std::uint8_t> r, const RecordSin
         on_mmap2(r, body_end, c, sink);
         return;
     case platform::kPerfRecordLost:
-        // {id, lost}
-        if (!need(16))
-            return;
-        counts_.lost += rd64(r.data() + 16);
-        return;
+        return; // its drops are in the drain's count (perf_events.hpp), taken there
     default:
         ++counts_.ignored;
         return;
@@ -425,6 +421,7 @@ Status PerfProcessSource::drain(const RecordSink &sink, const std::function<void
         },
         &dc);
     counts_.malformed += dc.malformed;
+    counts_.lost += dc.lost;
     if (after_read)
         after_read();
     std::stable_sort(batch.begin(), batch.end(), [](const Read &a, const Read &b) { return a.time < b.time; });

@@ -11,7 +11,7 @@
 //   exit of a thread       -> Thread/End; of the leader also Process/End
 //   executable file MMAP2  -> Image/Load (hook 0x030A), then
 //                             ImageID/DbgID_RSDS with the file's build id
-//   PERF_RECORD_LOST       -> counted in lost (never silent)
+//   the kernel's drops     -> counted in lost by drain (never silent)
 // consume() is pure but for the process lookup it is given (tests pass
 // their own); open/drain/wait make it live. Not thread-safe: one logger
 // thread drains, any thread may wake() it.

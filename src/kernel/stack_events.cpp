@@ -54,8 +54,8 @@ std::string why_not(std::uint8_t group)
     case kGroupUdpIp:
         return "of the UdpIp class, SendIPV4 (10), RecvIPV4 (11), SendIPV6 (26) and RecvIPV6 (27) are served";
     case kGroupMemory:
-        return "of the PageFault class, DemandZeroFault (11), CopyOnWrite (12) and AccessViolation (15) are "
-               "served: the others are not written here";
+        return "of the PageFault class, DemandZeroFault (11), CopyOnWrite (12), AccessViolation (15) and "
+               "HardFault (32) are served: the others are not written here";
     case kGroupFile:
         return "of the FileIo class, Create (64), Cleanup (65), Close (66), Read (67), Write (68), Delete (70), "
                "Rename (71), Flush (73) and OperationEnd (76) are served: the names (0, 32, 35, 36) are no "

@@ -4,9 +4,11 @@
 // others (tracepoint_source.hpp), and the re-anchored clock.
 #include "kernel/system_logger.hpp"
 
+#include "base/utf.hpp"
 #include "format/etl_layout.hpp"
 #include "kernel/disk_requests.hpp"
 #include "kernel/file_io_tracker.hpp"
+#include "kernel/hard_faults.hpp"
 #include "kernel/kernel_flags.hpp"
 #include "kernel/logger_tracepoints.hpp"
 #include "kernel/perf_clock.hpp"
@@ -41,15 +43,17 @@ constexpr std::uint32_t kProcessFlags = ETW_FLAG_PROCESS | ETW_FLAG_THREAD | ETW
 // rundown, system_config.hpp, left out); the others are refused by name.
 constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_NETWORK_TCPIP |
                                   ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT | ETW_FLAG_PROFILE | ETW_FLAG_SYSTEMCALL |
-                                  ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_NO_SYSCONFIG | kFileIoFlags;
+                                  ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_MEMORY_HARD_FAULTS | ETW_FLAG_NO_SYSCONFIG |
+                                  kFileIoFlags;
 // The flags that need tracepoints: CSWITCH's sched_switch, DISPATCHER's
 // sched_wakeup, PROCESS's exit_group (the status Process/End carries, which
 // perf's EXIT lacks), NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
 // SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
-// file system calls.
+// file system calls, MEMORY_HARD_FAULTS' exceptions, filemap and major faults.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_PROCESS |
                                            ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT |
-                                           ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | kFileIoFlags;
+                                           ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                           ETW_FLAG_MEMORY_HARD_FAULTS | kFileIoFlags;
 // Between drains: 256 KB rings per processor hold far more than 100 ms of a
 // busy system's process, thread and image events.
 constexpr std::uint32_t kDrainIntervalMs = 100;
@@ -58,11 +62,12 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
-// Sockets too: a datagram is up to three samples in each of its threads
-// (the call's enter and exit, sock_*_length), 100000 a second overflowed
-// 100 ms of 1 MB rings (docs/KERNEL_LOGGER.md, "UDP").
-constexpr std::uint32_t kHighVolumeFlags =
-    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags | ETW_FLAG_NETWORK_TCPIP;
+// Sockets too: a datagram is up to four samples in each of its threads
+// (the call's enter, its route, sock_*_length, the exit), 100000 a second
+// overflowed 100 ms of 1 MB rings (docs/KERNEL_LOGGER.md, "UdpIp").
+constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                           ETW_FLAG_MEMORY_HARD_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags |
+                                           ETW_FLAG_NETWORK_TCPIP;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
@@ -89,6 +94,24 @@ std::vector<BlockDisk> block_disks()
     for (const auto &d : found)
         disks.push_back({d.name, d.major, d.minor});
     return disks;
+}
+
+// The path of pid's mapping at address if it maps inode ino (the device is
+// not compared: btrfs and overlayfs show another in /proc/PID/maps than
+// the page cache's superblock has).
+bool mapped_path(std::uint32_t pid, std::uint64_t address, std::uint32_t, std::uint64_t ino, std::string *path)
+{
+    std::vector<platform::ProcMapping> maps;
+    if (platform::proc_read_mappings(pid, &maps) != ETW_OK)
+        return false;
+    for (const auto &m : maps)
+        if (address >= m.start && address < m.end) {
+            if (m.inode != ino || m.path.empty() || m.path[0] != '/')
+                return false;
+            *path = m.path;
+            return true;
+        }
+    return false;
 }
 
 class KernelLogger final : public SystemLogger {
@@ -145,6 +168,17 @@ public:
             udp_.reset();
         else if (!udp_)
             udp_ = std::make_unique<UdpDatagrams>(proc_socket_reader(), platform::kPointerSize);
+        // Turned off, the pairing stays until the next drain has settled what
+        // the closed source held (drain).
+        if ((flags & ETW_FLAG_MEMORY_HARD_FAULTS) && !hard_faults_) {
+            hard_faults_ = std::make_unique<HardFaultPairing>();
+            fault_files_ = std::make_unique<HardFaultFiles>(mapped_path, HardFaultFiles::HeldKey{});
+        }
+        if (fault_files_) // FileIo's keys while its table runs (it may come and go with updates)
+            fault_files_->set_held(file_io_ ? HardFaultFiles::HeldKey([this](const std::string &path) {
+                return file_io_ ? file_io_->files().held_key(path) : 0;
+            })
+                                            : HardFaultFiles::HeldKey{});
         if (tp_change)
             replace_tracepoints(std::move(next_tp), flags);
         flags_ = flags;
@@ -229,8 +263,10 @@ public:
         const PerfClock clock = capture();
         // Everything stamped before this instant is in a ring by the time the
         // rings are read (perf writes a record microseconds after stamping it).
-        const std::uint64_t now_ns = std::uint64_t(platform::qpc_now()) * 100u; // the perf clock
+        const std::uint64_t now_ns = std::uint64_t(platform::qpc_now()) * 100u;
         const std::int64_t cutoff = clock.to_session(now_ns) - kHoldBack100ns;
+        // The hard faults' events older than that are all read by now (hard_faults.hpp).
+        const std::uint64_t settle_ns = all ? UINT64_MAX : now_ns - std::uint64_t(kHoldBack100ns) * 100u;
         std::uint64_t lost = 0;
         auto keep = [&](std::uint32_t cpu, std::int64_t time, Bytes &&r) {
             held_.push_back({time, cpu, std::move(r)});
@@ -241,6 +277,15 @@ public:
             (void)s.drain([&](Bytes &&r) { keep(s.record_cpu(), clock.to_session(s.record_time()), std::move(r)); },
                           after_read);
             lost += s.counts().lost - before;
+        };
+        auto settle_faults = [&](std::uint64_t until) {
+            if (hard_faults_)
+                hard_faults_->settle(until, [&](HardFaultPairing::Ended &&e) {
+                    hard_fault(e.read, e.cpu, clock, [&](std::uint32_t cpu, Bytes &&r) {
+                        keep_stacked(cpu, clock.to_session(e.read.end_ns), e.read.pid, e.read.tid, e.frames,
+                                     std::move(r));
+                    });
+                });
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             // Samples it could not parse are lost too: counted, never dropped silently.
@@ -268,6 +313,9 @@ public:
                         keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
                                      etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
                     });
+            // The hard faults after the FileIo records (an open earlier in the
+            // batch then gives its file FileIo's key), up to the drain's start.
+            settle_faults(settle_ns);
             // Its samples of the last 9 ms wait, as the held records (a millisecond
             // less: none it makes is older than what was written): a buffer used
             // again soon after is then seen used (udp_datagrams.hpp).
@@ -282,6 +330,11 @@ public:
         for (auto &[old, uses] : retired_tp_)
             drain_tracepoints(*old, uses);
         retired_tp_.clear();
+        if (hard_faults_ && !(flags_ & ETW_FLAG_MEMORY_HARD_FAULTS)) { // turned off: the closed source is read
+            settle_faults(UINT64_MAX);
+            hard_faults_.reset();
+            fault_files_.reset();
+        }
         for (auto &old : retired_)
             drain_one(*old);
         retired_.clear();
@@ -370,8 +423,24 @@ private:
                 sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::PageFault:
+            if (hard_faults_)
+                (void)hard_faults_->on_entry(format, sample);
+            if (!(flags_ & ETW_FLAG_MEMORY_PAGE_FAULTS))
+                return;
             if (Bytes r = page_fault_record_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
                 sink(sample.cpu, std::move(r));
+            return;
+        case Tracepoints::Use::FilemapFault:
+            if (hard_faults_)
+                (void)hard_faults_->on_filemap_fault(format, sample);
+            return;
+        case Tracepoints::Use::PageCacheAdd:
+            if (hard_faults_)
+                (void)hard_faults_->on_page_cache_add(format, sample);
+            return;
+        case Tracepoints::Use::MajorFault:
+            if (hard_faults_) // settled in drain, after the batch's FileIo records
+                hard_faults_->on_major_fault(sample);
             return;
         case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
         case Tracepoints::Use::UdpSyscall:  // ... and these to udp_
@@ -382,6 +451,32 @@ private:
                     process_->note_exit_status(sample.pid, *status, sample.time);
             return;
         }
+    }
+
+    // The HardFault of a read, after the FileIo/Name of a file key of its
+    // own when DISK_FILE_IO is on (hard_faults.hpp).
+    void hard_fault(const HardFaultRead &read, std::uint32_t cpu, const PerfClock &clock, const Keep &sink)
+    {
+        const HardFaultFiles::Key key = fault_files_->key_of(read.pid, read.address, read.dev, read.ino);
+        if (key.new_name && (flags_ & ETW_FLAG_DISK_FILE_IO)) {
+            HeaderFields h;
+            h.thread_id = read.tid;
+            h.process_id = read.pid;
+            h.timestamp = clock.to_session(read.end_ns);
+            const Bytes payload = file_name_payload({key.file_object, utf8_to_utf16_lossy(key.path)},
+                                                    platform::kPointerSize, max_record_);
+            if (Bytes r = file_io_record(FileIoType::Name, h, payload, platform::kPointerSize);
+                !r.empty() && r.size() <= max_record_)
+                held_.push_back({h.timestamp, cpu, std::move(r)}); // no stack: Names are no event's
+        }
+        HardFaultFields f;
+        f.initial_time = clock.to_session(read.initial_ns);
+        f.read_offset = read.read_offset;
+        f.virtual_address = read.address;
+        f.file_object = key.file_object;
+        f.thread_id = read.tid;
+        f.byte_count = std::uint32_t(std::min<std::uint64_t>(read.bytes, UINT32_MAX));
+        sink(cpu, hard_fault_record(clock.to_session(read.end_ns), f, platform::kPointerSize));
     }
 
     // A record held for writing, then its StackWalk when the stacks of its
@@ -484,11 +579,13 @@ private:
         std::uint32_t cpu;
         Bytes record;
     };
-    std::vector<Held> held_;                 // read, not yet written: see drain
-    std::unique_ptr<DiskRequests> disks_;    // requests issued, awaiting completion
-    std::unique_ptr<FileIoTracker> file_io_; // open files and calls in progress while a FileIo flag is on
-    std::unique_ptr<UdpDatagrams> udp_;      // UDP sockets and calls in progress while NETWORK_TCPIP is on
-    std::vector<Tracepoints::Use> tp_uses_;  // what each of tracepoints_ becomes
+    std::vector<Held> held_;                        // read, not yet written: see drain
+    std::unique_ptr<DiskRequests> disks_;           // requests issued, awaiting completion
+    std::unique_ptr<FileIoTracker> file_io_;        // open files and calls in progress while a FileIo flag is on
+    std::unique_ptr<UdpDatagrams> udp_;             // UDP sockets and calls in progress while NETWORK_TCPIP is on
+    std::unique_ptr<HardFaultPairing> hard_faults_; // each thread's fault in progress while HARD_FAULTS is on
+    std::unique_ptr<HardFaultFiles> fault_files_;   // ... and the FileObjects of its files
+    std::vector<Tracepoints::Use> tp_uses_;         // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };
 

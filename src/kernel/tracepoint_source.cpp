@@ -39,14 +39,48 @@ bool parse_tracepoint_sample(std::span<const std::uint8_t> r, bool with_callchai
     return true;
 }
 
+bool parse_major_fault_sample(std::span<const std::uint8_t> r, bool with_callchain, TracepointSample *out,
+                              std::vector<std::uint64_t> *frames)
+{
+    // header 8, pid+tid 8, time 8, addr 8, cpu+res 8; the call chain.
+    constexpr std::size_t kFixed = 40;
+    if (r.size() < kFixed || etl::rd_le<std::uint32_t>(r.data()) != platform::kPerfRecordSample)
+        return false;
+    frames->clear();
+    if (with_callchain && !parse_callchain(r.subspan(kFixed), frames))
+        return false;
+    out->pid = etl::rd_le<std::uint32_t>(r.data() + 8);
+    out->tid = etl::rd_le<std::uint32_t>(r.data() + 12);
+    out->time = etl::rd_le<std::uint64_t>(r.data() + 16);
+    out->addr = etl::rd_le<std::uint64_t>(r.data() + 24);
+    out->cpu = etl::rd_le<std::uint32_t>(r.data() + 32);
+    out->raw = {};
+    out->frames = *frames;
+    return true;
+}
+
 Status TracepointSource::open(const std::vector<TracepointName> &names, std::uint32_t data_pages)
 {
     std::vector<TracepointFormat> formats;
     std::vector<std::unique_ptr<platform::PerfEventSet>> sets;
-    std::vector<bool> opened, callchain;
+    std::vector<bool> opened, callchain, major;
     std::vector<std::pair<std::string, std::string>> by_ftrace;
     for (const TracepointName &n : names) {
         platform::PerfEventSpec spec;
+        major.push_back(n.major_faults);
+        if (n.major_faults) {
+            spec.kind = platform::PerfEventSpec::Kind::MajorFaults;
+            spec.sample_type = kMajorFaultSampleType | (n.callchain ? platform::kPerfSampleCallchain : 0);
+            spec.data_pages = n.data_pages != 0 ? n.data_pages : data_pages;
+            auto set = std::make_unique<platform::PerfEventSet>();
+            if (Status s = set->open(spec); !s)
+                return s;
+            formats.emplace_back();
+            sets.push_back(std::move(set));
+            opened.push_back(true);
+            callchain.push_back(n.callchain);
+            continue;
+        }
         spec.kind = platform::PerfEventSpec::Kind::Tracepoint;
         spec.sample_type = kTracepointSampleType | (n.callchain ? platform::kPerfSampleCallchain : 0);
         spec.data_pages = n.data_pages != 0 ? n.data_pages : data_pages;
@@ -94,6 +128,7 @@ Status TracepointSource::open(const std::vector<TracepointName> &names, std::uin
     sets_ = std::move(sets);
     opened_ = std::move(opened);
     callchain_ = std::move(callchain);
+    major_faults_ = std::move(major);
     ftrace_ = std::move(ftrace);
     ftrace_index_.clear();
     for (std::size_t i = 0; i < formats_.size(); ++i)
@@ -110,6 +145,7 @@ Status TracepointSource::drain(const TracepointFn &each)
         std::uint32_t cpu, pid, tid;
         std::vector<std::uint8_t> raw;
         std::vector<std::uint64_t> frames;
+        std::uint64_t addr = 0;
     };
     std::vector<Read> batch;
     std::vector<std::uint64_t> frames;
@@ -123,12 +159,13 @@ Status TracepointSource::drain(const TracepointFn &each)
                 if (r.type != platform::kPerfRecordSample)
                     return; // LOST is counted by the ring reader; nothing else is asked for
                 TracepointSample t;
-                if (!parse_tracepoint_sample(r.bytes, callchain_[i], &t, &frames)) {
+                if (!(major_faults_[i] ? parse_major_fault_sample(r.bytes, callchain_[i], &t, &frames)
+                                       : parse_tracepoint_sample(r.bytes, callchain_[i], &t, &frames))) {
                     ++malformed_;
                     return;
                 }
-                batch.push_back(
-                    {t.time, i, t.cpu, t.pid, t.tid, std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()), frames});
+                batch.push_back({t.time, i, t.cpu, t.pid, t.tid, std::vector<std::uint8_t>(t.raw.begin(), t.raw.end()),
+                                 frames, t.addr});
             },
             &dc);
         lost_ += dc.lost;
@@ -167,6 +204,7 @@ Status TracepointSource::drain(const TracepointFn &each)
         t.time = r.time;
         t.raw = r.raw;
         t.frames = r.frames;
+        t.addr = r.addr;
         each(t);
     }
     return result;

@@ -47,6 +47,12 @@ struct TracepointName {
     // Each sample carries its call chain (PERF_SAMPLE_CALLCHAIN): for the
     // events whose stacks are asked for (stack_events.hpp). Perf only.
     bool callchain = false;
+    // Not a tracepoint: perf's software event of major page faults
+    // (PERF_COUNT_SW_PAGE_FAULTS_MAJ, each one), which fires where the
+    // kernel accounts a fault it classed as major, at the fault's end. Its
+    // samples carry the fault's address (TracepointSample::addr) and no
+    // raw bytes (an empty format); system and name only name it.
+    bool major_faults = false;
 };
 
 // One sample, borrowed for the translator's call.
@@ -58,6 +64,7 @@ struct TracepointSample {
     // The call chain, innermost first (kernel frames, then user frames;
     // context markers dropped); empty without CALLCHAIN.
     std::span<const std::uint64_t> frames;
+    std::uint64_t addr = 0; // a major fault's address (TracepointName::major_faults); 0 for tracepoints
 };
 
 // A PERF_RECORD_SAMPLE of kTracepointSampleType (its 8-byte header
@@ -67,6 +74,13 @@ struct TracepointSample {
 // than its fields say.
 bool parse_tracepoint_sample(std::span<const std::uint8_t> record, bool with_callchain, TracepointSample *out,
                              std::vector<std::uint64_t> *frames);
+// A PERF_RECORD_SAMPLE of the major faults' event (kMajorFaultSampleType):
+// {pid, tid; time; addr; cpu, res}, then the call chain when
+// with_callchain; its raw part is empty.
+bool parse_major_fault_sample(std::span<const std::uint8_t> record, bool with_callchain, TracepointSample *out,
+                              std::vector<std::uint64_t> *frames);
+inline constexpr std::uint64_t kMajorFaultSampleType =
+    platform::kPerfSampleTid | platform::kPerfSampleTime | platform::kPerfSampleAddr | platform::kPerfSampleCpu;
 
 using TracepointFn = std::function<void(const TracepointSample &)>;
 
@@ -97,6 +111,7 @@ private:
     std::vector<std::unique_ptr<platform::PerfEventSet>> sets_;   // null: read by ftrace, or lacking
     std::vector<bool> opened_;                                    // false: an optional one this kernel lacks
     std::vector<bool> callchain_;                                 // its samples carry CALLCHAIN
+    std::vector<bool> major_faults_;                              // perf's major faults, not a tracepoint
     std::unique_ptr<platform::TraceInstance> ftrace_;             // the ftrace ones' rings, if any
     std::unordered_map<std::uint32_t, std::size_t> ftrace_index_; // an ftrace event's id: its tracepoint
     std::uint64_t lost_ = 0;

@@ -44,13 +44,15 @@ inline constexpr std::uint16_t kPerfMiscMmapBuildId = 1u << 14;
 inline constexpr std::uint64_t kPerfSampleIp = 1u << 0; // samples only: the interrupted instruction
 inline constexpr std::uint64_t kPerfSampleTid = 1u << 1;
 inline constexpr std::uint64_t kPerfSampleTime = 1u << 2;
+inline constexpr std::uint64_t kPerfSampleAddr = 1u << 3; // samples only: a fault's address (after TIME)
 inline constexpr std::uint64_t kPerfSampleId = 1u << 6;
 inline constexpr std::uint64_t kPerfSampleCpu = 1u << 7;
 inline constexpr std::uint64_t kPerfSampleCallchain = 1u << 5; // samples only: nr, then nr addresses
 inline constexpr std::uint64_t kPerfSampleStreamId = 1u << 9;
 inline constexpr std::uint64_t kPerfSampleRaw = 1u << 10; // samples only: a tracepoint's raw bytes
 inline constexpr std::uint64_t kPerfSampleIdentifier = 1u << 16;
-inline constexpr std::uint32_t kPerfProtExec = 4; // MMAP2's prot: PROT_EXEC
+inline constexpr std::uint32_t kPerfProtExec = 4;         // MMAP2's prot: PROT_EXEC
+inline constexpr std::uint64_t kPerfFormatLost = 1u << 4; // read_format: the event's dropped samples (Linux 6.0+)
 // A call chain's entries at or above this are context markers
 // (PERF_CONTEXT_KERNEL, _USER...), not addresses.
 inline constexpr std::uint64_t kPerfContextMax = std::uint64_t(-4095);
@@ -58,9 +60,10 @@ inline constexpr std::uint64_t kPerfContextMax = std::uint64_t(-4095);
 // What to open on each processor.
 struct PerfEventSpec {
     enum class Kind : std::uint8_t {
-        Dummy,      // the software dummy event: side-band records only
-        Tracepoint, // a tracepoint by its id (tracefs events/<group>/<name>/id)
-        CpuClock,   // the processor's clock: a sample every period_ns (idle time too)
+        Dummy,       // the software dummy event: side-band records only
+        Tracepoint,  // a tracepoint by its id (tracefs events/<group>/<name>/id)
+        CpuClock,    // the processor's clock: a sample every period_ns (idle time too)
+        MajorFaults, // every fault the kernel counts as major (PERF_COUNT_SW_PAGE_FAULTS_MAJ), at its end
     };
     Kind kind = Kind::Dummy;
     std::uint64_t tracepoint_id = 0;
@@ -95,7 +98,12 @@ struct PerfRecord {
 struct PerfDrainCounts {
     std::uint64_t records = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t lost = 0;      // the records the kernel dropped (PERF_RECORD_LOST's count)
+    // The records the kernel dropped since the last drain: the event's own
+    // count (PERF_FORMAT_LOST, Linux 6.0+), else what PERF_RECORD_LOST
+    // records said. The kernel writes a LOST record only once its ring has
+    // room again, so drops just before a stop never get one; the count has
+    // them. LOST records still reach the callback: count from here, not them.
+    std::uint64_t lost = 0;
     std::uint64_t malformed = 0; // rings abandoned at a header that cannot be (their data skipped)
 };
 

@@ -69,7 +69,7 @@ TEST(PerfRing, ARecordWrappingTheEndIsReadWhole)
     std::vector<Bytes> records;
     for (const Bytes &r : got)
         source.consume(r, [&](Bytes &&w) { records.push_back(std::move(w)); });
-    EXPECT_EQ(source.counts().lost, 5u);
+    EXPECT_EQ(source.counts().lost, 0u) << "counted by the ring's drain (above), not again";
     const std::vector<kerneltest::Seen> seen = kerneltest::round_trip(records, 8);
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].event_name, "Image/Load");

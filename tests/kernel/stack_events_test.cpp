@@ -73,10 +73,10 @@ TEST(StackWalk, FramesAreCutToTheRecordsRoomInnermostKept)
 TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
 {
     const etw_classic_event_id served[] = {
-        id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52),  id(kThread, 36),
-        id(kTcpIp, 10),     id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),
-        id(kPageFault, 11), id(kPageFault, 12), id(kPageFault, 15), id(kThread, 36), // a duplicate is fine
-        id(kUdpIp, 10),     id(kUdpIp, 11),     id(kUdpIp, 26),     id(kUdpIp, 27),
+        id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52), id(kThread, 36),    id(kTcpIp, 10),
+        id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),    id(kPageFault, 11), id(kPageFault, 12),
+        id(kPageFault, 15), id(kPageFault, 32), id(kThread, 36), // a duplicate is fine
+        id(kUdpIp, 10),     id(kUdpIp, 11),     id(kUdpIp, 26),    id(kUdpIp, 27),
     };
     StackEvents s;
     ASSERT_TRUE(StackEvents::from(served, &s));
@@ -88,7 +88,7 @@ TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
     ASSERT_TRUE(StackEvents::from(file_io, &files));
     EXPECT_EQ(files, StackEvents::of({0x0440, 0x0441, 0x0442, 0x0443, 0x0444, 0x0446, 0x0447, 0x0449, 0x044C}));
     const std::vector<std::uint16_t> hooks = {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B,
-                                              0x020B, 0x020C, 0x020F, 0x110A, 0x110B, 0x111A, 0x111B};
+                                              0x020B, 0x020C, 0x020F, 0x0220, 0x110A, 0x110B, 0x111A, 0x111B};
     for (std::uint16_t hook : hooks)
         EXPECT_TRUE(s.has(hook)) << std::hex << hook;
     EXPECT_FALSE(s.has(0x0F2F));
@@ -113,9 +113,9 @@ TEST(StackEvents, EveryOtherEventIsRefusedNamingItAndWhy)
         {id(kPerfInfo, 67), "SysClEnter (51)"}, // PerfInfo/ISR: not written
         {id(kTcpIp, 12), "RecvIPV6 (27)"},      // TcpIp/ConnectIPV4: not written
         {id(kUdpIp, 17), "of the UdpIp class"}, // UdpIp/Fail: not written
-        {id(kPageFault, 32), "not written here"},
-        {id(kFileIo, 0), "the names (0, 32, 35, 36) are no call's"}, // FileIo/Name
-        {id(kFileIo, 72), "Write (68)"},                             // FileIo/DirEnum: not written
+        {id(kPageFault, 10), "HardFault (32) are served: the others are not written here"}, // TransitionFault
+        {id(kFileIo, 0), "the names (0, 32, 35, 36) are no call's"},                        // FileIo/Name
+        {id(kFileIo, 72), "Write (68)"}, // FileIo/DirEnum: not written
     };
     const StackEvents before = StackEvents::of({0x0524});
     for (const auto &r : refused) {

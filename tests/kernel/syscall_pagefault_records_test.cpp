@@ -206,3 +206,50 @@ TEST(PageFaultRecords, ExceptionSamplesBecomeRecordsOfTheirThread)
         EXPECT_TRUE(page_fault_record_from_sample(f, s, clock, 8).empty()) << name;
     }
 }
+
+TEST(PageFaultRecords, HardFaultLaysOutItsSixFieldsInBothLayoutsAndDecodesByName)
+{
+    HardFaultFields f;
+    f.initial_time = 0x0102030405060708;
+    f.read_offset = 0x1112131415161718ull;
+    f.virtual_address = 0x00007F2122232425ull;
+    f.file_object = 0x0000000031323334ull;
+    f.thread_id = 0x41424344;
+    f.byte_count = 0x51525354;
+    const auto le = [](const Bytes &b, std::size_t at, std::size_t n) {
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            v |= std::uint64_t(b[at + i]) << (8 * i);
+        return v;
+    };
+    // InitialTime 8, ReadOffset 8, VirtualAddress ptr, FileObject ptr, TThreadId 4, ByteCount 4.
+    const Bytes p64 = hard_fault_payload(f, 8);
+    ASSERT_EQ(p64.size(), 40u);
+    EXPECT_EQ(le(p64, 0, 8), 0x0102030405060708u);
+    EXPECT_EQ(le(p64, 8, 8), 0x1112131415161718u);
+    EXPECT_EQ(le(p64, 16, 8), 0x00007F2122232425u);
+    EXPECT_EQ(le(p64, 24, 8), 0x31323334u);
+    EXPECT_EQ(le(p64, 32, 4), 0x41424344u);
+    EXPECT_EQ(le(p64, 36, 4), 0x51525354u);
+    const Bytes p32 = hard_fault_payload(f, 4);
+    ASSERT_EQ(p32.size(), 32u);
+    EXPECT_EQ(le(p32, 0, 8), 0x0102030405060708u);
+    EXPECT_EQ(le(p32, 8, 8), 0x1112131415161718u);
+    EXPECT_EQ(le(p32, 16, 4), 0x22232425u); // a 32-bit layout keeps the pointer's low half
+    EXPECT_EQ(le(p32, 20, 4), 0x31323334u);
+    EXPECT_EQ(le(p32, 24, 4), 0x41424344u);
+    EXPECT_EQ(le(p32, 28, 4), 0x51525354u);
+    for (std::uint32_t ptr : {4u, 8u}) {
+        const std::vector<Seen> seen = kerneltest::round_trip({hard_fault_record(0x0123456789AB, f, ptr)}, ptr);
+        ASSERT_EQ(seen.size(), 1u);
+        expect_perfinfo(seen[0], 0x0220, 2, ptr, 0x0123456789AB);
+        EXPECT_EQ(seen[0].event_name, "PageFault/HardFault");
+        const kerneltest::Pairs want = {{"InitialTime", std::to_string(0x0102030405060708)},
+                                        {"ReadOffset", "0x1112131415161718"},
+                                        {"VirtualAddress", ptr_text(f.virtual_address, ptr)},
+                                        {"FileObject", ptr_text(f.file_object, ptr)},
+                                        {"TThreadId", "0x41424344"},
+                                        {"ByteCount", std::to_string(0x51525354)}};
+        EXPECT_EQ(seen[0].values, want) << ptr;
+    }
+}

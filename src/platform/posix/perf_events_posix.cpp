@@ -37,7 +37,8 @@ static_assert(kPerfSampleTid == PERF_SAMPLE_TID && kPerfSampleTime == PERF_SAMPL
               kPerfSampleId == PERF_SAMPLE_ID && kPerfSampleCpu == PERF_SAMPLE_CPU &&
               kPerfSampleStreamId == PERF_SAMPLE_STREAM_ID && kPerfSampleIdentifier == PERF_SAMPLE_IDENTIFIER &&
               kPerfSampleRaw == PERF_SAMPLE_RAW && kPerfSampleIp == PERF_SAMPLE_IP &&
-              kPerfSampleCallchain == PERF_SAMPLE_CALLCHAIN);
+              kPerfSampleAddr == PERF_SAMPLE_ADDR && kPerfSampleCallchain == PERF_SAMPLE_CALLCHAIN);
+static_assert(kPerfFormatLost == 1u << 4); // PERF_FORMAT_LOST: an enumerator, absent from older headers
 static_assert(kPerfContextMax == std::uint64_t(PERF_CONTEXT_MAX));
 
 namespace {
@@ -56,6 +57,9 @@ std::string read_small_file(const char *path)
     return n > 0 ? std::string(text, std::size_t(n)) : std::string();
 }
 
+// A record's size is a u16 in its header.
+constexpr std::uint64_t kMaxRecordBytes = 65536;
+
 } // namespace
 
 struct PerfEventSet::Impl {
@@ -64,11 +68,13 @@ struct PerfEventSet::Impl {
         std::uint32_t cpu = 0;
         void *map = nullptr;
         std::size_t map_size = 0;
+        std::uint64_t lost_seen = 0; // the event's PERF_FORMAT_LOST count at the last read
     };
     std::vector<Ring> rings;
     int epoll = -1;
     int wake = -1;
     std::uint64_t data_size = 0;
+    bool lost_counter = false; // read_format has PERF_FORMAT_LOST
     std::vector<std::uint8_t> scratch;
 
     ~Impl()
@@ -83,6 +89,18 @@ struct PerfEventSet::Impl {
             ::close(epoll);
         if (wake >= 0)
             ::close(wake);
+    }
+
+    // The samples the kernel dropped since the last call (read_format
+    // PERF_FORMAT_LOST alone: {value, lost}); 0 when the read fails.
+    static std::uint64_t read_lost(Ring &r)
+    {
+        std::uint64_t v[2];
+        if (::read(r.fd, v, sizeof v) != ssize_t(sizeof v) || v[1] < r.lost_seen)
+            return 0;
+        const std::uint64_t delta = v[1] - r.lost_seen;
+        r.lost_seen = v[1];
+        return delta;
     }
 
     Status ioctl_all(unsigned long request, const char *what)
@@ -127,6 +145,10 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
         attr.config = PERF_COUNT_SW_CPU_CLOCK;
         attr.sample_period = spec.period_ns;
         attr.sample_max_stack = spec.max_stack;
+    } else if (spec.kind == PerfEventSpec::Kind::MajorFaults) {
+        attr.type = PERF_TYPE_SOFTWARE;
+        attr.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+        attr.sample_period = 1; // every one
     } else {
         attr.type = PERF_TYPE_SOFTWARE;
         attr.config = PERF_COUNT_SW_DUMMY;
@@ -143,6 +165,7 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
     attr.build_id = spec.mmap2 && spec.mmap_build_id;
 #endif
     attr.disabled = 1;
+    attr.read_format = kPerfFormatLost;
     // The sessions' clock type 1 (qpc_now) is CLOCK_MONOTONIC: stamping with
     // it (rather than perf's sched_clock) makes a record's time / 100 a
     // session timestamp, with no drift between the two.
@@ -152,9 +175,10 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
     attr.watermark = 1;
     attr.wakeup_watermark =
         std::uint32_t(spec.wakeup_bytes != 0 ? std::min<std::uint64_t>(spec.wakeup_bytes, data_size) : data_size / 4);
-    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint ? "tracepoint"
-                       : spec.kind == PerfEventSpec::Kind::CpuClock ? "the processor clock (sampled profile)"
-                                                                    : "task, comm and mmap events";
+    const char *what = spec.kind == PerfEventSpec::Kind::Tracepoint    ? "tracepoint"
+                       : spec.kind == PerfEventSpec::Kind::CpuClock    ? "the processor clock (sampled profile)"
+                       : spec.kind == PerfEventSpec::Kind::MajorFaults ? "major page faults"
+                                                                       : "task, comm and mmap events";
 
     auto impl = std::make_unique<Impl>();
     impl->data_size = data_size;
@@ -178,6 +202,11 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
             r.fd = int(::syscall(SYS_perf_event_open, &attr, -1, int(cpu), -1, PERF_FLAG_FD_CLOEXEC));
         }
 #endif
+        if (r.fd < 0 && errno == EINVAL && attr.read_format != 0 && impl->rings.empty()) {
+            // Before Linux 6.0: losses are known from LOST records only.
+            attr.read_format = kPerfFormatLost;
+            r.fd = int(::syscall(SYS_perf_event_open, &attr, -1, int(cpu), -1, PERF_FLAG_FD_CLOEXEC));
+        }
         if (r.fd < 0) {
             const int e = errno;
             // A processor that went offline since the list was read has no events to give.
@@ -206,6 +235,7 @@ Status PerfEventSet::open(const PerfEventSpec &spec)
         if (::epoll_ctl(impl->epoll, EPOLL_CTL_ADD, r.fd, &ev) != 0)
             return perf_open_status(errno, "its epoll set", "");
     }
+    impl->lost_counter = attr.read_format != 0;
     impl_ = std::move(impl);
     return Status::ok();
 }
@@ -240,13 +270,29 @@ Status PerfEventSet::drain(const PerfRecordFn &each, PerfDrainCounts *counts)
         // Acquire: the records up to head are written before head is.
         const std::uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
         const std::uint64_t tail = page->data_tail; // only this reader writes it
-        if (head == tail)
-            continue;
-        std::uint64_t done = perf_ring_read(data, impl_->data_size, tail, head, r.cpu, impl_->scratch, each, counts);
-        if (done != head)
-            done = head; // a header that cannot be: what follows it is unreadable too
-        // Release: the reads above finish before the kernel may reuse the space.
-        __atomic_store_n(&page->data_tail, done, __ATOMIC_RELEASE);
+        PerfDrainCounts ring;
+        if (head != tail) {
+            std::uint64_t done = perf_ring_read(data, impl_->data_size, tail, head, r.cpu, impl_->scratch, each, &ring);
+            if (done != head)
+                done = head; // a header that cannot be: what follows it is unreadable too
+            // Release: the reads above finish before the kernel may reuse the space.
+            __atomic_store_n(&page->data_tail, done, __ATOMIC_RELEASE);
+        }
+        if (impl_->lost_counter) {
+            // The LOST records read above are in the event's count already
+            // (read now or at an earlier drain). The ring only fills between
+            // drains, and a record is at most 64 KB: with that much free now,
+            // nothing was refused since the last read (no system call then).
+            ring.lost = 0;
+            if (impl_->data_size - (head - tail) < kMaxRecordBytes)
+                ring.lost = Impl::read_lost(r);
+        }
+        if (counts) {
+            counts->records += ring.records;
+            counts->bytes += ring.bytes;
+            counts->lost += ring.lost;
+            counts->malformed += ring.malformed;
+        }
     }
     return Status::ok();
 }
