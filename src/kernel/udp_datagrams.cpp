@@ -221,7 +221,9 @@ void UdpDatagrams::on_sample(Added &s, const PerfClock &clock, const Emit &emit)
     case Call::None:
         return;
     case Call::Route:
-        if (const auto p = pending_.find(s.tid); p != pending_.end() && sends(p->second.call)) {
+        // The first of the datagram's: later ones in its thread before its
+        // length are the packet's own way out (a tunnel's outer flow).
+        if (const auto p = pending_.find(s.tid); p != pending_.end() && sends(p->second.call) && !p->second.route) {
             p->second.route = s.route;
             p->second.route_sport = s.route_sport;
         }

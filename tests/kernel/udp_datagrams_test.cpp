@@ -439,7 +439,10 @@ TEST_F(Udp, AnUnconnectedSendsRouteLookupNamesItsDestination)
         length(true, kSk, 2, size);
         call("sys_exit_sendto", {size});
     };
-    send(100, [&] { route(false, {10, 0, 0, 7}, 40000, 53); });
+    send(100, [&] {
+        route(false, {10, 0, 0, 7}, 40000, 53);
+        route(false, {192, 0, 2, 1}, 51234, 4789); // then a tunnel's outer flow (VXLAN) in the same call
+    });
     send(101, [&] { route(false, {10, 0, 0, 8}, 40000, 54, 17, 0x10); }); // a softirq's on its time
     send(102, [&] { route(false, {10, 0, 0, 9}, 41234, 55); });           // another socket's port
     send(103, [&] { route(false, {10, 0, 0, 10}, 40000, 56, 6); });       // TCP's
