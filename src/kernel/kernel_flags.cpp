@@ -57,9 +57,12 @@ const KernelFlag kFlags[] = {
      "perf_event_open PERF_RECORD_MMAP2 (file mappings) + /proc/PID/maps rundown",
      "PageFault (0x02): MapFile 37, UnmapFile 38, MapFileDCStart 39, MapFileDCEnd 40"},
     {ETW_FLAG_NETWORK_TCPIP, "EVENT_TRACE_FLAG_NETWORK_TCPIP", "network_tcpip", "NETWORKTRACE",
-     "sock:sock_send_length, sock:sock_recv_length, sock:inet_sock_set_state, tcp:tcp_probe (TCP only: UDP's "
-     "datagrams carry addresses no tracepoint gives)",
-     "TcpIp (0x06): SendIPV4 10, RecvIPV4 11, SendIPV6 26, RecvIPV6 27; UdpIp (0x11) not yet written"},
+     "sock:sock_send_length, sock:sock_recv_length, sock:inet_sock_set_state, tcp:tcp_probe; for UDP also the "
+     "socket calls' syscalls:sys_enter_/sys_exit_ (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg; "
+     "connect, close), fib:fib_table_lookup and fib6:fib6_table_lookup, the calls' address buffers read from the "
+     "process and the sockets' own ends (getsockname, getpeername on a pidfd_getfd duplicate)",
+     "TcpIp (0x06): SendIPV4 10, RecvIPV4 11, SendIPV6 26, RecvIPV6 27; UdpIp (0x11): SendIPV4 10, RecvIPV4 11, "
+     "SendIPV6 26, RecvIPV6 27"},
     {ETW_FLAG_REGISTRY, "EVENT_TRACE_FLAG_REGISTRY", "registry", "REGISTRY", "none: Linux has no registry",
      "Registry (0x09): Create 10 .. Close 27; Registry_TypeGroup1"},
     {ETW_FLAG_DBGPRINT, "EVENT_TRACE_FLAG_DBGPRINT", "dbgprint", "", "none: no DbgPrint on Linux",

@@ -5,6 +5,7 @@
 #include "kernel/pagefault_records.hpp"
 #include "kernel/sched_records.hpp"
 #include "kernel/syscall_records.hpp"
+#include "kernel/udp_datagrams.hpp"
 
 #include <openetw/constants.h>
 
@@ -31,9 +32,13 @@ void add_callchains(Tracepoints *t, const StackEvents &stacks)
 std::vector<std::uint16_t> stackable_hooks(Tracepoints::Use use)
 {
     using U = Tracepoints::Use;
+    // sock_send_length / sock_recv_length: TCP's and UDP's transfers.
     const auto tcp = [](TcpOp op) {
+        const auto udp = std::uint8_t(op == TcpOp::Send ? UdpOp::Send : UdpOp::Recv);
         return std::vector<std::uint16_t>{hook_id(kGroupTcpIp, std::uint8_t(op)),
-                                          hook_id(kGroupTcpIp, std::uint8_t(std::uint8_t(op) + kIpv6TypeOffset))};
+                                          hook_id(kGroupTcpIp, std::uint8_t(std::uint8_t(op) + kIpv6TypeOffset)),
+                                          hook_id(kGroupUdpIp, udp),
+                                          hook_id(kGroupUdpIp, std::uint8_t(udp + kIpv6TypeOffset))};
     };
     switch (use) {
     case U::CSwitch:
@@ -96,6 +101,12 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.uses.push_back(Tracepoints::Use::TcpSend);
         t.names.push_back({"sock", "sock_recv_length"});
         t.uses.push_back(Tracepoints::Use::TcpRecv);
+        // UDP datagrams' descriptors, address buffers and routes (optional:
+        // without them UdpIp records lack what only they give).
+        for (const UdpTracepoint &u : udp_tracepoints()) {
+            t.names.push_back({u.system, u.name, true});
+            t.uses.push_back(Tracepoints::Use::UdpSyscall);
+        }
     }
     if (flags & (ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT)) {
         // Through ftrace: completions fire in interrupt context, whose perf

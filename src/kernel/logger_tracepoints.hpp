@@ -42,6 +42,7 @@ struct Tracepoints {
         FilemapFault, // HardFault's file and offset (hard_faults.hpp)
         PageCacheAdd, // ... and bytes read
         MajorFault,   // ... and end (perf's major faults, not a tracepoint)
+        UdpSyscall,   // udp_datagrams.hpp: a socket call's enter or exit
         FileSyscall   // file_io_tracker.hpp: one of its system calls' enter or exit (keep it last)
     };
     std::vector<TracepointName> names;

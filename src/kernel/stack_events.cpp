@@ -51,6 +51,8 @@ std::string why_not(std::uint8_t group)
         return "of the PerfInfo class, SampleProfile (46), SysClEnter (51) and SysClExit (52) are served";
     case kGroupTcpIp:
         return "of the TcpIp class, SendIPV4 (10), RecvIPV4 (11), SendIPV6 (26) and RecvIPV6 (27) are served";
+    case kGroupUdpIp:
+        return "of the UdpIp class, SendIPV4 (10), RecvIPV4 (11), SendIPV6 (26) and RecvIPV6 (27) are served";
     case kGroupMemory:
         return "of the PageFault class, DemandZeroFault (11), CopyOnWrite (12), AccessViolation (15) and "
                "HardFault (32) are served: the others are not written here";

@@ -23,6 +23,7 @@
 #include "kernel/system_config.hpp"
 #include "kernel/tracepoint_records.hpp"
 #include "kernel/tcp_connections.hpp"
+#include "kernel/udp_datagrams.hpp"
 #include "kernel/tracepoint_source.hpp"
 #include "platform/clock.hpp"
 #include "platform/proc_info.hpp"
@@ -61,8 +62,12 @@ constexpr std::uint32_t kDrainIntervalMs = 100;
 // million a second; docs/KERNEL_LOGGER.md has the rates measured). Context
 // switches are drained as often: a processor can switch some 300000 times
 // a second, which 100 ms of a 1 MB ring cannot hold (bench/PERFORMANCE.md).
-constexpr std::uint32_t kHighVolumeFlags =
-    ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_MEMORY_HARD_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags;
+// Sockets too: a datagram is up to four samples in each of its threads
+// (the call's enter, its route, sock_*_length, the exit), 100000 a second
+// overflowed 100 ms of 1 MB rings (docs/KERNEL_LOGGER.md, "UdpIp").
+constexpr std::uint32_t kHighVolumeFlags = ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
+                                           ETW_FLAG_MEMORY_HARD_FAULTS | ETW_FLAG_CSWITCH | kFileIoFlags |
+                                           ETW_FLAG_NETWORK_TCPIP;
 constexpr std::uint32_t kHighVolumeDrainIntervalMs = 20;
 // Records this recent (in 100 ns) wait for the next drain: see drain().
 constexpr std::int64_t kHoldBack100ns = 10 * 10000; // 10 ms
@@ -159,6 +164,10 @@ public:
             file_io_ = std::make_unique<FileIoTracker>(proc_process_reader(), platform::kPointerSize, max_record_);
         if (file_io_)
             file_io_->set_flags(flags);
+        if (!(flags & ETW_FLAG_NETWORK_TCPIP)) // its sockets would miss the closes while off
+            udp_.reset();
+        else if (!udp_)
+            udp_ = std::make_unique<UdpDatagrams>(proc_socket_reader(), platform::kPointerSize);
         // Turned off, the pairing stays until the next drain has settled what
         // the closed source held (drain).
         if ((flags & ETW_FLAG_MEMORY_HARD_FAULTS) && !hard_faults_) {
@@ -280,13 +289,17 @@ public:
         };
         auto drain_tracepoints = [&](TracepointSource &t, const std::vector<Tracepoints::Use> &uses) {
             // Samples it could not parse are lost too: counted, never dropped silently.
-            const std::uint64_t before = t.lost() + t.malformed();
+            const std::uint64_t before = t.lost() + t.malformed() + (udp_ ? udp_->malformed() : 0);
             (void)t.drain([&](const TracepointSample &sample) {
                 if (uses[sample.tracepoint] == Tracepoints::Use::FileSyscall) {
                     if (file_io_)
                         file_io_->add(t.format(sample.tracepoint), sample);
                     return;
                 }
+                if (udp_ && (uses[sample.tracepoint] == Tracepoints::Use::UdpSyscall ||
+                             uses[sample.tracepoint] == Tracepoints::Use::TcpSend ||
+                             uses[sample.tracepoint] == Tracepoints::Use::TcpRecv))
+                    udp_->add(t.format(sample.tracepoint), sample); // keeps the UDP ones
                 translate(uses[sample.tracepoint], t.format(sample.tracepoint), sample, clock,
                           [&](std::uint32_t cpu, Bytes &&r) {
                               keep_stacked(cpu, clock.to_session(sample.time), sample.pid, sample.tid, sample.frames,
@@ -303,7 +316,16 @@ public:
             // The hard faults after the FileIo records (an open earlier in the
             // batch then gives its file FileIo's key), up to the drain's start.
             settle_faults(settle_ns);
-            lost += t.lost() + t.malformed() - before;
+            // Its samples of the last 9 ms wait, as the held records (a millisecond
+            // less: none it makes is older than what was written): a buffer used
+            // again soon after is then seen used (udp_datagrams.hpp).
+            if (udp_)
+                udp_->flush(clock, all ? UINT64_MAX : now_ns - std::uint64_t(kHoldBack100ns - 10000) * 100u,
+                            [&](std::uint32_t cpu, std::int64_t ts, Bytes &&r, std::span<const std::uint64_t> frames) {
+                                keep_stacked(cpu, ts, etl::rd_le<std::uint32_t>(r.data() + 12),
+                                             etl::rd_le<std::uint32_t>(r.data() + 8), frames, std::move(r));
+                            });
+            lost += t.lost() + t.malformed() + (udp_ ? udp_->malformed() : 0) - before;
         };
         for (auto &[old, uses] : retired_tp_)
             drain_tracepoints(*old, uses);
@@ -421,6 +443,7 @@ private:
                 hard_faults_->on_major_fault(sample);
             return;
         case Tracepoints::Use::FileSyscall: // drain hands them to file_io_
+        case Tracepoints::Use::UdpSyscall:  // ... and these to udp_
             return;
         case Tracepoints::Use::FatalSignal:
             if (process_)
@@ -559,6 +582,7 @@ private:
     std::vector<Held> held_;                        // read, not yet written: see drain
     std::unique_ptr<DiskRequests> disks_;           // requests issued, awaiting completion
     std::unique_ptr<FileIoTracker> file_io_;        // open files and calls in progress while a FileIo flag is on
+    std::unique_ptr<UdpDatagrams> udp_;             // UDP sockets and calls in progress while NETWORK_TCPIP is on
     std::unique_ptr<HardFaultPairing> hard_faults_; // each thread's fault in progress while HARD_FAULTS is on
     std::unique_ptr<HardFaultFiles> fault_files_;   // ... and the FileObjects of its files
     std::vector<Tracepoints::Use> tp_uses_;         // what each of tracepoints_ becomes

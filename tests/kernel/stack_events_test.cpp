@@ -23,6 +23,7 @@ namespace {
 constexpr etw_guid kThread = {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
 constexpr etw_guid kPerfInfo = {0xce1dbfb4, 0x137e, 0x4da6, {0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc}};
 constexpr etw_guid kTcpIp = {0x9a280ac0, 0xc8e0, 0x11d1, {0x84, 0xe2, 0x00, 0xc0, 0x4f, 0xb9, 0x98, 0xa2}};
+constexpr etw_guid kUdpIp = {0xbf3a50c5, 0xa9c9, 0x4988, {0xa0, 0x05, 0x2d, 0xf0, 0xb7, 0xc8, 0x0f, 0x80}};
 constexpr etw_guid kPageFault = {0x3d6fa8d3, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
 constexpr etw_guid kFileIo = {0x90cbdc39, 0x4a3e, 0x11d1, {0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3}};
 constexpr etw_guid kImage = {0x2cb15d1d, 0x5fc1, 0x11d2, {0xab, 0xe1, 0x00, 0xa0, 0xc9, 0x11, 0xf5, 0x18}};
@@ -75,6 +76,7 @@ TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
         id(kPerfInfo, 46),  id(kPerfInfo, 51),  id(kPerfInfo, 52), id(kThread, 36),    id(kTcpIp, 10),
         id(kTcpIp, 11),     id(kTcpIp, 26),     id(kTcpIp, 27),    id(kPageFault, 11), id(kPageFault, 12),
         id(kPageFault, 15), id(kPageFault, 32), id(kThread, 36), // a duplicate is fine
+        id(kUdpIp, 10),     id(kUdpIp, 11),     id(kUdpIp, 26),    id(kUdpIp, 27),
     };
     StackEvents s;
     ASSERT_TRUE(StackEvents::from(served, &s));
@@ -85,12 +87,12 @@ TEST(StackEvents, TheSampledAndTracepointEventsAreServed)
     StackEvents files;
     ASSERT_TRUE(StackEvents::from(file_io, &files));
     EXPECT_EQ(files, StackEvents::of({0x0440, 0x0441, 0x0442, 0x0443, 0x0444, 0x0446, 0x0447, 0x0449, 0x044C}));
-    for (std::uint16_t hook :
-         {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F, 0x0220})
+    const std::vector<std::uint16_t> hooks = {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B,
+                                              0x020B, 0x020C, 0x020F, 0x0220, 0x110A, 0x110B, 0x111A, 0x111B};
+    for (std::uint16_t hook : hooks)
         EXPECT_TRUE(s.has(hook)) << std::hex << hook;
     EXPECT_FALSE(s.has(0x0F2F));
-    EXPECT_EQ(s, StackEvents::of(
-                     {0x0F2E, 0x0F33, 0x0F34, 0x0524, 0x060A, 0x060B, 0x061A, 0x061B, 0x020B, 0x020C, 0x020F, 0x0220}));
+    EXPECT_EQ(s, StackEvents::of(hooks));
     // Only some: the others are not in the set.
     ASSERT_TRUE(StackEvents::from(std::span(served + 3, 1), &s));
     EXPECT_TRUE(s.has(0x0524));
@@ -110,6 +112,7 @@ TEST(StackEvents, EveryOtherEventIsRefusedNamingItAndWhy)
         {id(kImage, 10), "side-band"},          // Image/Load
         {id(kPerfInfo, 67), "SysClEnter (51)"}, // PerfInfo/ISR: not written
         {id(kTcpIp, 12), "RecvIPV6 (27)"},      // TcpIp/ConnectIPV4: not written
+        {id(kUdpIp, 17), "of the UdpIp class"}, // UdpIp/Fail: not written
         {id(kPageFault, 10), "HardFault (32) are served: the others are not written here"}, // TransitionFault
         {id(kFileIo, 0), "the names (0, 32, 35, 36) are no call's"},                        // FileIo/Name
         {id(kFileIo, 72), "Write (68)"}, // FileIo/DirEnum: not written
