@@ -294,6 +294,7 @@ TEST(SystemLoggerEvents, AThreadWokenThroughAPipeIsReadiedOncePerWakeup)
         ASSERT_EQ(::read(pong[0], &c, 1), 1);
     }
     c = 'q';
+    ::usleep(300); // asleep again: the last byte wakes it too (else it may read it running)
     ASSERT_EQ(::write(ping[1], &c, 1), 1);
     echo.join();
     for (int fd : {ping[0], ping[1], pong[0], pong[1]})
