@@ -64,16 +64,8 @@ CC=clang-14 CXX=clang++-14 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN
     -Dbench=disabled -Dfuzz_seconds=20 -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "ASan+UBSan"
 
-# system-logger-cswitch (suite cswitch) fails under TSan: a thread its
-# CSwitch records show switched out waiting 500 times is shown switched in
-# only a few times (the switches from the idle task on one processor are
-# missing), an open defect of issue 30 left for its next step; it runs in
-# the plain and ASan stages. Since cswitch is drained every 20 ms it passed
-# 6 of 6 runs under TSan (5 of 6 failed with 100 ms drains): the loss
-# depends on the drain interval and is not yet explained, so it stays out.
-echo "note: system-logger-cswitch is not run under TSan (known open defect: context switches missing there, see scripts/test.sh)"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit --no-suite cswitch" -Db_sanitize=thread -Db_lundef=false \
+  run_suite "unit tests under ThreadSanitizer" build-tsan "--suite unit" -Db_sanitize=thread -Db_lundef=false \
     -Dbench=disabled \
     -Dcpp_args=-fno-sanitize-recover=all -Dc_args=-fno-sanitize-recover=all
 stage_done "TSan"
