@@ -1,0 +1,255 @@
+// The export of one session to a JetStream stream: the logger spools each
+// buffer (Spool), a sender thread publishes the oldest, waits for its
+// acknowledgement, and only then removes it from the spool. One buffer is in
+// flight at a time, so the stream holds a session's buffers in the order the
+// logger wrote them; a publish that fails (server gone, slow, restarting) is
+// tried again with the same Nats-Msg-Id, which JetStream stores once.
+#include "export/nats_export.hpp"
+
+#include "export/nats_connection.hpp"
+#include "export/spool.hpp"
+#include "platform/machine_config.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace openetw::exporter {
+
+namespace {
+
+constexpr std::int64_t kPublishWaitMs = 2000; // an acknowledgement later than this: send again
+constexpr std::int64_t kRetryWaitMs = 100;    // after a failed publish
+
+std::string machine_name()
+{
+    platform::MachineSummary m;
+    if (platform::machine_summary(&m) == ETW_OK && !m.host_name.empty())
+        return m.host_name;
+    return "unknown";
+}
+
+Status ensure_stream(NatsConnection &c, const std::string &stream)
+{
+    jsStreamInfo *si = nullptr;
+    Status st = c.stream_info(stream, &si);
+    jsStreamInfo_Destroy(si);
+    if (st || st.code != ETW_ERROR_FILE_NOT_FOUND)
+        return st;
+    jsStreamConfig sc;
+    jsStreamConfig_Init(&sc);
+    const std::string subjects = stream_subjects(stream);
+    const char *subject_list[] = {subjects.c_str()};
+    sc.Name = stream.c_str();
+    sc.Subjects = subject_list;
+    sc.SubjectsLen = 1;
+    sc.Storage = js_FileStorage;
+    jsErrCode jerr = jsErrCode(0);
+    si = nullptr;
+    const natsStatus s = js_AddStream(&si, c.jetstream(), &sc, nullptr, &jerr);
+    jsStreamInfo_Destroy(si);
+    if (s == NATS_OK)
+        return Status::ok();
+    // Another host made it meanwhile: use theirs.
+    si = nullptr;
+    if (c.stream_info(stream, &si)) {
+        jsStreamInfo_Destroy(si);
+        return Status::ok();
+    }
+    return Fail(s == NATS_NOT_PERMITTED ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_NOT_SUPPORTED,
+                "cannot create the stream " + stream + " on " + c.url().server() + ": " + nats_reason(s));
+}
+
+class NatsExport final : public engine::BufferExport {
+public:
+    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<Spool> spool)
+        : conn_(std::move(conn)), spool_(std::move(spool)), url_text_(conn_->url().text())
+    {
+        tag_.machine = machine_name();
+        tag_.session = target.session;
+        stream_ = conn_->url().stream;
+        sender_ = std::thread([this] { sender_main(); });
+    }
+
+    ~NatsExport() override { stop_sender(); }
+
+    void begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) override
+    {
+        tag_.start_time = start_time;
+        tag_.sequence = 0;
+        tag_.kind = BufferTag::Kind::Header;
+        push(header, size);
+        tag_.kind = BufferTag::Kind::Buffer;
+    }
+
+    bool publish(const std::uint8_t *buffer, std::uint32_t size) override
+    {
+        ++tag_.sequence;
+        return push(buffer, size);
+    }
+
+    Status finish(const std::uint8_t *final_header, std::uint32_t size) override
+    {
+        ++tag_.sequence;
+        tag_.kind = BufferTag::Kind::End;
+        const bool ended = push(final_header, size);
+        std::unique_lock<std::mutex> lock(mutex_);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kFinishWaitMs);
+        idle_cv_.wait_until(lock, until, [&] { return spool_->records() == 0; });
+        const std::uint64_t left = spool_->records(), bytes = spool_->bytes();
+        const std::string why = last_error_;
+        lock.unlock();
+        stop_sender();
+        if (left == 0 && ended) {
+            spool_->remove_files();
+            return Status::ok();
+        }
+        if (left == 0)
+            return Fail(ETW_ERROR_WRITE_FAULT,
+                        "the final header buffer for " + url_text_ + " could not be spooled: " + why);
+        return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers (" + std::to_string(bytes) + " bytes) for " +
+                                           url_text_ + " were not acknowledged within " +
+                                           std::to_string(kFinishWaitMs / 1000) + " s" +
+                                           (why.empty() ? std::string() : " (last error: " + why + ")") +
+                                           "; they stay spooled in " + spool_->folder());
+    }
+
+private:
+    bool push(const std::uint8_t *bytes, std::uint32_t size)
+    {
+        const std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string why;
+        switch (spool_->push(record, &why)) {
+        case Spool::Push::Stored:
+            work_cv_.notify_one();
+            return true;
+        case Spool::Push::Full:
+            last_error_ = "the spool " + spool_->folder() + " is full";
+            return false;
+        case Spool::Push::Failed:
+            last_error_ = why;
+            return false;
+        }
+        return false;
+    }
+
+    void stop_sender()
+    {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            quit_ = true;
+        }
+        work_cv_.notify_all();
+        if (sender_.joinable())
+            sender_.join();
+    }
+
+    void sender_main()
+    {
+        std::vector<std::uint8_t> record;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                work_cv_.wait(lock, [&] { return quit_ || spool_->records() != 0; });
+                if (quit_)
+                    return;
+                std::string why;
+                if (!spool_->front(&record, &why)) {
+                    last_error_ = why;
+                    work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+                    continue;
+                }
+            }
+            std::string why;
+            const bool acked = send(record, &why);
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (acked) {
+                if (Status st = spool_->pop(); !st)
+                    last_error_ = st.message;
+                if (spool_->records() == 0)
+                    idle_cv_.notify_all();
+            } else {
+                last_error_ = why;
+                work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+            }
+        }
+    }
+
+    // Publishes one spooled record and waits for JetStream's acknowledgement.
+    bool send(const std::vector<std::uint8_t> &record, std::string *why)
+    {
+        BufferTag tag;
+        std::size_t at = 0;
+        if (Status st = decode_record(record, &tag, &at); !st) {
+            *why = st.message;
+            return true; // unreadable: dropping it is all that can be done (cannot happen: this process wrote it)
+        }
+        natsMsg *msg = nullptr;
+        natsStatus s = natsMsg_Create(&msg, subject_of(stream_, tag).c_str(), nullptr,
+                                      reinterpret_cast<const char *>(record.data() + at), int(record.size() - at));
+        for (const auto &[name, value] : message_headers(tag))
+            if (s == NATS_OK)
+                s = natsMsgHeader_Set(msg, name.c_str(), value.c_str());
+        jsPubOptions po;
+        jsPubOptions_Init(&po);
+        po.MaxWait = kPublishWaitMs;
+        po.ExpectStream = stream_.c_str();
+        jsPubAck *ack = nullptr;
+        jsErrCode jerr = jsErrCode(0);
+        if (s == NATS_OK)
+            s = js_PublishMsg(&ack, conn_->jetstream(), msg, &po, &jerr);
+        jsPubAck_Destroy(ack);
+        natsMsg_Destroy(msg);
+        if (s != NATS_OK)
+            *why = "publishing to " + url_text_ + ": " + nats_reason(s);
+        return s == NATS_OK;
+    }
+
+    std::unique_ptr<NatsConnection> conn_;
+    std::unique_ptr<Spool> spool_; // under mutex_
+    std::string url_text_;
+    std::string stream_;
+    BufferTag tag_; // logger thread only
+    std::mutex mutex_;
+    std::condition_variable work_cv_; // a record spooled, or quit
+    std::condition_variable idle_cv_; // the spool emptied
+    bool quit_ = false;
+    std::string last_error_;
+    std::thread sender_;
+};
+
+} // namespace
+
+bool nats_available() { return true; }
+
+Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::BufferExport> *out)
+{
+    ExportUrl url;
+    if (Status st = parse_export_url(target.url, &url); !st)
+        return st;
+    if (url.since_unix_ns != 0)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "?since= is for readers; an export URL is nats://HOST:PORT/STREAM");
+    Credentials creds;
+    if (Status st = read_credentials(target.credentials_file, &creds); !st)
+        return st;
+    auto conn = std::make_unique<NatsConnection>();
+    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true); !st)
+        return st;
+    const std::int64_t max_payload = natsConnection_GetMaxPayload(conn->connection());
+    if (max_payload > 0 && std::int64_t(target.buffer_size) + 4096 > max_payload)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize " + std::to_string(target.buffer_size / 1024) +
+                                                     " KB does not fit the max_payload of the NATS server at " +
+                                                     url.server() + " (" + std::to_string(max_payload) + " bytes)");
+    if (Status st = ensure_stream(*conn, url.stream); !st)
+        return st;
+    std::unique_ptr<Spool> spool;
+    const std::string folder = target.spool_folder.empty() ? spool_folder_for(target.session) : target.spool_folder;
+    if (Status st = Spool::open(folder, target.spool_bytes ? target.spool_bytes : kDefaultSpoolBytes, &spool); !st)
+        return st;
+    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(spool));
+    return Status::ok();
+}
+
+} // namespace openetw::exporter
