@@ -31,7 +31,8 @@ inline constexpr const char *kCredentialsVariable = "OPENETW_NATS_CREDENTIALS";
 // reverse), tls_cert without tls_key (or the reverse).
 Status parse_credentials(std::string_view text, const std::string &path, Credentials *out);
 // Reads and parses the file (empty path: no credentials).
-// ETW_ERROR_FILE_NOT_FOUND / ETW_ERROR_ACCESS_DENIED when it cannot be read.
+// ETW_ERROR_FILE_NOT_FOUND, ETW_ERROR_PATH_NOT_FOUND (no such folder) or
+// ETW_ERROR_ACCESS_DENIED when it cannot be read, naming the file.
 Status read_credentials(const std::string &path, Credentials *out);
 
 } // namespace openetw::exporter

@@ -51,6 +51,11 @@ Status NatsConnection::connect(const ExportUrl &url, const Credentials &c, const
         s = natsOptions_SetAllowReconnect(opts.o, reconnect);
     if (s == NATS_OK && reconnect)
         s = natsOptions_SetMaxReconnect(opts.o, -1);
+    // The export's spool is its buffer: a publish while the client
+    // reconnects fails at once (and is tried again from the spool) rather
+    // than wait unacknowledged in the client's own reconnect buffer.
+    if (s == NATS_OK && reconnect)
+        s = natsOptions_SetReconnectBufSize(opts.o, 1);
     if (s == NATS_OK)
         s = natsOptions_SetReconnectWait(opts.o, kReconnectWaitMs);
     if (s == NATS_OK && !c.user.empty())

@@ -11,6 +11,7 @@
 #include "platform/machine_config.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -93,9 +94,27 @@ public:
     {
         ++tag_.sequence;
         tag_.kind = BufferTag::Kind::End;
-        const bool ended = push(final_header, size);
+        const std::vector<std::uint8_t> end = encode_record(tag_, final_header, size);
         std::unique_lock<std::mutex> lock(mutex_);
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kFinishWaitMs);
+        // A full spool (the server was away) takes the final header once the
+        // sender made room: the stop waits for that as for the rest.
+        bool ended = false;
+        for (;;) {
+            std::string failed;
+            const Spool::Push r = spool_->push(end, &failed);
+            if (r == Spool::Push::Stored) {
+                ended = true;
+                work_cv_.notify_one();
+                break;
+            }
+            if (r == Spool::Push::Failed) {
+                last_error_ = failed;
+                break;
+            }
+            if (idle_cv_.wait_until(lock, until) == std::cv_status::timeout)
+                break;
+        }
         idle_cv_.wait_until(lock, until, [&] { return spool_->records() == 0; });
         const std::uint64_t left = spool_->records(), bytes = spool_->bytes();
         const std::string why = last_error_;
@@ -168,8 +187,8 @@ private:
             if (acked) {
                 if (Status st = spool_->pop(); !st)
                     last_error_ = st.message;
-                if (spool_->records() == 0)
-                    idle_cv_.notify_all();
+                idle_cv_.notify_all(); // room made, or the spool emptied
+
             } else {
                 last_error_ = why;
                 work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
@@ -214,7 +233,7 @@ private:
     BufferTag tag_; // logger thread only
     std::mutex mutex_;
     std::condition_variable work_cv_; // a record spooled, or quit
-    std::condition_variable idle_cv_; // the spool emptied
+    std::condition_variable idle_cv_; // a record acknowledged (room made, or the spool emptied)
     bool quit_ = false;
     std::string last_error_;
     std::thread sender_;
@@ -244,9 +263,12 @@ Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::Buff
                                                      url.server() + " (" + std::to_string(max_payload) + " bytes)");
     if (Status st = ensure_stream(*conn, url.stream); !st)
         return st;
+    std::uint64_t spool_bytes = target.spool_bytes;
+    if (const char *v = std::getenv("OPENETW_SPOOL_BYTES"); spool_bytes == 0 && v && *v)
+        spool_bytes = std::strtoull(v, nullptr, 10);
     std::unique_ptr<Spool> spool;
     const std::string folder = target.spool_folder.empty() ? spool_folder_for(target.session) : target.spool_folder;
-    if (Status st = Spool::open(folder, target.spool_bytes ? target.spool_bytes : kDefaultSpoolBytes, &spool); !st)
+    if (Status st = Spool::open(folder, spool_bytes ? spool_bytes : kDefaultSpoolBytes, &spool); !st)
         return st;
     *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(spool));
     return Status::ok();

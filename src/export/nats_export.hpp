@@ -25,9 +25,10 @@ struct ExportTarget {
     std::string session;           // the session name, UTF-8
     std::uint32_t buffer_size = 0; // bytes: must fit the server's max_payload
     std::string spool_folder;      // empty: spool_folder_for(session)
-    std::uint64_t spool_bytes = 0; // 0: kDefaultSpoolBytes
+    std::uint64_t spool_bytes = 0; // 0: $OPENETW_SPOOL_BYTES, else kDefaultSpoolBytes
 };
 
+// The spool's bound where the host's $OPENETW_SPOOL_BYTES sets none.
 inline constexpr std::uint64_t kDefaultSpoolBytes = 256ull << 20;
 // How long a stop waits for the last acknowledgements.
 inline constexpr std::int64_t kFinishWaitMs = 20000;

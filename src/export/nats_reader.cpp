@@ -132,8 +132,8 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
         StreamTrace t;
         t.tag = inst.tag;
         t.tag.sequence = 0;
-        t.etl = std::move(inst.end.empty() ? inst.header : inst.end);
         t.stopped = !inst.end.empty();
+        t.etl = std::move(t.stopped ? inst.end : inst.header);
         for (auto &[seq, bytes] : inst.data) {
             t.etl.insert(t.etl.end(), bytes.begin(), bytes.end());
             ++t.buffers;
