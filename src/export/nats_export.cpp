@@ -65,7 +65,8 @@ Status ensure_stream(NatsConnection &c, const std::string &stream)
 class NatsExport final : public engine::BufferExport {
 public:
     NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<Spool> spool)
-        : conn_(std::move(conn)), spool_(std::move(spool)), url_text_(conn_->url().text())
+        : conn_(std::move(conn)), spool_(std::move(spool)), url_text_(conn_->url().text()),
+          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs)
     {
         tag_.machine = machine_name();
         tag_.session = target.session;
@@ -96,7 +97,7 @@ public:
         tag_.kind = BufferTag::Kind::End;
         const std::vector<std::uint8_t> end = encode_record(tag_, final_header, size);
         std::unique_lock<std::mutex> lock(mutex_);
-        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kFinishWaitMs);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
         // A full spool (the server was away) takes the final header once the
         // sender made room: the stop waits for that as for the rest.
         bool ended = false;
@@ -129,7 +130,7 @@ public:
                         "the final header buffer for " + url_text_ + " could not be spooled: " + why);
         return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers (" + std::to_string(bytes) + " bytes) for " +
                                            url_text_ + " were not acknowledged within " +
-                                           std::to_string(kFinishWaitMs / 1000) + " s" +
+                                           std::to_string(finish_wait_ms_) + " ms" +
                                            (why.empty() ? std::string() : " (last error: " + why + ")") +
                                            "; they stay spooled in " + spool_->folder());
     }
@@ -229,6 +230,7 @@ private:
     std::unique_ptr<NatsConnection> conn_;
     std::unique_ptr<Spool> spool_; // under mutex_
     std::string url_text_;
+    std::int64_t finish_wait_ms_;
     std::string stream_;
     BufferTag tag_; // logger thread only
     std::mutex mutex_;

@@ -20,12 +20,13 @@ bool nats_available();
 
 // What the session host's export of one session needs.
 struct ExportTarget {
-    std::string url;               // nats://HOST:PORT/STREAM
-    std::string credentials_file;  // empty: none
-    std::string session;           // the session name, UTF-8
-    std::uint32_t buffer_size = 0; // bytes: must fit the server's max_payload
-    std::string spool_folder;      // empty: spool_folder_for(session)
-    std::uint64_t spool_bytes = 0; // 0: $OPENETW_SPOOL_BYTES, else kDefaultSpoolBytes
+    std::string url;                 // nats://HOST:PORT/STREAM
+    std::string credentials_file;    // empty: none
+    std::string session;             // the session name, UTF-8
+    std::uint32_t buffer_size = 0;   // bytes: must fit the server's max_payload
+    std::string spool_folder;        // empty: spool_folder_for(session)
+    std::uint64_t spool_bytes = 0;   // 0: $OPENETW_SPOOL_BYTES, else kDefaultSpoolBytes
+    std::int64_t finish_wait_ms = 0; // how long the stop waits for acknowledgements; 0: kFinishWaitMs
 };
 
 // The spool's bound where the host's $OPENETW_SPOOL_BYTES sets none.
@@ -34,7 +35,9 @@ inline constexpr std::uint64_t kDefaultSpoolBytes = 256ull << 20;
 inline constexpr std::int64_t kFinishWaitMs = 20000;
 
 // Connects, creates the stream if missing (subjects STREAM.>, file storage),
-// and opens the spool; the sender thread starts. ETW_ERROR_INVALID_PARAMETER
+// and opens the spool; the sender thread starts. A spool folder that holds
+// records (a stop that timed out, a host that died) is continued: its
+// records are sent first, each with its own tag and message id. ETW_ERROR_INVALID_PARAMETER
 // / ETW_ERROR_INVALID_NAME for a bad URL (export_url.hpp), the credentials
 // file's statuses (credentials.hpp), ETW_ERROR_ACCESS_DENIED when the server
 // refuses the credentials, ETW_ERROR_FILE_NOT_FOUND when no server answers,

@@ -12,10 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 using namespace openetw;
 using namespace enginetest;
@@ -266,4 +269,85 @@ TEST(ExportNats, AStreamThatDoesNotExistIsFileNotFoundForAReader)
     const Status st = exporter::read_nats_stream(srv.url("NONE"), "", &traces);
     EXPECT_EQ(st.code, ETW_ERROR_FILE_NOT_FOUND) << st.message;
     EXPECT_NE(st.message.find("has no stream NONE"), std::string::npos) << st.message;
+}
+
+TEST(ExportNats, AStopWithTheServerGoneSaysWhatStaysSpooledAndTheNextExportSendsIt)
+{
+    NatsServer srv;
+    const std::string url = srv.url("LATER");
+    const std::vector<std::uint8_t> header(4096, 0x11), data(4096, 0x22);
+    exporter::ExportTarget target;
+    target.url = url;
+    target.session = "First";
+    target.buffer_size = 4096;
+    target.spool_folder = srv.dir() + "/spool";
+    target.finish_wait_ms = 300; // the server stays away through it
+    std::unique_ptr<engine::BufferExport> exp;
+    Status st = exporter::open_nats_export(target, &exp);
+    ASSERT_TRUE(st) << st.message;
+    exp->begin(header.data(), 4096, 1);
+    for (int i = 0; i < 400 && stream_messages(srv, "LATER") != 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10)); // the header acknowledged, then the kill
+    ASSERT_EQ(stream_messages(srv, "LATER"), 1u);
+    srv.kill9();
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(exp->publish(data.data(), 4096));
+    st = exp->finish(header.data(), 4096);
+    EXPECT_EQ(st.code, ETW_ERROR_TIMEOUT);
+    EXPECT_NE(st.message.find("4 buffers"), std::string::npos) << st.message;
+    EXPECT_NE(st.message.find("stay spooled in " + target.spool_folder), std::string::npos) << st.message;
+    exp.reset();
+
+    // The next export on that folder (a host started again) sends them first.
+    srv.start();
+    target.session = "Second";
+    target.finish_wait_ms = 0;
+    st = exporter::open_nats_export(target, &exp);
+    ASSERT_TRUE(st) << st.message;
+    exp->begin(header.data(), 4096, 2);
+    st = exp->finish(header.data(), 4096);
+    ASSERT_TRUE(st) << st.message;
+    std::vector<exporter::StreamTrace> traces;
+    st = exporter::read_nats_stream(url, "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 2u);
+    EXPECT_EQ(traces[0].tag.session, "First");
+    EXPECT_EQ(traces[0].buffers, 3u);
+    EXPECT_TRUE(traces[0].stopped);
+    EXPECT_EQ(traces[1].tag.session, "Second");
+    EXPECT_EQ(traces[1].buffers, 0u);
+    EXPECT_FALSE(std::filesystem::exists(target.spool_folder))
+        << "an export that finished with nothing left removes it";
+}
+
+// Run alone (meson test export-nats-hosted): it chooses its own namespace
+// before anything of the session host is used in the process.
+TEST(ExportNatsHosted, ASessionOfTheSessionHostExportsWhatThisProcessWrites)
+{
+    ASSERT_NE(std::getenv("OPENETW_HOSTD"), nullptr) << "run by meson, which names openetw-hostd";
+    const std::string ns = temp_dir() + "/" + unique_name("ns");
+    ASSERT_TRUE(std::filesystem::create_directory(ns));
+    std::filesystem::permissions(ns, std::filesystem::perms::owner_all);
+    ASSERT_EQ(setenv("OPENETW_REGISTRY", (ns + "/registry").c_str(), 1), 0);
+    NatsServer srv;
+    const std::string url = srv.url("HOSTED");
+    const std::string file = temp_file("export-hosted");
+    Props props(unique_name("ExportHosted"), file);
+    ASSERT_EQ(etw_properties_set_export(props, url.c_str(), nullptr), ETW_OK);
+    SessionHandle s;
+    ASSERT_EQ(etw_session_start(&s.s, props), ETW_OK) << etw_last_error_message();
+    etw_session_host_info host{};
+    host.struct_size = sizeof host;
+    ASSERT_EQ(etw_session_get_host_info(&host, s), ETW_OK);
+    EXPECT_EQ(host.is_local, 0u) << "the session host runs it, and its logger exports";
+    ASSERT_EQ(etw_session_enable_provider(s, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0),
+              ETW_OK);
+    {
+        Provider p(kProvider);
+        write_events(p, 5000, 0);
+    }
+    ASSERT_EQ(etw_session_stop(s, props), ETW_OK) << etw_last_error_message();
+    etw_session_close(s.s);
+    s.s = nullptr;
+    EXPECT_EQ(count_events(url), 5000u);
 }
