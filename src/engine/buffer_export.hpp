@@ -16,8 +16,9 @@ public:
     virtual ~BufferExport() = default;
     // Once, before any buffer: the session's log file header buffer (the
     // buffer 0 a file of the session starts with) and its StartTime
-    // (FILETIME), which names this instance of the session.
-    virtual void begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) = 0;
+    // (FILETIME), which names this instance of the session. False when it
+    // had to be dropped, as publish.
+    virtual bool begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) = 0;
     // One data buffer, exactly as it went to the file (SequenceNumber set).
     // Never waits for the network: queued (spooled) for sending. False when
     // it had to be dropped (the spool full or failing): the session counts it.

@@ -41,7 +41,8 @@ void Session::logger_main()
     kernel_rundown(false);
     if (export_) { // the header buffer travels first, as it starts the file
         const std::vector<std::uint8_t> &h = file_.is_open() ? file_.header() : header_buffer_;
-        export_->begin(h.data(), std::uint32_t(h.size()), start_time_);
+        if (!export_->begin(h.data(), std::uint32_t(h.size()), start_time_))
+            pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
     }
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);

@@ -76,13 +76,14 @@ public:
 
     ~NatsExport() override { stop_sender(); }
 
-    void begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) override
+    bool begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) override
     {
         tag_.start_time = start_time;
         tag_.sequence = 0;
         tag_.kind = BufferTag::Kind::Header;
-        push(header, size);
+        const bool stored = push(header, size);
         tag_.kind = BufferTag::Kind::Buffer;
+        return stored;
     }
 
     bool publish(const std::uint8_t *buffer, std::uint32_t size) override

@@ -169,7 +169,7 @@ TEST(ExportNats, SendingTheSameBuffersAgainStoresThemOnce)
         ASSERT_TRUE(st) << st.message;
         // The same instance (start time) and sequences: what a host sends
         // again when an acknowledgement was lost.
-        exp->begin(header.data(), 4096, 133000000000000000);
+        ASSERT_TRUE(exp->begin(header.data(), 4096, 133000000000000000));
         for (int i = 0; i < 5; ++i) {
             data[0] = std::uint8_t(i);
             ASSERT_TRUE(exp->publish(data.data(), 4096));
@@ -285,7 +285,7 @@ TEST(ExportNats, AStopWithTheServerGoneSaysWhatStaysSpooledAndTheNextExportSends
     std::unique_ptr<engine::BufferExport> exp;
     Status st = exporter::open_nats_export(target, &exp);
     ASSERT_TRUE(st) << st.message;
-    exp->begin(header.data(), 4096, 1);
+    ASSERT_TRUE(exp->begin(header.data(), 4096, 1));
     for (int i = 0; i < 400 && stream_messages(srv, "LATER") != 1; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10)); // the header acknowledged, then the kill
     ASSERT_EQ(stream_messages(srv, "LATER"), 1u);
@@ -304,7 +304,7 @@ TEST(ExportNats, AStopWithTheServerGoneSaysWhatStaysSpooledAndTheNextExportSends
     target.finish_wait_ms = 0;
     st = exporter::open_nats_export(target, &exp);
     ASSERT_TRUE(st) << st.message;
-    exp->begin(header.data(), 4096, 2);
+    ASSERT_TRUE(exp->begin(header.data(), 4096, 2));
     st = exp->finish(header.data(), 4096);
     ASSERT_TRUE(st) << st.message;
     std::vector<exporter::StreamTrace> traces;
