@@ -17,6 +17,9 @@ bool nats_available() { return false; }
 
 Status open_nats_export(const ExportTarget &, std::unique_ptr<engine::BufferExport> *) { return absent(); }
 
+// Nothing can be sent: spools (made by a build with NATS) stay as they are.
+void resend_orphaned_spools(std::vector<std::string> *) {}
+
 Status read_nats_stream(const std::string &, const std::string &, std::vector<StreamTrace> *, std::uint64_t *headless)
 {
     if (headless)

@@ -8,6 +8,7 @@
 
 #include "export/nats_connection.hpp"
 #include "export/spool.hpp"
+#include "platform/files.hpp"
 #include "platform/machine_config.hpp"
 
 #include <chrono>
@@ -90,6 +91,25 @@ public:
     {
         ++tag_.sequence;
         return push(buffer, size);
+    }
+
+    // What a spool left by a host that is gone holds: sent, then the spool
+    // removed; or kept, and said.
+    Status drain()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
+        idle_cv_.wait_until(lock, until, [&] { return spool_->records() == 0; });
+        const std::uint64_t left = spool_->records();
+        const std::string why = last_error_;
+        lock.unlock();
+        stop_sender();
+        if (left == 0) {
+            spool_->remove_files();
+            return Status::ok();
+        }
+        return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers for " + url_text_ + " stay spooled in " +
+                                           spool_->folder() + (why.empty() ? std::string() : ": " + why));
     }
 
     Status finish(const std::uint8_t *final_header, std::uint32_t size) override
@@ -246,7 +266,10 @@ private:
 
 bool nats_available() { return true; }
 
-Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::BufferExport> *out)
+namespace {
+
+// Connects and opens the spool of an export: open_nats_export and the resend of orphaned spools.
+Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
 {
     ExportUrl url;
     if (Status st = parse_export_url(target.url, &url); !st)
@@ -273,8 +296,63 @@ Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::Buff
     const std::string folder = target.spool_folder.empty() ? spool_folder_for(target.session) : target.spool_folder;
     if (Status st = Spool::open(folder, spool_bytes ? spool_bytes : kDefaultSpoolBytes, &spool); !st)
         return st;
+    // Where the records go, for a host that resends them after this one is
+    // gone (the credentials file's name, never its contents).
+    platform::File f;
+    const std::string where = target.url + "\n" + target.credentials_file + "\n";
+    if (f.open(folder + "/target", platform::OpenMode::CreateTruncate) != ETW_OK ||
+        f.write_at(0, where.data(), where.size()) != ETW_OK)
+        return Fail(ETW_ERROR_WRITE_FAULT, "cannot write the spool's target file in " + folder);
     *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(spool));
     return Status::ok();
+}
+
+} // namespace
+
+Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::BufferExport> *out)
+{
+    std::unique_ptr<NatsExport> exp;
+    if (Status st = open_export(target, &exp); !st)
+        return st;
+    *out = std::move(exp);
+    return Status::ok();
+}
+
+void resend_orphaned_spools(std::vector<std::string> *report)
+{
+    const std::string root = spool_root();
+    for (const std::string &name : platform::list_folder(root)) {
+        if (!spool_owner_gone(name))
+            continue;
+        const std::string folder = root + "/" + name;
+        platform::File f;
+        std::uint64_t size = 0;
+        std::string text(4096, '\0');
+        if (f.open(folder + "/target", platform::OpenMode::ReadExisting) != ETW_OK || f.size(&size) != ETW_OK ||
+            size > text.size()) {
+            report->push_back(folder + ": no readable target file; left as it is");
+            continue;
+        }
+        text.resize(std::size_t(size));
+        if (size != 0 && f.read_at(0, text.data(), text.size()) != ETW_OK) {
+            report->push_back(folder + ": cannot read its target file; left as it is");
+            continue;
+        }
+        f.close();
+        ExportTarget target;
+        const std::size_t nl = text.find('\n');
+        target.url = text.substr(0, nl);
+        if (nl != std::string::npos)
+            target.credentials_file = text.substr(nl + 1, text.find('\n', nl + 1) - nl - 1);
+        target.session = name;
+        target.spool_folder = folder;
+        target.spool_bytes = ~0ull >> 1; // whatever it holds
+        std::unique_ptr<NatsExport> exp;
+        Status st = open_export(target, &exp);
+        if (st)
+            st = exp->drain();
+        report->push_back(folder + (st ? ": sent to " + target.url : ": " + st.message));
+    }
 }
 
 } // namespace openetw::exporter

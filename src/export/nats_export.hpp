@@ -45,6 +45,13 @@ inline constexpr std::int64_t kFinishWaitMs = 20000;
 // when a buffer would exceed its max_payload; each with the server's reason.
 Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::BufferExport> *out);
 
+// The session host at its start: sends what spools of hosts that are gone
+// still hold (spool_owner_gone) to the stream each names (the `target`
+// file an export writes in its folder: URL and credentials file), in their
+// order, and removes each spool it emptied. One that cannot be sent now
+// stays for the next host; each outcome is a line of *report.
+void resend_orphaned_spools(std::vector<std::string> *report);
+
 // One machine's session instance as read from a stream: an .etl image
 // (its header buffer, the final one once the session stopped, then its data
 // buffers in the order they were sent).

@@ -225,8 +225,33 @@ std::string spool_root()
 
 std::string spool_folder_for(const std::string &session)
 {
-    return spool_root() + "/" + escape_token(session) + "-" + std::to_string(platform::process_id()) + "-" +
-           std::to_string(platform::filetime_now());
+    const std::uint32_t pid = platform::process_id();
+    return spool_root() + "/" + escape_token(session) + "-" + std::to_string(pid) + "-" +
+           std::to_string(platform::process_start_time(pid)) + "-" + std::to_string(platform::filetime_now());
+}
+
+bool spool_owner_gone(const std::string &name)
+{
+    // The last three '-' fields; the escaped session name has no '-' that
+    // matters here, since it is taken from the left of them.
+    std::size_t ends[3];
+    std::size_t at = name.size();
+    for (std::size_t &e : ends) {
+        at = at == 0 ? std::string::npos : name.rfind('-', at - 1);
+        if (at == std::string::npos || at == 0)
+            return false;
+        e = at;
+    }
+    const std::string pid_text = name.substr(ends[2] + 1, ends[1] - ends[2] - 1);
+    const std::string start_text = name.substr(ends[1] + 1, ends[0] - ends[1] - 1);
+    if (pid_text.empty() || start_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos ||
+        start_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 10 ||
+        start_text.size() > 19)
+        return false;
+    const std::uint64_t pid = std::stoull(pid_text);
+    if (pid == 0 || pid > 0xFFFFFFFFull)
+        return false;
+    return platform::process_start_time(std::uint32_t(pid)) != std::stoull(start_text);
 }
 
 } // namespace openetw::exporter

@@ -75,8 +75,12 @@ private:
 // /var/spool/openetw, else $XDG_STATE_HOME/openetw/spool or
 // ~/.local/state/openetw/spool.
 std::string spool_root();
-// A folder of its own for one session instance started now (the name
-// escaped, the process id and the time).
+// A folder of its own for one session instance started now:
+// <session escaped>-<pid>-<process start time>-<FILETIME now>.
 std::string spool_folder_for(const std::string &session);
+// Whether the process that made the spool folder named name (its last path
+// part, as spool_folder_for makes it) is gone: a host that died or stopped
+// with records left. False for a name spool_folder_for cannot have made.
+bool spool_owner_gone(const std::string &name);
 
 } // namespace openetw::exporter

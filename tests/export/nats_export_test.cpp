@@ -4,6 +4,8 @@
 // credentials and absent servers reported with their reasons.
 #include "../engine/engine_test_util.hpp"
 #include "export/nats_export.hpp"
+#include "export/spool.hpp"
+#include "platform/process.hpp"
 #include "nats_server.hpp"
 
 #include <openetw/openetw.h>
@@ -350,4 +352,55 @@ TEST(ExportNatsHosted, ASessionOfTheSessionHostExportsWhatThisProcessWrites)
     etw_session_close(s.s);
     s.s = nullptr;
     EXPECT_EQ(count_events(url), 5000u);
+}
+
+TEST(ExportNats, AHostStartedLaterSendsWhatTheSpoolOfAHostThatIsGoneHolds)
+{
+    NatsServer srv;
+    const std::string url = srv.url("ORPHAN");
+    const std::string root = srv.dir() + "/spools";
+    const char *was = std::getenv("OPENETW_SPOOL_DIR");
+    const std::string saved = was ? was : "";
+    ASSERT_EQ(setenv("OPENETW_SPOOL_DIR", root.c_str(), 1), 0);
+    const pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, nullptr, 0);
+    const std::string gone = root + "/Gone-" + std::to_string(dead) + "-12345-1";
+    const std::string mine = root + "/Mine-" + std::to_string(getpid()) + "-" +
+                             std::to_string(platform::process_start_time(std::uint32_t(getpid()))) + "-1";
+    for (const std::string &folder : {gone, mine}) {
+        std::unique_ptr<exporter::Spool> spool;
+        ASSERT_TRUE(exporter::Spool::open(folder, 1 << 20, &spool));
+        const std::vector<std::uint8_t> bytes(4096, 0x33);
+        exporter::BufferTag tag;
+        tag.machine = "m";
+        tag.session = folder == gone ? "Gone" : "Mine";
+        tag.start_time = 7;
+        std::string why;
+        for (std::uint64_t seq = 0; seq < 4; ++seq) {
+            tag.sequence = seq;
+            tag.kind = seq == 0 ? exporter::BufferTag::Kind::Header : exporter::BufferTag::Kind::Buffer;
+            ASSERT_EQ(spool->push(exporter::encode_record(tag, bytes.data(), 4096), &why),
+                      exporter::Spool::Push::Stored);
+        }
+        std::ofstream(folder + "/target") << url << "\n\n";
+    }
+    std::vector<std::string> report;
+    exporter::resend_orphaned_spools(&report);
+    if (saved.empty())
+        unsetenv("OPENETW_SPOOL_DIR");
+    else
+        setenv("OPENETW_SPOOL_DIR", saved.c_str(), 1);
+    ASSERT_EQ(report.size(), 1u) << "only the spool whose host is gone";
+    EXPECT_NE(report[0].find(": sent to " + url), std::string::npos) << report[0];
+    EXPECT_EQ(stream_messages(srv, "ORPHAN"), 4u);
+    EXPECT_FALSE(std::filesystem::exists(gone));
+    EXPECT_TRUE(std::filesystem::exists(mine)) << "a live host's spool is its own";
+    std::vector<exporter::StreamTrace> traces;
+    ASSERT_TRUE(exporter::read_nats_stream(url, "", &traces));
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_EQ(traces[0].tag.session, "Gone");
+    EXPECT_EQ(traces[0].buffers, 3u);
+    EXPECT_FALSE(traces[0].stopped) << "its host died before the stop: the header as it started";
 }

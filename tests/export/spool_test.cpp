@@ -1,6 +1,7 @@
 // The export's spool: first in, first out; bounded, counting on its caller
 // for what it refuses; continued by whoever opens its folder next.
 #include "export/spool.hpp"
+#include "platform/process.hpp"
 
 #include <gtest/gtest.h>
 
@@ -163,4 +164,18 @@ TEST(Spool, ABoundOfZeroIsRefused)
 {
     std::unique_ptr<Spool> s;
     EXPECT_EQ(Spool::open(fresh_folder("zero"), 0, &s).code, ETW_ERROR_INVALID_PARAMETER);
+}
+
+TEST(Spool, AFolderBelongsToAGoneHostOnlyWhenItsProcessIsGone)
+{
+    const std::uint32_t me = std::uint32_t(getpid());
+    const std::string start = std::to_string(platform::process_start_time(me));
+    EXPECT_FALSE(spool_owner_gone("Web-" + std::to_string(me) + "-" + start + "-133"));
+    EXPECT_TRUE(spool_owner_gone("Web-" + std::to_string(me) + "-" + start + "1-133")) << "the pid, reused";
+    EXPECT_TRUE(spool_owner_gone("My%20Session-4194304999-1-2")) << "no such pid";
+    EXPECT_FALSE(spool_owner_gone("not-a-spool"));
+    EXPECT_FALSE(spool_owner_gone("head"));
+    EXPECT_FALSE(spool_owner_gone("x-1-99999999999999999999999-1"));
+    const std::string made = spool_folder_for("a.b");
+    EXPECT_FALSE(spool_owner_gone(made.substr(made.rfind('/') + 1)));
 }
