@@ -1,16 +1,19 @@
-// The export of one session to a JetStream stream: the logger spools each
-// buffer (Spool), a sender thread publishes the oldest, waits for its
-// acknowledgement, and only then removes it from the spool. One buffer is in
+// The export of one session to a JetStream stream: the logger queues each
+// buffer (ExportQueue: memory while the server keeps up, the on-disk spool
+// once it does not), a sender thread publishes the oldest, waits for its
+// acknowledgement, and only then removes it from the queue. One buffer is in
 // flight at a time, so the stream holds a session's buffers in the order the
 // logger wrote them; a publish that fails (server gone, slow, restarting) is
 // tried again with the same Nats-Msg-Id, which JetStream stores once.
 #include "export/nats_export.hpp"
 
 #include "export/nats_connection.hpp"
+#include "export/export_queue.hpp"
 #include "export/spool.hpp"
 #include "platform/files.hpp"
 #include "platform/machine_config.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <condition_variable>
@@ -23,6 +26,9 @@ namespace {
 
 constexpr std::int64_t kPublishWaitMs = 2000; // an acknowledgement later than this: send again
 constexpr std::int64_t kRetryWaitMs = 100;    // after a failed publish
+// Buffers queued in memory before the spool on disk takes them: a server
+// that keeps up costs the logger no second write per buffer.
+constexpr std::uint64_t kMemoryBytes = 16ull << 20;
 
 std::string machine_name()
 {
@@ -65,8 +71,8 @@ Status ensure_stream(NatsConnection &c, const std::string &stream)
 
 class NatsExport final : public engine::BufferExport {
 public:
-    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<Spool> spool)
-        : conn_(std::move(conn)), spool_(std::move(spool)), url_text_(conn_->url().text()),
+    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue)
+        : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
           finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs)
     {
         tag_.machine = machine_name();
@@ -99,17 +105,17 @@ public:
     {
         std::unique_lock<std::mutex> lock(mutex_);
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
-        idle_cv_.wait_until(lock, until, [&] { return spool_->records() == 0; });
-        const std::uint64_t left = spool_->records();
+        idle_cv_.wait_until(lock, until, [&] { return queue_->records() == 0; });
+        const std::uint64_t left = queue_->records();
         const std::string why = last_error_;
         lock.unlock();
         stop_sender();
         if (left == 0) {
-            spool_->remove_files();
+            queue_->spool().remove_files();
             return Status::ok();
         }
         return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers for " + url_text_ + " stay spooled in " +
-                                           spool_->folder() + (why.empty() ? std::string() : ": " + why));
+                                           queue_->spool().folder() + (why.empty() ? std::string() : ": " + why));
     }
 
     Status finish(const std::uint8_t *final_header, std::uint32_t size) override
@@ -117,6 +123,7 @@ public:
         ++tag_.sequence;
         tag_.kind = BufferTag::Kind::End;
         const std::vector<std::uint8_t> end = encode_record(tag_, final_header, size);
+        std::string spilled;
         std::unique_lock<std::mutex> lock(mutex_);
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
         // A full spool (the server was away) takes the final header once the
@@ -124,7 +131,7 @@ public:
         bool ended = false;
         for (;;) {
             std::string failed;
-            const Spool::Push r = spool_->push(end, &failed);
+            const Spool::Push r = queue_->push(end, &failed);
             if (r == Spool::Push::Stored) {
                 ended = true;
                 work_cv_.notify_one();
@@ -137,13 +144,19 @@ public:
             if (idle_cv_.wait_until(lock, until) == std::cv_status::timeout)
                 break;
         }
-        idle_cv_.wait_until(lock, until, [&] { return spool_->records() == 0; });
-        const std::uint64_t left = spool_->records(), bytes = spool_->bytes();
+        idle_cv_.wait_until(lock, until, [&] { return queue_->records() == 0; });
+        lock.unlock();
+        stop_sender(); // nothing is in flight from here on
+        lock.lock();
+        // What is still in memory joins the spool, which outlives this export.
+        if (Status st = queue_->spill(); !st)
+            spilled = " (" + std::to_string(queue_->in_memory()) +
+                      " of them could not be spooled and are lost: " + st.message + ")";
+        const std::uint64_t left = queue_->records(), bytes = queue_->bytes();
         const std::string why = last_error_;
         lock.unlock();
-        stop_sender();
         if (left == 0 && ended) {
-            spool_->remove_files();
+            queue_->spool().remove_files();
             return Status::ok();
         }
         if (left == 0)
@@ -153,21 +166,21 @@ public:
                                            url_text_ + " were not acknowledged within " +
                                            std::to_string(finish_wait_ms_) + " ms" +
                                            (why.empty() ? std::string() : " (last error: " + why + ")") +
-                                           "; they stay spooled in " + spool_->folder());
+                                           "; they stay spooled in " + queue_->spool().folder() + spilled);
     }
 
 private:
     bool push(const std::uint8_t *bytes, std::uint32_t size)
     {
-        const std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
+        std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
         std::lock_guard<std::mutex> lock(mutex_);
         std::string why;
-        switch (spool_->push(record, &why)) {
+        switch (queue_->push(std::move(record), &why)) {
         case Spool::Push::Stored:
             work_cv_.notify_one();
             return true;
         case Spool::Push::Full:
-            last_error_ = "the spool " + spool_->folder() + " is full";
+            last_error_ = "the spool " + queue_->spool().folder() + " is full";
             return false;
         case Spool::Push::Failed:
             last_error_ = why;
@@ -193,11 +206,11 @@ private:
         for (;;) {
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                work_cv_.wait(lock, [&] { return quit_ || spool_->records() != 0; });
+                work_cv_.wait(lock, [&] { return quit_ || queue_->records() != 0; });
                 if (quit_)
                     return;
                 std::string why;
-                if (!spool_->front(&record, &why)) {
+                if (!queue_->front(&record, &why)) {
                     last_error_ = why;
                     work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
                     continue;
@@ -207,7 +220,7 @@ private:
             const bool acked = send(record, &why);
             std::unique_lock<std::mutex> lock(mutex_);
             if (acked) {
-                if (Status st = spool_->pop(); !st)
+                if (Status st = queue_->pop(); !st)
                     last_error_ = st.message;
                 idle_cv_.notify_all(); // room made, or the spool emptied
 
@@ -249,7 +262,7 @@ private:
     }
 
     std::unique_ptr<NatsConnection> conn_;
-    std::unique_ptr<Spool> spool_; // under mutex_
+    std::unique_ptr<ExportQueue> queue_; // under mutex_
     std::string url_text_;
     std::int64_t finish_wait_ms_;
     std::string stream_;
@@ -292,9 +305,11 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
     std::uint64_t spool_bytes = target.spool_bytes;
     if (const char *v = std::getenv("OPENETW_SPOOL_BYTES"); spool_bytes == 0 && v && *v)
         spool_bytes = std::strtoull(v, nullptr, 10);
+    if (spool_bytes == 0)
+        spool_bytes = kDefaultSpoolBytes;
     std::unique_ptr<Spool> spool;
     const std::string folder = target.spool_folder.empty() ? spool_folder_for(target.session) : target.spool_folder;
-    if (Status st = Spool::open(folder, spool_bytes ? spool_bytes : kDefaultSpoolBytes, &spool); !st)
+    if (Status st = Spool::open(folder, spool_bytes, &spool); !st)
         return st;
     // Where the records go, for a host that resends them after this one is
     // gone (the credentials file's name, never its contents).
@@ -303,7 +318,8 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
     if (f.open(folder + "/target", platform::OpenMode::CreateTruncate) != ETW_OK ||
         f.write_at(0, where.data(), where.size()) != ETW_OK)
         return Fail(ETW_ERROR_WRITE_FAULT, "cannot write the spool's target file in " + folder);
-    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(spool));
+    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(kMemoryBytes, spool_bytes));
+    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue));
     return Status::ok();
 }
 
