@@ -81,7 +81,13 @@ public:
         sender_ = std::thread([this] { sender_main(); });
     }
 
-    ~NatsExport() override { stop_sender(); }
+    ~NatsExport() override
+    {
+        stop_sender();
+        // A start that failed after the export was made queued nothing: no spool to leave behind.
+        if (queue_->records() == 0)
+            queue_->spool().remove_files();
+    }
 
     bool begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) override
     {
