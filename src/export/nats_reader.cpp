@@ -74,8 +74,14 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
         return Fail(ETW_ERROR_NOT_SUPPORTED,
                     "cannot read the stream " + url.stream + " at " + url.server() + ": " + nats_reason(s));
 
+    // Nothing at or after the start time: no fetch to wait out.
+    bool more = true;
+    if (jsConsumerInfo *ci = nullptr; natsSubscription_GetConsumerInfo(&ci, sub.sub, nullptr, &jerr) == NATS_OK) {
+        more = ci->NumPending != 0;
+        jsConsumerInfo_Destroy(ci);
+    }
     std::map<std::tuple<std::string, std::string, std::int64_t>, Instance> instances;
-    for (bool more = true; more;) {
+    while (more) {
         natsMsgList list{};
         const natsStatus s = natsSubscription_Fetch(&list, sub.sub, kFetchBatch, kFetchWaitMs, &jerr);
         if (s == NATS_TIMEOUT && list.Count == 0)

@@ -404,3 +404,29 @@ TEST(ExportNats, AHostStartedLaterSendsWhatTheSpoolOfAHostThatIsGoneHolds)
     EXPECT_EQ(traces[0].buffers, 3u);
     EXPECT_FALSE(traces[0].stopped) << "its host died before the stop: the header as it started";
 }
+
+TEST(ExportNats, SinceReadsWhatTheStreamGotFromThatTimeOn)
+{
+    NatsServer srv;
+    const std::string url = srv.url("SINCE");
+    exporter::ExportTarget target;
+    target.url = url;
+    target.session = "Since";
+    target.buffer_size = 4096;
+    target.spool_folder = srv.dir() + "/spool";
+    std::unique_ptr<engine::BufferExport> exp;
+    Status st = exporter::open_nats_export(target, &exp);
+    ASSERT_TRUE(st) << st.message;
+    const std::vector<std::uint8_t> header(4096, 0x11), data(4096, 0x22);
+    ASSERT_TRUE(exp->begin(header.data(), 4096, 5));
+    ASSERT_TRUE(exp->publish(data.data(), 4096));
+    ASSERT_TRUE(exp->finish(header.data(), 4096));
+    std::vector<exporter::StreamTrace> traces;
+    st = exporter::read_nats_stream(url + "?since=2000-01-01T00:00:00Z", "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_EQ(traces[0].buffers, 1u);
+    st = exporter::read_nats_stream(url + "?since=2100-01-01T00:00:00Z", "", &traces);
+    EXPECT_EQ(st.code, ETW_ERROR_HANDLE_EOF) << "nothing was stored after 2100: " << st.message;
+    EXPECT_TRUE(traces.empty());
+}
