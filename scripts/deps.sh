@@ -2,8 +2,8 @@
 # Installs the Debian packages a job needs, only those missing (fast when
 # everything is present). usage: scripts/deps.sh build|test|bindings
 set -euo pipefail
-build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev)
-test_pkgs=("${build_pkgs[@]}" clang-format-14 g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest
+build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev libnats-dev)
+test_pkgs=("${build_pkgs[@]}" nats-server clang-format-14 g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest
            clang-14 libfuzzer-14-dev libclang-rt-14-dev  # tests/fuzz/libfuzzer
            python3-pip python3-venv python3-setuptools)
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest python3-pip python3-venv python3-setuptools

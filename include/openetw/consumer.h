@@ -326,6 +326,22 @@ typedef struct etw_consumer_stats {
  * file too short for its first buffer), ETW_ERROR_BAD_LENGTH or
  * ETW_ERROR_INVALID_DATA (a first buffer or logfile header that cannot be
  * read: the message names the file and offset), ETW_ERROR_OUTOFMEMORY.
+ *
+ * A path may instead be a NATS JetStream stream that sessions export to
+ * (etw_properties_set_export): "nats://HOST[:PORT]/STREAM", optionally with
+ * "?since=YYYY-MM-DDTHH:MM:SSZ". The stream is replayed now, from its start
+ * (or that UTC time) to its last message, and each machine's session
+ * instance in it becomes one more file of the consumer, read exactly as its
+ * .etl file would be (its header buffer first, then its buffers in the
+ * order the session wrote them; logfile info's path is
+ * "URL#machine/session/start"). Credentials come from the file named by the
+ * environment variable OPENETW_NATS_CREDENTIALS. Besides the statuses
+ * above: ETW_ERROR_FILE_NOT_FOUND (no server answers, or it has no such
+ * stream), ETW_ERROR_ACCESS_DENIED (the server refuses the credentials),
+ * ETW_ERROR_HANDLE_EOF (the stream holds no session's header buffer),
+ * ETW_ERROR_INVALID_NAME / ETW_ERROR_INVALID_PARAMETER (a bad URL),
+ * ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message
+ * gives the server's reason.
  */
 ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
                                      const etw_consumer_options *options);

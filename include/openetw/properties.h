@@ -69,6 +69,46 @@ ETW_API etw_status etw_properties_set_log_file_name(etw_properties *props, const
 /** The log file name, UTF-8; "" when there is none or props is NULL. */
 ETW_API const char *etw_properties_log_file_name(const etw_properties *props);
 
+/* ---- Export (an OpenETW extension; not part of the Windows block) ---- */
+
+/**
+ * Makes the session also publish every buffer it writes to a NATS JetStream
+ * stream: url is "nats://HOST[:PORT]/STREAM" (port 4222 by default; STREAM
+ * of letters, digits, '-' and '_', at most 64; the stream is created if
+ * missing). The session host's logger publishes the log file header buffer
+ * first, then each buffer exactly as it goes to the .etl file, one
+ * acknowledged message each, on the subject STREAM.<machine>.<session>,
+ * with headers naming the machine, the session, its start time and the
+ * buffer's sequence (docs/FLEET.md). While the server is slow or gone the
+ * buffers wait in a bounded on-disk spool and are sent in order when it
+ * returns; a buffer the full spool cannot take counts in RealTimeBuffersLost.
+ * etw_session_stop waits (at most 20 s) until the last buffers are
+ * acknowledged, else fails with ETW_ERROR_TIMEOUT saying how many are still
+ * spooled and where (the file is complete either way).
+ *
+ * credentials_file: a file of `key = value` lines (user, password, token,
+ * creds, nkey_seed, tls_ca, tls_cert, tls_key) the session host reads at
+ * the start; NULL or "" for none, in which case the file named by the
+ * environment variable OPENETW_NATS_CREDENTIALS of the starting process is
+ * used, if set. Credentials are never part of the URL, so that no secret
+ * shows in a process list.
+ *
+ * url NULL or "" removes the export (and the credentials file).
+ * ETW_ERROR_INVALID_PARAMETER: NULL props, a URL that is not
+ * nats://HOST[:PORT]/STREAM (another scheme, a user part, a bad port, a
+ * query), a URL or credentials file name over 1024 bytes;
+ * ETW_ERROR_INVALID_NAME: a bad stream name; ETW_ERROR_NOT_SUPPORTED: this
+ * build has no NATS support. Each with a message naming the part at fault.
+ * The start then fails with ETW_ERROR_ACCESS_DENIED when the server refuses
+ * the credentials and ETW_ERROR_FILE_NOT_FOUND when no server answers, with
+ * the server's reason. The strings are copied. Not thread-safe on one props.
+ */
+ETW_API etw_status etw_properties_set_export(etw_properties *props, const char *url, const char *credentials_file);
+/** The export URL, UTF-8; "" when there is none or props is NULL. Owned by props until it changes. */
+ETW_API const char *etw_properties_export_url(const etw_properties *props);
+/** The export's credentials file as set; "" when none or props is NULL. Owned by props until it changes. */
+ETW_API const char *etw_properties_export_credentials(const etw_properties *props);
+
 /* ---- Input members. Setters return ETW_ERROR_INVALID_PARAMETER for NULL props. ---- */
 
 /** BufferSize in KB; ETW_ERROR_INVALID_PARAMETER outside 4..16384. */

@@ -3,6 +3,8 @@
 
 #include "api/guard.hpp"
 #include "api/properties_handle.hpp"
+#include "export/export_url.hpp"
+#include "export/nats_export.hpp"
 #include "kernel/kernel_flags.hpp"
 
 #include <algorithm>
@@ -94,6 +96,43 @@ ETW_API etw_status etw_properties_set_log_file_name(etw_properties *props, const
 ETW_API const char *etw_properties_log_file_name(const etw_properties *props)
 {
     return props ? props->impl.log_file_name_utf8().c_str() : "";
+}
+
+ETW_API etw_status etw_properties_set_export(etw_properties *props, const char *url, const char *credentials_file)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(props);
+        if (url == nullptr || *url == '\0') {
+            props->impl.set_export({}, {});
+            return Status::ok();
+        }
+        const std::string creds = credentials_file ? credentials_file : "";
+        // The session host gets both in a request whose strings are at most this long.
+        if (std::strlen(url) > openetw::kExportTextMax || creds.size() > openetw::kExportTextMax)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "the export URL and the credentials file name are at most " +
+                                                         std::to_string(openetw::kExportTextMax) + " bytes");
+        openetw::exporter::ExportUrl parsed;
+        if (Status st = openetw::exporter::parse_export_url(url, &parsed); !st)
+            return st;
+        if (parsed.since_unix_ns != 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "?since= is for readers; an export URL is nats://HOST:PORT/STREAM");
+        if (!openetw::exporter::nats_available())
+            return Fail(ETW_ERROR_NOT_SUPPORTED, "this build of OpenETW has no NATS support (it was built without "
+                                                 "libnats: install libnats-dev and build again)");
+        props->impl.set_export(url, creds);
+        return Status::ok();
+    });
+}
+
+ETW_API const char *etw_properties_export_url(const etw_properties *props)
+{
+    return props ? props->impl.export_url().c_str() : "";
+}
+
+ETW_API const char *etw_properties_export_credentials(const etw_properties *props)
+{
+    return props ? props->impl.export_credentials().c_str() : "";
 }
 
 ETW_API etw_status etw_properties_set_buffer_size(etw_properties *props, uint32_t kilobytes)

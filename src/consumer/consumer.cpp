@@ -2,6 +2,9 @@
 
 #include "base/utf.hpp"
 #include "consumer/file_source.hpp"
+#include "export/export_url.hpp"
+#include "export/credentials.hpp"
+#include "export/nats_export.hpp"
 #include "host/session_ref.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
@@ -10,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -168,8 +172,25 @@ Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::Ra
     return Status::ok();
 }
 
+Status Consumer::add_stream(const std::string &url)
+{
+    const char *creds = std::getenv(exporter::kCredentialsVariable);
+    std::vector<exporter::StreamTrace> traces;
+    if (Status st = exporter::read_nats_stream(url, creds ? creds : "", &traces); !st)
+        return st;
+    for (exporter::StreamTrace &t : traces) {
+        const std::string name = url + "#" + exporter::escape_token(t.tag.machine) + "/" +
+                                 exporter::escape_token(t.tag.session) + "/" + std::to_string(t.tag.start_time);
+        if (Status st = add_input(name, platform::memory_input(std::move(t.etl))); !st)
+            return Fail(st.code, name + ": " + st.message);
+    }
+    return Status::ok();
+}
+
 Status Consumer::add_file(const std::string &path)
 {
+    if (exporter::is_nats_url(path))
+        return add_stream(path);
     std::unique_ptr<platform::RandomAccessInput> input;
     if (Status st = platform::open_file_input(path, input); !st)
         return st;

@@ -44,6 +44,9 @@ public:
     Consumer(const Consumer &) = delete;
     Consumer &operator=(const Consumer &) = delete;
 
+    // Adds a file (or, for tests and fuzzing, any input) as the next file
+    // index; a nats:// URL adds each session instance of the stream (add_stream).
+    Status add_stream(const std::string &url);
     // Adds a file (or, for tests and fuzzing, any input) as the next file index.
     Status add_file(const std::string &path);
     Status add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input);

@@ -143,6 +143,15 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
 {
     std::vector<ProviderSnapshot *> retired;
     std::vector<Pending> notify;
+    // The export connects first, with no engine lock held: a server that
+    // takes its time holds up this start only.
+    std::unique_ptr<BufferExport> exporter;
+    if (!props.export_url().empty()) {
+        if (hosting_ == nullptr)
+            return Fail(ETW_ERROR_NOT_SUPPORTED, "this process cannot export sessions (no control plane installed)");
+        if (Status st = hosting_->open_export(props, &exporter); !st)
+            return st;
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         props.clear_outputs();
@@ -199,7 +208,8 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
             }
         }
         std::unique_ptr<Session> s;
-        Status made = Session::create(props, options, id, handle, &s, claim ? claim->region_path() : "");
+        Status made =
+            Session::create(props, options, id, handle, &s, claim ? claim->region_path() : "", std::move(exporter));
         if (made && claim)
             made = hosting_->listen(*claim);
         if (!made) {

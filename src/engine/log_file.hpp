@@ -73,6 +73,10 @@ public:
     // the last file it finished, rewritten in place (no room needed).
     Status finish(std::int64_t end_time, Losses so_far);
 
+    // Buffer 0 of the current (or last finished) file as last written: after
+    // finish(), the final header.
+    const std::vector<std::uint8_t> &header() const { return header_; }
+
     // UPDATE with a new file name: finishes the current file and starts path.
     Status switch_to(const std::string &path, std::int64_t end_time, Losses so_far);
 

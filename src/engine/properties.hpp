@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace openetw {
@@ -35,6 +36,17 @@ public:
     // Unchecked UTF-16 setters for the engine (e.g. an expanded file name).
     void assign_session_name(std::u16string name);
     void assign_log_file_name(std::u16string name);
+
+    // Where the session also sends its buffers (etw_properties_set_export):
+    // a nats:// URL, checked by the API, and the file holding its
+    // credentials (UTF-8 paths; empty: none). Not part of the Windows block.
+    const std::string &export_url() const { return export_url_; }
+    const std::string &export_credentials() const { return export_credentials_; }
+    void set_export(std::string url, std::string credentials_file)
+    {
+        export_url_ = std::move(url);
+        export_credentials_ = std::move(credentials_file);
+    }
 
     // Cross-member rules (see etw_properties_validate).
     Status validate() const;
@@ -77,6 +89,8 @@ private:
     std::u16string log_file_name_;
     std::string session_name_utf8_;
     std::string log_file_name_utf8_;
+    std::string export_url_;
+    std::string export_credentials_;
     // An imported block keeps its own layout so that export gives the same bytes.
     bool has_imported_layout_ = false;
     Layout imported_{};
@@ -88,6 +102,10 @@ private:
 inline constexpr std::uint64_t kDefaultPoolBytes = 16ull << 20;
 // Windows: "typically, this value is the minimum number of buffers plus twenty".
 inline constexpr std::uint32_t kDefaultExtraBuffers = 20;
+
+// The longest export URL or credentials file name (bytes): what the
+// session host's start request carries of each.
+inline constexpr std::size_t kExportTextMax = 1024;
 
 // Name rules shared by the setters and import.
 Status check_session_name(const std::u16string &name, const char *field);

@@ -119,7 +119,8 @@ void Session::use_cycle_counter(std::uint64_t hz) noexcept
 }
 
 Status Session::create(Properties &props, const SessionOptions &options, std::uint16_t logger_id, std::uint64_t handle,
-                       std::unique_ptr<Session> *out, const std::string &region_path)
+                       std::unique_ptr<Session> *out, const std::string &region_path,
+                       std::unique_ptr<BufferExport> exporter)
 {
     etw_event_trace_properties &r = props.record();
     const std::uint32_t mode = r.LogFileMode;
@@ -257,6 +258,8 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     h.start_time = start_time;
     h.logger_name = s->name_;
     s->file_config_ = fc;
+    s->start_time_ = h.start_time;
+    s->export_ = std::move(exporter);
     {
         etl::LogfileHeaderFields live = h;
         live.log_file_name = file;
@@ -400,6 +403,7 @@ void Session::drain_buffers()
             switch (file_.write_buffer(b, events, losses())) {
             case LogFile::Outcome::Written:
                 cb.buffers_written.fetch_add(1, std::memory_order_release);
+                export_buffer(b);
                 break;
             case LogFile::Outcome::FileFull:
                 if (!is_realtime()) // real-time consumers still get these events
@@ -411,12 +415,19 @@ void Session::drain_buffers()
             }
         } else {
             etl::wr64(b + etl::buf::SequenceNumber, ++rt_sequence_);
+            export_buffer(b);
         }
         if (is_realtime())
             rt_push(idx, events);
         else
             pool_.release(idx);
     }
+}
+
+void Session::export_buffer(const std::uint8_t *buffer)
+{
+    if (export_ && !export_->publish(buffer, pool_.buffer_size()))
+        pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
 }
 
 Status Session::flush(const std::string &path)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "engine/buffer_export.hpp"
 #include "engine/buffer_pool.hpp"
 #include "engine/buffer_ring.hpp"
 #include "engine/log_file.hpp"
@@ -129,8 +130,11 @@ public:
     // Wnode.Guid. On success props holds the adjusted values and statistics.
     // region_path: when not empty, the buffers live in that file, so that
     // writers in other processes can attach (docs/SYSTEM_SESSIONS.md).
+    // exporter: where the logger also sends every buffer it writes (the
+    // header buffer first); null for none.
     static Status create(Properties &props, const SessionOptions &options, std::uint16_t logger_id,
-                         std::uint64_t handle, std::unique_ptr<Session> *out, const std::string &region_path = {});
+                         std::uint64_t handle, std::unique_ptr<Session> *out, const std::string &region_path = {},
+                         std::unique_ptr<BufferExport> exporter = nullptr);
 
     // What a writer in another process needs besides the region.
     struct WriterParams {
@@ -288,6 +292,9 @@ private:
     // (buffering mode, under ring_mutex_) the ring.
     void drain();
     void drain_buffers();
+    // Logger thread: hands a written buffer to the export; one it drops
+    // counts in RealTimeBuffersLost (a buffer the stream's readers miss).
+    void export_buffer(const std::uint8_t *buffer);
     // EventsLost and LogBuffersLost now, for the log file's headers.
     LogFile::Losses losses() const
     {
@@ -379,7 +386,9 @@ private:
     std::vector<BufferPool::Stuck> held_idle_;
     std::vector<OwnedBuffers::Held> held_owners_;
     LogFile file_;
-    LogFile::Config file_config_; // for buffering-mode snapshots
+    std::unique_ptr<BufferExport> export_; // null: the session exports nothing
+    std::int64_t start_time_ = 0;          // the header's StartTime (FILETIME)
+    LogFile::Config file_config_;          // for buffering-mode snapshots
     std::vector<std::uint32_t> batch_;
     std::vector<std::uint8_t> header_buffer_;
     SessionOptions options_;

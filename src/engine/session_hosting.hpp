@@ -10,6 +10,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "engine/buffer_export.hpp"
 #include "engine/properties.hpp"
 #include "engine/session.hpp"
 
@@ -65,6 +66,10 @@ public:
     virtual void stopping(const Session *session) = 0;
     // The session stopped (its file complete): its name and door go.
     virtual void stopped(const Session *session) = 0;
+    // No engine lock held, before a session with an export URL is made:
+    // connects to where its buffers go (props.export_url()), so that a
+    // refused connection fails the start with the server's reason.
+    virtual Status open_export(const Properties &props, std::unique_ptr<BufferExport> *out) = 0;
     // A provider registered in this process: it learns what other
     // processes' sessions enable of it before the registration returns.
     virtual void provider_registered() = 0;

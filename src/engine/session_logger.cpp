@@ -39,6 +39,11 @@ void Session::logger_main()
     // what the caller does next comes after it in the trace (the records are
     // written, in time order with the kernel's, by the next drain).
     kernel_rundown(false);
+    if (export_) { // the header buffer travels first, as it starts the file
+        const std::vector<std::uint8_t> &h = file_.is_open() ? file_.header() : header_buffer_;
+        if (!export_->begin(h.data(), std::uint32_t(h.size()), start_time_))
+            pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+    }
     logger_tid_.store(platform::thread_id(), std::memory_order_release);
     platform::wake_all(&logger_tid_);
     std::atomic<std::uint32_t> &word = pool_.wake_word();
@@ -112,7 +117,15 @@ void Session::logger_main()
                 rt_update_refusal();
                 rt_cv_.notify_all();
             }
+            const bool had_file = file_.is_open();
             Status st = file_.finish(platform::filetime_now(), losses());
+            if (export_) {
+                // The file is complete either way; the stop reports what the export could not deliver.
+                const std::vector<std::uint8_t> &h = had_file ? file_.header() : header_buffer_;
+                Status sent = export_->finish(h.data(), std::uint32_t(h.size()));
+                if (st && !sent)
+                    st = sent;
+            }
             std::lock_guard<std::mutex> lock(control_mutex_);
             finish_result_ = st;
             stopped_ = true;

@@ -20,7 +20,9 @@ using platform::ChannelHandle;
 
 namespace {
 
-constexpr std::int64_t kHostStartWaitMs = 10000; // a host just spawned must listen within this
+constexpr std::int64_t kHostStartWaitMs = 10000;
+static_assert(kExportTextMax <= kMessageMax,
+              "the start request carries the export's strings whole"); // a host just spawned must listen within this
 
 void put_options(Writer &w, const SessionOptions &o)
 {
@@ -124,10 +126,15 @@ Status host_start(Properties &props, const SessionOptions &options, RegistryEntr
     if (!props.log_file_name_utf8().empty())
         if (auto abs = utf8_to_utf16(platform::absolute_path(props.log_file_name_utf8())))
             props.assign_log_file_name(*abs);
+    // So is a relative credentials file's.
+    if (!props.export_credentials().empty())
+        props.set_export(props.export_url(), platform::absolute_path(props.export_credentials()));
     Writer w;
     w.text16(props.session_name());
     put_props(w, props);
     put_options(w, options);
+    w.text8(props.export_url());
+    w.text8(props.export_credentials());
     std::vector<std::uint8_t> body;
     Status st = host_call(HostRequest::Start, w.bytes, &body);
     if (!st)
@@ -162,8 +169,8 @@ Status host_stop_orphan(const RegistryEntry &e, Properties *props)
 std::int64_t max_host_request_body(std::uint32_t kind)
 {
     switch (HostRequest(kind)) {
-    case HostRequest::Start: // the session name, its properties and log file name, the options
-        return kText16Max + kPropsMax + 12;
+    case HostRequest::Start: // the session name, its properties and log file name, the options, the export
+        return kText16Max + kPropsMax + 16 + 2 * (4 + kMessageMax);
     case HostRequest::StopOrphan:
         return 8;
     }
@@ -183,6 +190,10 @@ Status parse_host_request(std::uint32_t kind, const std::vector<std::uint8_t> &b
         if (ok && !name.empty())
             out->props.assign_session_name(name);
         ok = ok && !name.empty() && get_props(r, &out->props) && get_options(r, &out->options);
+        std::string url, credentials;
+        ok = ok && r.text8(&url) && r.text8(&credentials);
+        if (ok)
+            out->props.set_export(std::move(url), std::move(credentials));
     } else if (out->code == HostRequest::StopOrphan) {
         ok = r.u32(&out->slot) && r.u32(&out->generation);
     }

@@ -4,6 +4,7 @@
 #include "host/hosting.hpp"
 
 #include "base/utf.hpp"
+#include "export/nats_export.hpp"
 
 #include "host/remote_session.hpp"
 #include "host/request_loop.hpp"
@@ -463,6 +464,16 @@ bool Hosting::find_foreign(const std::u16string &name, RegistryEntry *out)
 {
     SystemRegistry *reg = SystemRegistry::get();
     return reg && reg->find(name, out) && !out->own;
+}
+
+Status Hosting::open_export(const Properties &props, std::unique_ptr<engine::BufferExport> *out)
+{
+    exporter::ExportTarget target;
+    target.url = props.export_url();
+    target.credentials_file = props.export_credentials();
+    target.session = props.session_name_utf8();
+    target.buffer_size = props.record().BufferSize * 1024u;
+    return exporter::open_nats_export(target, out);
 }
 
 } // namespace openetw::host

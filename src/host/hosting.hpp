@@ -58,6 +58,8 @@ public:
     void stopping(const Session *session) override;
     void stopped(const Session *session) override;
     void provider_registered() override;
+    // The session's export (src/export), made for the session host's logger.
+    Status open_export(const Properties &props, std::unique_ptr<engine::BufferExport> *out) override;
 
 private:
     explicit Hosting(Engine &engine) : engine_(engine) {}

@@ -23,10 +23,10 @@ static_assert(platform::kDefaultNamespaceLayout == kRegistryLayout,
 // a request of another protocol with ETW_ERROR_NOT_SUPPORTED instead. Raise
 // this whenever a request or answer body changes, and with the region layout
 // the host makes and its clients map.
-inline constexpr std::uint32_t kProtocol = 7;
+inline constexpr std::uint32_t kProtocol = 8;
 
 // A new region layout needs a new protocol: a stale host then says so
 // instead of handing out regions this library misreads.
-static_assert(engine::kRegionLayout == 9 && kProtocol == 7, "a new region layout needs a new kProtocol");
+static_assert(engine::kRegionLayout == 9 && kProtocol == 8, "a new region layout needs a new kProtocol");
 
 } // namespace openetw::host

@@ -6,11 +6,15 @@
 #include "host/session_channel.hpp"
 
 #include "base/utf.hpp"
+#include "export/credentials.hpp"
+#include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/namespace_folder.hpp"
 #include "platform/process.hpp"
 
 #include <openetw/constants.h>
+
+#include <cstdlib>
 
 namespace openetw::host {
 
@@ -194,6 +198,11 @@ Status start_anywhere(Properties &props, const SessionOptions &options, std::uni
 
 Status start_session(Properties &props, const SessionOptions &options, std::unique_ptr<SessionRef> *out)
 {
+    // The export's credentials file named by the caller's environment: the
+    // host, which reads it, has an environment of its own.
+    if (!props.export_url().empty() && props.export_credentials().empty())
+        if (const char *v = std::getenv(exporter::kCredentialsVariable); v && *v)
+            props.set_export(props.export_url(), platform::absolute_path(v));
     // A taken-over session keeps its own settings; a new one gets Windows'
     // default maximum (the caller's props are unchanged on failure).
     const std::uint32_t given =

@@ -16,12 +16,13 @@ import sys
 
 # folder of src/ -> the folders of src/ its files must not include
 FORBIDDEN = {
-    'base': {'platform', 'format', 'kernel', 'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'platform': {'format', 'kernel', 'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'format': {'kernel', 'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'kernel': {'engine', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'decode': {'kernel', 'engine', 'host', 'consumer', 'api', 'win32'},
-    'engine': {'host', 'decode', 'consumer', 'api', 'win32'},
+    'base': {'platform', 'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'platform': {'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'format': {'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'kernel': {'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'decode': {'kernel', 'engine', 'export', 'host', 'consumer', 'api', 'win32'},
+    'engine': {'export', 'host', 'decode', 'consumer', 'api', 'win32'},
+    'export': {'kernel', 'host', 'decode', 'consumer', 'api', 'win32'},
     'host': {'decode', 'consumer', 'api', 'win32'},
     'consumer': {'api', 'win32'},
     'api': {'win32'},

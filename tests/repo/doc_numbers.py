@@ -4,6 +4,8 @@
 docs/SYSTEM_SESSIONS.md names the registry layout, the request protocol and
 the region layout; src/host/protocol.hpp and src/engine/buffer_pool.hpp hold
 them. A number changed in one place and not the other fails here, naming both.
+tests/host/host_attack_test.cpp speaks the protocol through the public
+library only, with its own copy of the number: checked here too.
 usage: doc_numbers.py SOURCE_ROOT
 """
 import re
@@ -39,6 +41,11 @@ def main():
         for n in doc_numbers(doc, phrase):
             if n != value:
                 bad.append(f'{doc} says "{phrase} {n}", the code has {value}')
+    attack = f'{root}/tests/host/host_attack_test.cpp'
+    m = re.search(r'constexpr std::uint32_t kProtocol = (\d+);', open(attack, encoding='utf-8').read())
+    protocol = dict(pairs)['protocol']
+    if not m or int(m.group(1)) != protocol:
+        bad.append(f'{attack} sends protocol {m.group(1) if m else "(none)"}, the code has {protocol}')
     if bad:
         print('FAIL:\n  ' + '\n  '.join(bad))
         return 1

@@ -70,6 +70,7 @@ int cmd_start(Ctx &c, const Args &a)
     std::uint32_t mode = 0;
     std::vector<etw_classic_event_id> stacks;
     bool want_stacks = false;
+    std::string export_url, export_credentials;
     for (const auto &[k, v] : a.options) {
         std::uint32_t n = 0;
         etw_status st = ETW_OK;
@@ -77,6 +78,10 @@ int cmd_start(Ctx &c, const Args &a)
         auto number = [&value](std::uint32_t *out) { return parse_u32(value, out); };
         if (k == "file") {
             st = etw_properties_set_log_file_name(props.p, v.c_str());
+        } else if (k == "export") {
+            export_url = v;
+        } else if (k == "export-credentials") {
+            export_credentials = v;
         } else if (k == "mode") {
             std::uint32_t m;
             if (!parse_modes(v, &m))
@@ -145,6 +150,12 @@ int cmd_start(Ctx &c, const Args &a)
     }
     if (etw_status st = etw_properties_set_log_file_mode(props.p, mode); st != ETW_OK)
         return c.fail(st);
+    if (!export_credentials.empty() && export_url.empty())
+        return c.usage("--export-credentials needs --export");
+    if (!export_url.empty())
+        if (etw_status st = etw_properties_set_export(props.p, export_url.c_str(), export_credentials.c_str());
+            st != ETW_OK)
+            return c.fail(st, std::string("--export: ") + etw_last_error_message());
     Session s;
     if (etw_status st = etw_session_start_ex(&s.s, props.p, &opt); st != ETW_OK)
         return c.fail(st);

@@ -10,6 +10,7 @@ const char kUsage[] = // external: declared in usage.hpp
     "             [--flush-timer S] [--enable-flags F] [--flush-threshold N] [--guid GUID]\n"
     "             [--clock qpc|system|cycle|N] [--lossless[=MS]] [--backlog N] [--in-process]\n"
     "             [--stackwalk EVENTS] [--profile-interval N]\n"
+    "             [--export nats://HOST:PORT/STREAM [--export-credentials FILE]]\n"
     "  stop NAME          query NAME          list\n"
     "  flush NAME [--file PATH]   (a buffering session writes its buffers to PATH)\n"
     "  update NAME [--file PATH] [--flush-timer S] [--max-buffers N] [--enable-flags F]\n"
@@ -33,6 +34,9 @@ const char kUsage[] = // external: declared in usage.hpp
     "session host (openetw-hostd, started on demand), so it runs until someone stops it;\n"
     "every command works from any process. When no host can be reached or started, `start`\n"
     "fails and says why. --in-process runs the session in etwctl instead: it is stopped\n"
-    "when etwctl exits (in a `script`, after the last line).\n";
+    "when etwctl exits (in a `script`, after the last line).\n"
+    "--export also publishes every buffer to a NATS JetStream stream (docs/FLEET.md); its\n"
+    "credentials come from FILE or the file $OPENETW_NATS_CREDENTIALS names, never the command\n"
+    "line. `etwdump nats://HOST:PORT/STREAM` reads the stream back.\n";
 
 } // namespace etwctl::detail

@@ -28,6 +28,9 @@ namespace {
 
 const char kUsage[] =
     "usage: etwdump [options] FILE...\n"
+    "  FILE: an .etl file, or a NATS JetStream stream sessions export to:\n"
+    "        nats://HOST:PORT/STREAM[?since=YYYY-MM-DDTHH:MM:SSZ] (credentials: the file\n"
+    "        $OPENETW_NATS_CREDENTIALS names; docs/FLEET.md)\n"
     "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
     "                               the event name and fields of events that decode; profile\n"
     "                               ranks each process's functions by sampled-profile samples\n"

@@ -1,5 +1,6 @@
 #include "host_server.hpp"
 
+#include "export/nats_export.hpp"
 #include "host/hosting.hpp"
 #include "host/host_channel.hpp"
 #include "host/remote_session.hpp"
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -167,17 +169,28 @@ int run_host(const HostConfig &config)
         std::fprintf(stderr, "openetw-hostd: cannot serve requests: %s\n", st.message.c_str());
         return 1;
     }
+    // Exports a host that is gone left unsent go out now, beside the
+    // requests; the host does not go idle before that is done.
+    std::atomic<bool> resending{true};
+    std::thread resend([&resending] {
+        std::vector<std::string> report;
+        exporter::resend_orphaned_spools(&report);
+        for (const std::string &line : report)
+            std::fprintf(stderr, "openetw-hostd: export spool %s\n", line.c_str());
+        resending.store(false, std::memory_order_release);
+    });
     auto idle_since = std::chrono::steady_clock::now();
     for (;;) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         const auto now = std::chrono::steady_clock::now();
-        if (loop.busy() != 0 || !process_engine().running().empty())
+        if (loop.busy() != 0 || !process_engine().running().empty() || resending.load(std::memory_order_acquire))
             idle_since = now;
         else if (config.idle_exit_ms > 0 && now - idle_since >= std::chrono::milliseconds(config.idle_exit_ms))
             break;
     }
     // Idle: nothing to finish. Closing the listener first turns new callers
     // to a host they start themselves once the lock is gone.
+    resend.join();
     loop.remove(listener);
     platform::close_fd(lock);
     return 0;

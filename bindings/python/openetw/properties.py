@@ -104,6 +104,22 @@ class Properties:
         """Checks the rules that tie members together, as starting a session does."""
         _n.etw_properties_validate(self._handle)
 
+    def set_export(self, url, credentials_file=None) -> None:
+        """Also publish every buffer to a NATS JetStream stream, url "nats://HOST:PORT/STREAM";
+        credentials come from credentials_file (or the file $OPENETW_NATS_CREDENTIALS names),
+        never from the URL (docs/FLEET.md). None removes the export."""
+        _n.etw_properties_set_export(self._handle, url or None, credentials_file or None)
+
+    @property
+    def export_url(self):
+        """The export's nats:// URL, or None."""
+        return _n.etw_properties_export_url(self._handle) or None
+
+    @property
+    def export_credentials(self):
+        """The export's credentials file name as set, or None."""
+        return _n.etw_properties_export_credentials(self._handle) or None
+
     def record(self):
         """A frozen snapshot of the fixed record (EventTraceProperties) as exported."""
         return snapshot(_n.etw_properties_get_record(self._handle))

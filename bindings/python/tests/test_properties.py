@@ -72,6 +72,24 @@ def test_errors_carry_status_name_and_message():
     assert p.buffer_size == 64  # a failing setter leaves the object unchanged
 
 
+def test_export_url_is_checked_and_keeps_credentials_out():
+    p = Properties("Py Export")
+    with pytest.raises(openetw.InvalidParameterError, match="credentials file") as info:
+        p.set_export("nats://alice:s3cret@127.0.0.1:4222/ETW")
+    assert "s3cret" not in str(info.value)
+    with pytest.raises(openetw.InvalidNameError, match="may hold only letters"):
+        p.set_export("nats://127.0.0.1:4222/a.b")
+    assert p.export_url is None
+    try:
+        p.set_export("nats://127.0.0.1:4222/ETW", "/etc/openetw/nats.conf")
+    except openetw.NotSupportedError as e:
+        pytest.skip(f"this build has no NATS support: {e.message}")
+    assert p.export_url == "nats://127.0.0.1:4222/ETW"
+    assert p.export_credentials == "/etc/openetw/nats.conf"
+    p.set_export(None)
+    assert p.export_url is None and p.export_credentials is None
+
+
 def test_each_status_class():
     with pytest.raises(openetw.InvalidNameError):
         Properties("")

@@ -2379,6 +2379,53 @@ extern "C" {
     pub fn etw_properties_log_file_name(props: *const etw_properties) -> *const core::ffi::c_char;
 }
 extern "C" {
+    #[doc = " Makes the session also publish every buffer it writes to a NATS JetStream"]
+    #[doc = " stream: url is \"nats://HOST[:PORT]/STREAM\" (port 4222 by default; STREAM"]
+    #[doc = " of letters, digits, '-' and '_', at most 64; the stream is created if"]
+    #[doc = " missing). The session host's logger publishes the log file header buffer"]
+    #[doc = " first, then each buffer exactly as it goes to the .etl file, one"]
+    #[doc = " acknowledged message each, on the subject STREAM.<machine>.<session>,"]
+    #[doc = " with headers naming the machine, the session, its start time and the"]
+    #[doc = " buffer's sequence (docs/FLEET.md). While the server is slow or gone the"]
+    #[doc = " buffers wait in a bounded on-disk spool and are sent in order when it"]
+    #[doc = " returns; a buffer the full spool cannot take counts in RealTimeBuffersLost."]
+    #[doc = " etw_session_stop waits (at most 20 s) until the last buffers are"]
+    #[doc = " acknowledged, else fails with ETW_ERROR_TIMEOUT saying how many are still"]
+    #[doc = " spooled and where (the file is complete either way)."]
+    #[doc = ""]
+    #[doc = " credentials_file: a file of `key = value` lines (user, password, token,"]
+    #[doc = " creds, nkey_seed, tls_ca, tls_cert, tls_key) the session host reads at"]
+    #[doc = " the start; NULL or \"\" for none, in which case the file named by the"]
+    #[doc = " environment variable OPENETW_NATS_CREDENTIALS of the starting process is"]
+    #[doc = " used, if set. Credentials are never part of the URL, so that no secret"]
+    #[doc = " shows in a process list."]
+    #[doc = ""]
+    #[doc = " url NULL or \"\" removes the export (and the credentials file)."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER: NULL props, a URL that is not"]
+    #[doc = " nats://HOST[:PORT]/STREAM (another scheme, a user part, a bad port, a"]
+    #[doc = " query), a URL or credentials file name over 1024 bytes;"]
+    #[doc = " ETW_ERROR_INVALID_NAME: a bad stream name; ETW_ERROR_NOT_SUPPORTED: this"]
+    #[doc = " build has no NATS support. Each with a message naming the part at fault."]
+    #[doc = " The start then fails with ETW_ERROR_ACCESS_DENIED when the server refuses"]
+    #[doc = " the credentials and ETW_ERROR_FILE_NOT_FOUND when no server answers, with"]
+    #[doc = " the server's reason. The strings are copied. Not thread-safe on one props."]
+    pub fn etw_properties_set_export(
+        props: *mut etw_properties,
+        url: *const core::ffi::c_char,
+        credentials_file: *const core::ffi::c_char,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " The export URL, UTF-8; \"\" when there is none or props is NULL. Owned by props until it changes."]
+    pub fn etw_properties_export_url(props: *const etw_properties) -> *const core::ffi::c_char;
+}
+extern "C" {
+    #[doc = " The export's credentials file as set; \"\" when none or props is NULL. Owned by props until it changes."]
+    pub fn etw_properties_export_credentials(
+        props: *const etw_properties,
+    ) -> *const core::ffi::c_char;
+}
+extern "C" {
     #[doc = " BufferSize in KB; ETW_ERROR_INVALID_PARAMETER outside 4..16384."]
     pub fn etw_properties_set_buffer_size(props: *mut etw_properties, kilobytes: u32)
         -> etw_status;
@@ -6054,6 +6101,22 @@ extern "C" {
     #[doc = " file too short for its first buffer), ETW_ERROR_BAD_LENGTH or"]
     #[doc = " ETW_ERROR_INVALID_DATA (a first buffer or logfile header that cannot be"]
     #[doc = " read: the message names the file and offset), ETW_ERROR_OUTOFMEMORY."]
+    #[doc = ""]
+    #[doc = " A path may instead be a NATS JetStream stream that sessions export to"]
+    #[doc = " (etw_properties_set_export): \"nats://HOST[:PORT]/STREAM\", optionally with"]
+    #[doc = " \"?since=YYYY-MM-DDTHH:MM:SSZ\". The stream is replayed now, from its start"]
+    #[doc = " (or that UTC time) to its last message, and each machine's session"]
+    #[doc = " instance in it becomes one more file of the consumer, read exactly as its"]
+    #[doc = " .etl file would be (its header buffer first, then its buffers in the"]
+    #[doc = " order the session wrote them; logfile info's path is"]
+    #[doc = " \"URL#machine/session/start\"). Credentials come from the file named by the"]
+    #[doc = " environment variable OPENETW_NATS_CREDENTIALS. Besides the statuses"]
+    #[doc = " above: ETW_ERROR_FILE_NOT_FOUND (no server answers, or it has no such"]
+    #[doc = " stream), ETW_ERROR_ACCESS_DENIED (the server refuses the credentials),"]
+    #[doc = " ETW_ERROR_HANDLE_EOF (the stream holds no session's header buffer),"]
+    #[doc = " ETW_ERROR_INVALID_NAME / ETW_ERROR_INVALID_PARAMETER (a bad URL),"]
+    #[doc = " ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message"]
+    #[doc = " gives the server's reason."]
     pub fn etw_consumer_open(
         out: *mut *mut etw_consumer,
         paths: *const *const core::ffi::c_char,

@@ -1,0 +1,380 @@
+// The export of one session to a JetStream stream: the logger queues each
+// buffer (ExportQueue: memory while the server keeps up, the on-disk spool
+// once it does not), a sender thread publishes the oldest, waits for its
+// acknowledgement, and only then removes it from the queue. One buffer is in
+// flight at a time, so the stream holds a session's buffers in the order the
+// logger wrote them; a publish that fails (server gone, slow, restarting) is
+// tried again with the same Nats-Msg-Id, which JetStream stores once.
+#include "export/nats_export.hpp"
+
+#include "export/nats_connection.hpp"
+#include "export/export_queue.hpp"
+#include "export/spool.hpp"
+#include "platform/files.hpp"
+#include "platform/machine_config.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace openetw::exporter {
+
+namespace {
+
+constexpr std::int64_t kPublishWaitMs = 2000; // an acknowledgement later than this: send again
+constexpr std::int64_t kRetryWaitMs = 100;    // after a failed publish
+// Buffers queued in memory before the spool on disk takes them: a server
+// that keeps up costs the logger no second write per buffer.
+constexpr std::uint64_t kMemoryBytes = 16ull << 20;
+
+std::string machine_name()
+{
+    platform::MachineSummary m;
+    if (platform::machine_summary(&m) == ETW_OK && !m.host_name.empty())
+        return m.host_name;
+    return "unknown";
+}
+
+Status ensure_stream(NatsConnection &c, const std::string &stream)
+{
+    jsStreamInfo *si = nullptr;
+    Status st = c.stream_info(stream, &si);
+    jsStreamInfo_Destroy(si);
+    if (st || st.code != ETW_ERROR_FILE_NOT_FOUND)
+        return st;
+    jsStreamConfig sc;
+    jsStreamConfig_Init(&sc);
+    const std::string subjects = stream_subjects(stream);
+    const char *subject_list[] = {subjects.c_str()};
+    sc.Name = stream.c_str();
+    sc.Subjects = subject_list;
+    sc.SubjectsLen = 1;
+    sc.Storage = js_FileStorage;
+    jsErrCode jerr = jsErrCode(0);
+    si = nullptr;
+    const natsStatus s = js_AddStream(&si, c.jetstream(), &sc, nullptr, &jerr);
+    jsStreamInfo_Destroy(si);
+    if (s == NATS_OK)
+        return Status::ok();
+    // Another host made it meanwhile: use theirs.
+    si = nullptr;
+    if (c.stream_info(stream, &si)) {
+        jsStreamInfo_Destroy(si);
+        return Status::ok();
+    }
+    return Fail(s == NATS_NOT_PERMITTED ? ETW_ERROR_ACCESS_DENIED : ETW_ERROR_NOT_SUPPORTED,
+                "cannot create the stream " + stream + " on " + c.url().server() + ": " + nats_reason(s));
+}
+
+class NatsExport final : public engine::BufferExport {
+public:
+    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue)
+        : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
+          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs)
+    {
+        tag_.machine = machine_name();
+        tag_.session = target.session;
+        stream_ = conn_->url().stream;
+        sender_ = std::thread([this] { sender_main(); });
+    }
+
+    ~NatsExport() override
+    {
+        stop_sender();
+        // A start that failed after the export was made queued nothing: no spool to leave behind.
+        if (queue_->records() == 0)
+            queue_->spool().remove_files();
+    }
+
+    bool begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) override
+    {
+        tag_.start_time = start_time;
+        tag_.sequence = 0;
+        tag_.kind = BufferTag::Kind::Header;
+        const bool stored = push(header, size);
+        tag_.kind = BufferTag::Kind::Buffer;
+        return stored;
+    }
+
+    bool publish(const std::uint8_t *buffer, std::uint32_t size) override
+    {
+        ++tag_.sequence;
+        return push(buffer, size);
+    }
+
+    // What a spool left by a host that is gone holds: sent, then the spool
+    // removed; or kept, and said.
+    Status drain()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
+        idle_cv_.wait_until(lock, until, [&] { return queue_->records() == 0; });
+        const std::uint64_t left = queue_->records();
+        const std::string why = last_error_;
+        lock.unlock();
+        stop_sender();
+        if (left == 0) {
+            queue_->spool().remove_files();
+            return Status::ok();
+        }
+        return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers for " + url_text_ + " stay spooled in " +
+                                           queue_->spool().folder() + (why.empty() ? std::string() : ": " + why));
+    }
+
+    Status finish(const std::uint8_t *final_header, std::uint32_t size) override
+    {
+        ++tag_.sequence;
+        tag_.kind = BufferTag::Kind::End;
+        const std::vector<std::uint8_t> end = encode_record(tag_, final_header, size);
+        std::string spilled;
+        std::unique_lock<std::mutex> lock(mutex_);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(finish_wait_ms_);
+        // A full spool (the server was away) takes the final header once the
+        // sender made room: the stop waits for that as for the rest.
+        bool ended = false;
+        for (;;) {
+            std::string failed;
+            const Spool::Push r = queue_->push(end, &failed);
+            if (r == Spool::Push::Stored) {
+                ended = true;
+                work_cv_.notify_one();
+                break;
+            }
+            if (r == Spool::Push::Failed) {
+                last_error_ = failed;
+                break;
+            }
+            if (idle_cv_.wait_until(lock, until) == std::cv_status::timeout)
+                break;
+        }
+        idle_cv_.wait_until(lock, until, [&] { return queue_->records() == 0; });
+        lock.unlock();
+        stop_sender(); // nothing is in flight from here on
+        lock.lock();
+        // What is still in memory joins the spool, which outlives this export.
+        if (Status st = queue_->spill(); !st)
+            spilled = " (" + std::to_string(queue_->in_memory()) +
+                      " of them could not be spooled and are lost: " + st.message + ")";
+        const std::uint64_t left = queue_->records(), bytes = queue_->bytes();
+        const std::string why = last_error_;
+        lock.unlock();
+        if (left == 0 && ended) {
+            queue_->spool().remove_files();
+            return Status::ok();
+        }
+        if (left == 0)
+            return Fail(ETW_ERROR_WRITE_FAULT,
+                        "the final header buffer for " + url_text_ + " could not be spooled: " + why);
+        return Fail(ETW_ERROR_TIMEOUT, std::to_string(left) + " buffers (" + std::to_string(bytes) + " bytes) for " +
+                                           url_text_ + " were not acknowledged within " +
+                                           std::to_string(finish_wait_ms_) + " ms" +
+                                           (why.empty() ? std::string() : " (last error: " + why + ")") +
+                                           "; they stay spooled in " + queue_->spool().folder() + spilled);
+    }
+
+private:
+    bool push(const std::uint8_t *bytes, std::uint32_t size)
+    {
+        std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string why;
+        switch (queue_->push(std::move(record), &why)) {
+        case Spool::Push::Stored:
+            work_cv_.notify_one();
+            return true;
+        case Spool::Push::Full:
+            last_error_ = "the spool " + queue_->spool().folder() + " is full";
+            return false;
+        case Spool::Push::Failed:
+            last_error_ = why;
+            return false;
+        }
+        return false;
+    }
+
+    void stop_sender()
+    {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            quit_ = true;
+        }
+        work_cv_.notify_all();
+        if (sender_.joinable())
+            sender_.join();
+    }
+
+    void sender_main()
+    {
+        std::vector<std::uint8_t> record;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                work_cv_.wait(lock, [&] { return quit_ || queue_->records() != 0; });
+                if (quit_)
+                    return;
+                std::string why;
+                if (!queue_->front(&record, &why)) {
+                    last_error_ = why;
+                    work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+                    continue;
+                }
+            }
+            std::string why;
+            const bool acked = send(record, &why);
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (acked) {
+                if (Status st = queue_->pop(); !st)
+                    last_error_ = st.message;
+                idle_cv_.notify_all(); // room made, or the spool emptied
+
+            } else {
+                last_error_ = why;
+                work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+            }
+        }
+    }
+
+    // Publishes one spooled record and waits for JetStream's acknowledgement.
+    bool send(const std::vector<std::uint8_t> &record, std::string *why)
+    {
+        BufferTag tag;
+        std::size_t at = 0;
+        if (Status st = decode_record(record, &tag, &at); !st) {
+            *why = st.message;
+            return true; // unreadable: dropping it is all that can be done (cannot happen: this process wrote it)
+        }
+        natsMsg *msg = nullptr;
+        natsStatus s = natsMsg_Create(&msg, subject_of(stream_, tag).c_str(), nullptr,
+                                      reinterpret_cast<const char *>(record.data() + at), int(record.size() - at));
+        for (const auto &[name, value] : message_headers(tag))
+            if (s == NATS_OK)
+                s = natsMsgHeader_Set(msg, name.c_str(), value.c_str());
+        jsPubOptions po;
+        jsPubOptions_Init(&po);
+        po.MaxWait = kPublishWaitMs;
+        po.ExpectStream = stream_.c_str();
+        jsPubAck *ack = nullptr;
+        jsErrCode jerr = jsErrCode(0);
+        if (s == NATS_OK)
+            s = js_PublishMsg(&ack, conn_->jetstream(), msg, &po, &jerr);
+        jsPubAck_Destroy(ack);
+        natsMsg_Destroy(msg);
+        if (s != NATS_OK)
+            *why = "publishing to " + url_text_ + ": " + nats_reason(s);
+        return s == NATS_OK;
+    }
+
+    std::unique_ptr<NatsConnection> conn_;
+    std::unique_ptr<ExportQueue> queue_; // under mutex_
+    std::string url_text_;
+    std::int64_t finish_wait_ms_;
+    std::string stream_;
+    BufferTag tag_; // logger thread only
+    std::mutex mutex_;
+    std::condition_variable work_cv_; // a record spooled, or quit
+    std::condition_variable idle_cv_; // a record acknowledged (room made, or the spool emptied)
+    bool quit_ = false;
+    std::string last_error_;
+    std::thread sender_;
+};
+
+} // namespace
+
+bool nats_available() { return true; }
+
+namespace {
+
+// Connects and opens the spool of an export: open_nats_export and the resend of orphaned spools.
+Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
+{
+    ExportUrl url;
+    if (Status st = parse_export_url(target.url, &url); !st)
+        return st;
+    if (url.since_unix_ns != 0)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "?since= is for readers; an export URL is nats://HOST:PORT/STREAM");
+    Credentials creds;
+    if (Status st = read_credentials(target.credentials_file, &creds); !st)
+        return st;
+    auto conn = std::make_unique<NatsConnection>();
+    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true); !st)
+        return st;
+    const std::int64_t max_payload = natsConnection_GetMaxPayload(conn->connection());
+    if (max_payload > 0 && std::int64_t(target.buffer_size) + 4096 > max_payload)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "BufferSize " + std::to_string(target.buffer_size / 1024) +
+                                                     " KB does not fit the max_payload of the NATS server at " +
+                                                     url.server() + " (" + std::to_string(max_payload) + " bytes)");
+    if (Status st = ensure_stream(*conn, url.stream); !st)
+        return st;
+    std::uint64_t spool_bytes = target.spool_bytes;
+    if (const char *v = std::getenv("OPENETW_SPOOL_BYTES"); spool_bytes == 0 && v && *v)
+        spool_bytes = std::strtoull(v, nullptr, 10);
+    if (spool_bytes == 0)
+        spool_bytes = kDefaultSpoolBytes;
+    std::unique_ptr<Spool> spool;
+    const std::string folder = target.spool_folder.empty() ? spool_folder_for(target.session) : target.spool_folder;
+    if (Status st = Spool::open(folder, spool_bytes, &spool); !st)
+        return st;
+    // Where the records go, for a host that resends them after this one is
+    // gone (the credentials file's name, never its contents).
+    platform::File f;
+    const std::string where = target.url + "\n" + target.credentials_file + "\n";
+    if (f.open(folder + "/target", platform::OpenMode::CreateTruncate) != ETW_OK ||
+        f.write_at(0, where.data(), where.size()) != ETW_OK)
+        return Fail(ETW_ERROR_WRITE_FAULT, "cannot write the spool's target file in " + folder);
+    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(kMemoryBytes, spool_bytes));
+    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue));
+    return Status::ok();
+}
+
+} // namespace
+
+Status open_nats_export(const ExportTarget &target, std::unique_ptr<engine::BufferExport> *out)
+{
+    std::unique_ptr<NatsExport> exp;
+    if (Status st = open_export(target, &exp); !st)
+        return st;
+    *out = std::move(exp);
+    return Status::ok();
+}
+
+void resend_orphaned_spools(std::vector<std::string> *report)
+{
+    const std::string root = spool_root();
+    for (const std::string &name : platform::list_folder(root)) {
+        if (!spool_owner_gone(name))
+            continue;
+        const std::string folder = root + "/" + name;
+        platform::File f;
+        std::uint64_t size = 0;
+        std::string text(4096, '\0');
+        if (f.open(folder + "/target", platform::OpenMode::ReadExisting) != ETW_OK || f.size(&size) != ETW_OK ||
+            size > text.size()) {
+            report->push_back(folder + ": no readable target file; left as it is");
+            continue;
+        }
+        text.resize(std::size_t(size));
+        if (size != 0 && f.read_at(0, text.data(), text.size()) != ETW_OK) {
+            report->push_back(folder + ": cannot read its target file; left as it is");
+            continue;
+        }
+        f.close();
+        ExportTarget target;
+        const std::size_t nl = text.find('\n');
+        target.url = text.substr(0, nl);
+        if (nl != std::string::npos)
+            target.credentials_file = text.substr(nl + 1, text.find('\n', nl + 1) - nl - 1);
+        target.session = name;
+        target.spool_folder = folder;
+        target.spool_bytes = ~0ull >> 1; // whatever it holds
+        std::unique_ptr<NatsExport> exp;
+        Status st = open_export(target, &exp);
+        if (st)
+            st = exp->drain();
+        report->push_back(folder + (st ? ": sent to " + target.url : ": " + st.message));
+    }
+}
+
+} // namespace openetw::exporter

@@ -1,0 +1,114 @@
+// The export's queue: memory while the spool is empty, the spool after;
+// the oldest record first, wherever it sits; one bound for both.
+#include "export/export_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+using namespace openetw;
+using namespace openetw::exporter;
+
+namespace {
+
+std::vector<std::uint8_t> record(std::uint32_t n)
+{
+    return std::vector<std::uint8_t>(92, std::uint8_t(n));
+} // 100 with its frame
+
+std::unique_ptr<ExportQueue> make_queue(const char *stem, std::uint64_t bound, std::uint64_t memory)
+{
+    static int n = 0;
+    const std::string d = (std::filesystem::temp_directory_path() /
+                           ("openetw-queue-" + std::to_string(getpid()) + "-" + stem + "-" + std::to_string(n++)))
+                              .string();
+    std::filesystem::remove_all(d);
+    std::unique_ptr<Spool> spool;
+    EXPECT_TRUE(Spool::open(d, bound, &spool));
+    return std::make_unique<ExportQueue>(std::move(spool), bound, memory);
+}
+
+std::uint8_t take(ExportQueue &q)
+{
+    std::vector<std::uint8_t> r;
+    std::string why;
+    EXPECT_TRUE(q.front(&r, &why)) << why;
+    EXPECT_TRUE(q.pop());
+    return r.empty() ? 0xFF : r[0];
+}
+
+} // namespace
+
+TEST(ExportQueue, RecordsStayInMemoryWhileTheServerKeepsUp)
+{
+    auto q = make_queue("memory", 10000, 1000);
+    std::string why;
+    for (std::uint32_t i = 0; i < 10; ++i)
+        ASSERT_EQ(q->push(record(i), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->in_memory(), 10u);
+    EXPECT_EQ(q->spool().records(), 0u) << "no second write per buffer while memory has room";
+    for (std::uint32_t i = 0; i < 10; ++i)
+        EXPECT_EQ(take(*q), i);
+}
+
+TEST(ExportQueue, PastTheMemoryLimitEverythingGoesToTheSpoolInOrder)
+{
+    auto q = make_queue("spill", 10000, 300);
+    std::string why;
+    for (std::uint32_t i = 0; i < 3; ++i)
+        ASSERT_EQ(q->push(record(i), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->in_memory(), 3u);
+    ASSERT_EQ(q->push(record(3), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->in_memory(), 0u);
+    EXPECT_EQ(q->spool().records(), 4u);
+    // The spool not empty: newer records follow the older ones there.
+    ASSERT_EQ(q->push(record(4), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->in_memory(), 0u);
+    for (std::uint32_t i = 0; i < 5; ++i)
+        EXPECT_EQ(take(*q), i);
+    // Empty again: memory first.
+    ASSERT_EQ(q->push(record(5), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->in_memory(), 1u);
+    EXPECT_EQ(take(*q), 5u);
+}
+
+TEST(ExportQueue, ARecordInFlightWhenMemorySpillsIsPoppedFromTheSpool)
+{
+    auto q = make_queue("inflight", 10000, 200);
+    std::string why;
+    ASSERT_EQ(q->push(record(0), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(1), &why), Spool::Push::Stored);
+    std::vector<std::uint8_t> sending;
+    ASSERT_TRUE(q->front(&sending, &why));                    // record 0, from memory
+    ASSERT_EQ(q->push(record(2), &why), Spool::Push::Stored); // spills 0 and 1
+    ASSERT_EQ(q->in_memory(), 0u);
+    ASSERT_TRUE(q->pop()); // 0 acknowledged: it is the spool's front now
+    EXPECT_EQ(take(*q), 1u);
+    EXPECT_EQ(take(*q), 2u);
+    EXPECT_EQ(q->records(), 0u);
+}
+
+TEST(ExportQueue, TheBoundCoversMemoryAndSpool)
+{
+    auto q = make_queue("bound", 300, 200);
+    std::string why;
+    ASSERT_EQ(q->push(record(0), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(1), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(2), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->push(record(3), &why), Spool::Push::Full);
+    EXPECT_EQ(q->bytes(), 300u);
+    EXPECT_EQ(take(*q), 0u);
+    EXPECT_EQ(q->push(record(4), &why), Spool::Push::Stored);
+}
+
+TEST(ExportQueue, ASpillKeepsWhatMemoryHeldInTheSpool)
+{
+    auto q = make_queue("keep", 10000, 1000);
+    std::string why;
+    ASSERT_EQ(q->push(record(7), &why), Spool::Push::Stored);
+    ASSERT_TRUE(q->spill());
+    EXPECT_EQ(q->in_memory(), 0u);
+    EXPECT_EQ(q->spool().records(), 1u);
+    EXPECT_EQ(take(*q), 7u);
+}
