@@ -2,10 +2,12 @@
 # Installs the Debian packages a job needs, only those missing (fast when
 # everything is present). usage: scripts/deps.sh build|test|bindings
 set -euo pipefail
-build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev libnats-dev)
+build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev libnats-dev
+            protobuf-compiler libprotobuf-dev libcurl4-openssl-dev)  # src/otlp (etwdump --otlp)
 test_pkgs=("${build_pkgs[@]}" nats-server clang-format-14 g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest
            clang-14 libfuzzer-14-dev libclang-rt-14-dev  # tests/fuzz/libfuzzer
-           python3-pip python3-venv python3-setuptools)
+           python3-pip python3-venv python3-setuptools
+           python3-protobuf)  # tests/otlp: the receiver decodes with the generated Python classes
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest python3-pip python3-venv python3-setuptools
                g++-aarch64-linux-gnu g++-mingw-w64-x86-64-posix)
 case "${1:-build}" in

@@ -16,16 +16,18 @@ import sys
 
 # folder of src/ -> the folders of src/ its files must not include
 FORBIDDEN = {
-    'base': {'platform', 'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'platform': {'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'format': {'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'kernel': {'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'decode': {'kernel', 'engine', 'export', 'host', 'consumer', 'api', 'win32'},
-    'engine': {'export', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'export': {'kernel', 'host', 'decode', 'consumer', 'api', 'win32'},
-    'host': {'decode', 'consumer', 'api', 'win32'},
-    'consumer': {'api', 'win32'},
-    'api': {'win32'},
+    'base': {'platform', 'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'platform': {'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'format': {'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'kernel': {'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'decode': {'kernel', 'engine', 'export', 'host', 'consumer', 'api', 'win32', 'otlp'},
+    'engine': {'export', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'export': {'kernel', 'host', 'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'host': {'decode', 'consumer', 'api', 'win32', 'otlp'},
+    'consumer': {'api', 'win32', 'otlp'},
+    'api': {'win32', 'otlp'},
+    # the tools' OTLP export: over the public headers and base's header-only parts
+    'otlp': {'platform', 'format', 'kernel', 'engine', 'export', 'host', 'decode', 'consumer', 'api', 'win32'},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+)/[^"]+"', re.M)
 # The headers of the OS's own interface (POSIX, Linux, Win32), as opposed to

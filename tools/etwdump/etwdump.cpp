@@ -1,10 +1,14 @@
-// etwdump: reads .etl files (OpenETW's or Windows') and prints a summary,
-// or every record as JSON Lines or CSV. Uses only the public API.
+// etwdump:
+// Reads .etl files (OpenETW's or Windows'), a stream or a live session, and
+// prints a summary, or every record as JSON Lines or CSV, or sends them as
+// OpenTelemetry logs (--otlp). Uses only the public API, and src/otlp.
 // Exit status: 0 clean (or only warnings), 1 cannot read, 2 corrupt input
-// (good records are still printed) or, with --strict, warnings.
+// (good records are still printed) or, with --strict, warnings, 3 records
+// the OTLP export could not deliver.
 #include <openetw/openetw.h>
 
 #include "decoding.hpp"
+#include "otlp_option.hpp"
 #include "profile.hpp"
 #include "record_writer.hpp"
 #include "summary.hpp"
@@ -28,9 +32,11 @@ namespace {
 
 const char kUsage[] =
     "usage: etwdump [options] FILE...\n"
+    "       etwdump [options] --session NAME\n"
     "  FILE: an .etl file, or a NATS JetStream stream sessions export to:\n"
     "        nats://HOST:PORT/STREAM[?since=YYYY-MM-DDTHH:MM:SSZ] (credentials: the file\n"
     "        $OPENETW_NATS_CREDENTIALS names; docs/FLEET.md)\n"
+    "  --session NAME               follow the running real-time session NAME until it stops\n"
     "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
     "                               the event name and fields of events that decode; profile\n"
     "                               ranks each process's functions by sampled-profile samples\n"
@@ -41,11 +47,12 @@ const char kUsage[] =
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
     "                               file: buffer by buffer as stored, records by offset\n"
     "  --payload                    add each record's payload as hex (jsonl, csv)\n" ETWDUMP_DECODING_USAGE
+        ETWDUMP_OTLP_USAGE
     "  --strict                     exit 2 on warnings too (a buffer header that disagrees with\n"
     "                               its records, all of which were still read)\n"
     "  --help                       this text\n"
     "exit status: 0 clean or only warnings, 1 cannot read, 2 corrupt records found (or warnings,\n"
-    "with --strict)\n";
+    "with --strict), 3 records the OTLP export could not deliver (it says how many)\n";
 
 enum class Output { Summary, Jsonl, Csv, Text, Profile };
 
@@ -56,6 +63,7 @@ struct Context {
     etwdump::Decoding decoding;
     etwdump::Summary summary;
     etwdump::Profile *profile = nullptr;
+    etwdump::OtlpOption *otlp = nullptr;
     uint64_t warnings = 0; // buffers flagged ETW_BUFFER_STATUS_WARNING
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
@@ -67,7 +75,9 @@ struct Context {
 int32_t on_record(void *user, const etw_record *record)
 {
     auto *ctx = static_cast<Context *>(user);
-    if (ctx->profile)
+    if (ctx->otlp)
+        ctx->otlp->add(*record, ctx->decoding.decode(*record));
+    else if (ctx->profile)
         ctx->profile->add(*record, ctx->decoding.decode(*record));
     else if (ctx->text)
         ctx->text->write(*record, ctx->decoding.decode(*record));
@@ -113,6 +123,8 @@ int main(int argc, char **argv)
     unsigned top = 10;
     std::string debug_dir = "/usr/lib/debug";
     std::vector<const char *> files;
+    std::string session;
+    etwdump::OtlpOption otlp;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -167,6 +179,13 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "etwdump: %s\n%s", error.c_str(), kUsage);
                 return 1;
             }
+        } else if (std::string error; otlp.parse(argc, argv, i, error)) {
+            if (!error.empty()) {
+                std::fprintf(stderr, "etwdump: %s\n%s", error.c_str(), kUsage);
+                return 1;
+            }
+        } else if (arg == "--session") {
+            session = value();
         } else if (arg == "--payload") {
             payload = true;
         } else if (arg == "--strict") {
@@ -178,8 +197,8 @@ int main(int argc, char **argv)
             files.push_back(argv[i]);
         }
     }
-    if (files.empty()) {
-        std::fputs(kUsage, stderr);
+    if (files.empty() == session.empty()) {
+        std::fputs(session.empty() ? kUsage : "etwdump: --session NAME or files, not both\n", stderr);
         return 1;
     }
     if (std::string error; !ctx.decoding.open(error)) {
@@ -193,8 +212,18 @@ int main(int argc, char **argv)
     options.record = on_record;
     options.buffer = on_buffer;
     options.user_data = &ctx;
+    if (otlp.wanted()) {
+        if (std::string error; !otlp.open(!session.empty(), error)) {
+            std::fprintf(stderr, "etwdump: %s\n", error.c_str());
+            return 1;
+        }
+        ctx.otlp = &otlp;
+    }
     etw_consumer *consumer = nullptr;
-    if (etw_consumer_open(&consumer, files.data(), static_cast<uint32_t>(files.size()), &options) != ETW_OK) {
+    const etw_status opened =
+        session.empty() ? etw_consumer_open(&consumer, files.data(), static_cast<uint32_t>(files.size()), &options)
+                        : etw_consumer_open_session(&consumer, session.c_str(), &options);
+    if (opened != ETW_OK) {
         std::fprintf(stderr, "etwdump: %s\n", etw_last_error_message());
         return 1;
     }
@@ -216,18 +245,22 @@ int main(int argc, char **argv)
         ctx.profile = &profile;
     } else if (ctx.output == Output::Text) {
         ctx.text = &text;
-    } else if (ctx.output != Output::Summary) {
+    } else if (ctx.otlp == nullptr && ctx.output != Output::Summary) {
         ctx.writer = &writer;
         writer.header();
     }
     const etw_status status = etw_consumer_process(consumer);
+    bool delivered = true;
     const std::string message = etw_last_error_message();
     writer.flush();
     text.flush();
     ctx.decoding.report(stderr);
     if (ctx.progress)
         std::fputs("\r\033[K", stderr);
-    if (ctx.output == Output::Summary)
+    if (ctx.otlp) {
+        std::fputs("etwdump: ", stderr);
+        delivered = otlp.finish(stderr);
+    } else if (ctx.output == Output::Summary)
         ctx.summary.print(stdout, consumer, status, ctx.warnings);
     else if (ctx.output == Output::Profile) {
         profile.print(stdout);
@@ -237,6 +270,8 @@ int main(int argc, char **argv)
     etw_consumer_close(consumer);
     std::fflush(stdout);
 
+    if (!delivered && status == ETW_OK)
+        return 3;
     if (status == ETW_OK) {
         if (ctx.warnings == 0)
             return 0;

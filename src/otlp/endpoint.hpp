@@ -1,0 +1,13 @@
+// The --otlp URL: http://HOST[:PORT][/PATH]. The path defaults to /v1/logs,
+// OTLP/HTTP's path for logs, and the port to 4318, OTLP/HTTP's. https is
+// refused until the export has TLS (docs/OTLP.md). Pure.
+#pragma once
+
+#include <string>
+
+namespace openetw::otlp {
+
+// The URL to POST to, or "" with error set.
+std::string logs_endpoint(const std::string &url, std::string &error);
+
+} // namespace openetw::otlp

@@ -1,0 +1,25 @@
+// POSTs a body to an http:// URL with libcurl, keeping the connection for
+// the next request. One thread at a time (the exporter's sender).
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace openetw::otlp {
+
+struct PostResult {
+    long status = 0;   // the HTTP status, 0 when no answer came (refused, timed out...)
+    std::string error; // without an answer: why; with one: its first bytes
+};
+
+// What the exporter sends through: libcurl in the program, a scripted
+// answerer in the tests.
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual PostResult post(const std::string &body, const char *content_type) = 0;
+};
+
+std::unique_ptr<Transport> make_http_transport(const std::string &url);
+
+} // namespace openetw::otlp

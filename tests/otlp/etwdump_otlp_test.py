@@ -1,0 +1,204 @@
+"""etwdump --otlp end to end: a .etl file written here by a real session (the
+system logger's process and thread rundown) and Windows-written files
+(TraceLogging, manifest and kernel events), and a live session followed by
+name, are sent to a real HTTP receiver (otlp_receiver.py) and every record must
+arrive once, in order, with the time, severity, names and fields that
+`etwdump --format jsonl` shows for the same files; retryable answers are
+retried without loss or duplicates; a refused request, a receiver that is gone
+and an https URL are reported, not hung.
+usage: etwdump_otlp_test.py BUILD_DIR SAMPLE.etl... (PYTHONPATH: the generated schema)"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+from otlp_receiver import Receiver, value_of
+
+BUILD, SAMPLES = sys.argv[1], sys.argv[2:]
+ETWDUMP = os.path.join(BUILD, 'tools/etwdump/etwdump')
+ETWCTL = os.path.join(BUILD, 'tools/etwctl/etwctl')
+SEVERITY = {0: (9, 'INFO'), 1: (21, 'FATAL'), 2: (17, 'ERROR'), 3: (13, 'WARN'), 4: (9, 'INFO'), 5: (5, 'DEBUG')}
+FIXED = {'etw.provider.guid', 'etw.provider.name', 'etw.event.name', 'etw.event.id', 'etw.event.version',
+         'etw.event.level', 'etw.event.opcode', 'etw.event.task', 'etw.event.keyword', 'etw.event.task_name',
+         'etw.event.opcode_name', 'process.pid', 'thread.id'}
+
+
+def session_env(folder):
+    """Sessions of the test's own registry, hosted by the build's session host."""
+    return dict(os.environ, OPENETW_REGISTRY=os.path.join(folder, 'registry'),
+                OPENETW_HOSTD=os.path.join(BUILD, 'openetw-hostd'))
+
+
+def written_by_a_session(folder):
+    """A .etl file the system logger writes: its rundown of every process and thread."""
+    env = session_env(folder)
+    path = os.path.join(folder, 'kernel.etl')
+    subprocess.run([ETWCTL, 'start', 'OtlpKernel', '--mode', 'system-logger', '--enable-flags', 'process,thread',
+                    '--file', path], env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([ETWCTL, 'stop', 'OtlpKernel'], env=env, check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def expected(files, order='time'):
+    out = subprocess.run([ETWDUMP, '--format', 'jsonl', '--order', order] + files, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def etwdump(url, files, *options):
+    return subprocess.run([ETWDUMP, '--otlp', url, '--otlp-host', 'test-host', '--otlp-service', 'test-service'] +
+                          list(options) + files, capture_output=True, text=True, timeout=300)
+
+
+def comparable(value, like):
+    """A received field as etwdump's jsonl shows it."""
+    if isinstance(value, bytes):
+        return '0x' + value.hex().upper()
+    if isinstance(value, str) and isinstance(like, int) and not isinstance(like, bool):
+        return int(value)  # an unsigned 64-bit value above INT64_MAX travels as text
+    if isinstance(value, list):
+        return [comparable(v, l) for v, l in zip(value, like if isinstance(like, list) else [None] * len(value))]
+    if isinstance(value, dict):
+        return {k: comparable(v, (like or {}).get(k)) for k, v in value.items()}
+    return value
+
+
+def check_record(i, want, got):
+    where = 'record %d (%s)' % (i, want.get('event_name', want.get('guid')))
+    assert got.time_unix_nano == (want['timestamp_filetime'] - 116444736000000000) * 100, where
+    assert got.observed_time_unix_nano > 0, where
+    number, text = SEVERITY.get(want.get('level', 0), (1, 'TRACE'))
+    assert (got.severity_number, got.severity_text) == (number, text), where
+    attrs = {kv.key: value_of(kv.value) for kv in got.attributes}
+    assert len(attrs) == len(got.attributes), where + ': duplicate keys'
+    if 'event_name' in want:
+        assert got.body.string_value == want['event_name'], where
+        assert attrs['etw.event.name'] == want['event_name'], where
+    if 'guid' in want:
+        assert attrs['etw.provider.guid'] == '{' + want['guid'].upper() + '}', where
+    assert attrs['etw.event.id'] == want.get('event_id', 0), where
+    assert attrs['etw.event.level'] == want.get('level', 0), where
+    assert attrs['process.pid'] == want['process_id'] and attrs['thread.id'] == want['thread_id'], where
+    fields = {k[len('etw.field.'):] if k.startswith('etw.field.') else k: v
+              for k, v in attrs.items() if k not in FIXED}
+    want_fields = want.get('fields', {})
+    assert comparable(fields, want_fields) == want_fields, '%s: %r != %r' % (where, fields, want_fields)
+
+
+def check_all(receiver, want):
+    assert len(receiver.records) == len(want), '%d records received, %d in the files' % (
+        len(receiver.records), len(want))
+    for i, (w, g) in enumerate(zip(want, receiver.records)):
+        check_record(i, w, g)
+    assert all(r == {'host.name': 'test-host', 'service.name': 'test-service'} for r in receiver.resources)
+
+
+def test_every_record_arrives_with_its_names_fields_and_severity(files, want):
+    session = expected(files[:1])
+    assert len(session) > 50 and all('event_name' in w and 'fields' in w for w in session), \
+        'the rundown of every process and thread, each record decoded'
+    assert {w.get('level', 0) for w in want} >= {0, 2, 4, 5}, 'several levels'
+    with Receiver() as receiver:
+        run = etwdump(receiver.url, files)
+    assert run.returncode == 0, run.stderr
+    assert '%d records sent' % len(want) in run.stderr, run.stderr
+    assert all(kind == 'application/x-protobuf' for _, kind, _ in receiver.requests)
+    check_all(receiver, want)
+
+
+def test_json_bodies_carry_the_same_records(files, want):
+    with Receiver() as receiver:
+        run = etwdump(receiver.url, files, '--otlp-json')
+    assert run.returncode == 0, run.stderr
+    assert all(kind == 'application/json' for _, kind, _ in receiver.requests)
+    check_all(receiver, want)
+
+
+def test_unavailable_twice_then_accepted_loses_and_duplicates_nothing(files, want):
+    # A queue smaller than the files: reading waits for the retried batch.
+    with Receiver(answers=[503, 503]) as receiver:
+        run = etwdump(receiver.url, files, '--otlp-batch', '50', '--otlp-queue', '60')
+    assert run.returncode == 0, run.stderr
+    statuses = [s for s, _, _ in receiver.requests]
+    assert statuses[:3] == [503, 503, 200] and set(statuses[3:]) == {200}, statuses
+    assert '(2 retries), 0 failed, 0 dropped' in run.stderr, run.stderr
+    check_all(receiver, want)
+
+
+def test_a_receiver_that_is_gone_is_counted_and_reported(files, want):
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now: connections are refused
+    run = etwdump('http://127.0.0.1:%d' % port, files, '--otlp-attempts', '2')
+    assert run.returncode == 3, (run.returncode, run.stderr)
+    assert ': 0 records sent' in run.stderr and ', %d failed' % len(want) in run.stderr, run.stderr
+    assert 'last error: ' in run.stderr, run.stderr
+
+
+def test_a_refused_request_is_not_retried_and_is_reported(files, want):
+    with Receiver(answers=[400] * 1000) as receiver:
+        run = etwdump(receiver.url, files, '--otlp-batch', '200')
+    assert run.returncode == 3, (run.returncode, run.stderr)
+    assert len(receiver.requests) == (len(want) + 199) // 200, receiver.requests  # one try per batch
+    assert 'HTTP 400' in run.stderr and ', %d failed' % len(want) in run.stderr, run.stderr
+
+
+def test_https_is_refused_saying_so(files, want):
+    run = etwdump('https://127.0.0.1:4318', files)
+    assert run.returncode == 1 and 'does not support https' in run.stderr, run.stderr
+
+
+def test_a_live_session_followed_by_name_arrives_whole(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        env = session_env(folder)
+        path = os.path.join(folder, 'live.etl')
+        subprocess.run([ETWCTL, 'start', 'OtlpLive', '--mode', 'system-logger,real-time', '--enable-flags',
+                        'process,thread', '--file', path], env=env, check=True, stdout=subprocess.DEVNULL)
+        try:
+            with Receiver() as receiver:
+                dump = subprocess.Popen([ETWDUMP, '--otlp', receiver.url, '--otlp-host', 'test-host', '--otlp-service',
+                                         'test-service', '--session', 'OtlpLive'], env=env, stderr=subprocess.PIPE,
+                                        text=True)
+                # The session's backlog (its rundown) reaching the receiver says etwdump is
+                # attached; only then does the stop end its feed rather than precede it.
+                while not receiver.requests and dump.poll() is None:
+                    time.sleep(0.05)
+                subprocess.run([ETWCTL, 'stop', 'OtlpLive'], env=env, check=True, stdout=subprocess.DEVNULL)
+                stderr = dump.communicate(timeout=300)[1]
+        finally:
+            subprocess.run([ETWCTL, 'stop', 'OtlpLive'], env=env, capture_output=True)
+        assert dump.returncode == 0, stderr
+        # A live consumer gets the data buffers as the logger wrote them, in the file's order;
+        # the file's header buffer is the file's own.
+        live = [w for w in expected([path], order='file') if w['buffer'] != 0]
+        assert len(live) > 50
+        assert '%d records sent' % len(live) in stderr and '0 failed, 0 dropped' in stderr, stderr
+        check_all(receiver, live)
+
+
+def main():
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        files = [written_by_a_session(folder)] + SAMPLES
+        want = expected(files)
+        for name, test in sorted(globals().items()):
+            if not name.startswith('test_'):
+                continue
+            try:
+                test(files, want)
+                passed += 1
+                print('PASS', name)
+            except Exception:
+                failed += 1
+                print('FAIL', name)
+                traceback.print_exc()
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

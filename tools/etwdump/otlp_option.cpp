@@ -1,0 +1,110 @@
+#include "otlp_option.hpp"
+
+#if defined(ETWDUMP_OTLP)
+#include "otlp/otlp_logs.hpp"
+#endif
+
+#include <cstdlib>
+
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
+
+namespace etwdump {
+
+#if defined(ETWDUMP_OTLP)
+struct OtlpOption::Export {
+    std::unique_ptr<openetw::otlp::OtlpLogs> logs;
+};
+#else
+struct OtlpOption::Export {};
+#endif
+
+OtlpOption::OtlpOption() = default;
+OtlpOption::~OtlpOption() = default;
+
+namespace {
+
+bool count(const char *text, unsigned long max, unsigned long &out)
+{
+    char *end = nullptr;
+    const unsigned long n = std::strtoul(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || n == 0 || n > max)
+        return false;
+    out = n;
+    return true;
+}
+
+} // namespace
+
+bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
+{
+    const std::string arg = argv[i];
+    const bool takes_value = arg == "--otlp" || arg == "--otlp-service" || arg == "--otlp-host" ||
+                             arg == "--otlp-batch" || arg == "--otlp-queue" || arg == "--otlp-attempts";
+    if (arg == "--otlp-json") {
+        json_ = true;
+        return true;
+    }
+    if (!takes_value)
+        return false;
+    if (i + 1 >= argc) {
+        error = arg + " needs a value";
+        return true;
+    }
+    const char *v = argv[++i];
+    if (arg == "--otlp")
+        url_ = v;
+    else if (arg == "--otlp-service")
+        service_ = v;
+    else if (arg == "--otlp-host")
+        host_ = v;
+    else if (arg == "--otlp-batch" && !count(v, 1000000, batch_))
+        error = std::string("--otlp-batch takes a count from 1 to 1000000, not '") + v + "'";
+    else if (arg == "--otlp-queue" && !count(v, 100000000, queue_))
+        error = std::string("--otlp-queue takes a count from 1 to 100000000, not '") + v + "'";
+    else if (arg == "--otlp-attempts" && !count(v, 100, attempts_))
+        error = std::string("--otlp-attempts takes a count from 1 to 100, not '") + v + "'";
+    return true;
+}
+
+#if defined(ETWDUMP_OTLP)
+bool OtlpOption::open(bool live, std::string &error)
+{
+    openetw::otlp::OtlpConfig config;
+    config.url = url_;
+    config.encoding = json_ ? openetw::otlp::Encoding::Json : openetw::otlp::Encoding::Protobuf;
+    std::string host = host_;
+    if (host.empty()) {
+        char name[256] = {};
+        if (gethostname(name, sizeof name - 1) == 0)
+            host = name;
+    }
+    config.resource = {host, service_};
+    config.options.batch_records = batch_;
+    config.options.queue_records = queue_;
+    config.options.max_attempts = int(attempts_);
+    // A live consumer that waits holds the session's buffers: its writers
+    // would lose events uncounted here. Files and streams can wait.
+    config.options.block_when_full = !live;
+    export_ = std::make_unique<Export>();
+    export_->logs = openetw::otlp::OtlpLogs::open(config, error);
+    return export_->logs != nullptr;
+}
+
+void OtlpOption::add(const etw_record &record, const etw_decoded_event *event) { export_->logs->add(record, event); }
+
+bool OtlpOption::finish(std::FILE *report) { return !openetw::otlp::OtlpLogs::report(report, export_->logs->finish()); }
+#else
+bool OtlpOption::open(bool, std::string &error)
+{
+    error = "--otlp: this build has no OTLP export (" ETWDUMP_OTLP_ABSENT ")";
+    return false;
+}
+
+void OtlpOption::add(const etw_record &, const etw_decoded_event *) {}
+
+bool OtlpOption::finish(std::FILE *) { return true; }
+#endif
+
+} // namespace etwdump
