@@ -1,7 +1,7 @@
 """etwdump --otlp end to end: a .etl file written here by a real session (the
 system logger's process and thread rundown) and Windows-written files
-(TraceLogging, manifest and kernel events), and a live session followed by
-name, are sent to a real HTTP receiver (otlp_receiver.py) and every record must
+(TraceLogging, manifest and kernel events), a live session followed by name
+and a NATS stream a session exported, are sent to a real HTTP receiver (otlp_receiver.py) and every record must
 arrive once, in order, with the time, severity, names and fields that
 `etwdump --format jsonl` shows for the same files; retryable answers are
 retried without loss or duplicates; a refused request, a receiver that is gone
@@ -128,11 +128,20 @@ def test_unavailable_twice_then_accepted_loses_and_duplicates_nothing(files, wan
     check_all(receiver, want)
 
 
-def test_a_receiver_that_is_gone_is_counted_and_reported(files, want):
+class Skip(Exception):
+    pass
+
+
+def unused_port():
     s = socket.socket()
     s.bind(('127.0.0.1', 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there now: connections are refused
+    return port
+
+
+def test_a_receiver_that_is_gone_is_counted_and_reported(files, want):
+    port = unused_port()
     run = etwdump('http://127.0.0.1:%d' % port, files, '--otlp-attempts', '2')
     assert run.returncode == 3, (run.returncode, run.stderr)
     assert ': 0 records sent' in run.stderr and ', %d failed' % len(want) in run.stderr, run.stderr
@@ -180,6 +189,39 @@ def test_a_live_session_followed_by_name_arrives_whole(files, want):
         check_all(receiver, live)
 
 
+def test_a_stream_read_back_arrives_whole(files, want):
+    server = os.environ.get('OTLP_TEST_NATS_SERVER')
+    if not server:
+        raise Skip('this build has no NATS (libnats-dev, nats-server)')
+    with tempfile.TemporaryDirectory() as folder:
+        port = unused_port()
+        nats = subprocess.Popen([server, '-js', '-a', '127.0.0.1', '-p', str(port), '-sd', os.path.join(folder, 'js')],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while nats.poll() is None:  # until it listens
+                try:
+                    socket.create_connection(('127.0.0.1', port)).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            assert nats.poll() is None, 'nats-server did not start'
+            env = dict(session_env(folder), OPENETW_SPOOL_DIR=os.path.join(folder, 'spool'))
+            stream = 'nats://127.0.0.1:%d/OTLPT' % port
+            path = os.path.join(folder, 'exported.etl')
+            subprocess.run([ETWCTL, 'start', 'OtlpNats', '--mode', 'system-logger', '--enable-flags', 'process,thread',
+                            '--file', path, '--export', stream], env=env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([ETWCTL, 'stop', 'OtlpNats'], env=env, check=True, stdout=subprocess.DEVNULL)
+            streamed = expected([stream])
+            assert len(streamed) == len(expected([path])) > 50, 'the stream holds the file\'s records'
+            with Receiver() as receiver:
+                run = etwdump(receiver.url, [stream])
+            assert run.returncode == 0, run.stderr
+            check_all(receiver, streamed)
+        finally:
+            nats.terminate()
+            nats.wait()
+
+
 def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as folder:
@@ -192,6 +234,8 @@ def main():
                 test(files, want)
                 passed += 1
                 print('PASS', name)
+            except Skip as why:
+                print('SKIP', name, why)
             except Exception:
                 failed += 1
                 print('FAIL', name)
