@@ -118,27 +118,27 @@ void LogExporter::send(std::vector<LogRecord> &batch)
     for (int attempt = 1;; ++attempt) {
         const PostResult result = transport_->post(body, content_type(encoding_));
         const Outcome outcome = outcome_of(result);
-        std::lock_guard lock(mutex_);
-        if (outcome == Outcome::Accepted) {
-            counts_.sent += records;
-            ++counts_.batches;
-            endpoint_down_ = false;
-            return;
+        {
+            std::lock_guard lock(mutex_);
+            if (outcome == Outcome::Accepted) {
+                counts_.sent += records;
+                ++counts_.batches;
+                endpoint_down_ = false;
+                return;
+            }
+            counts_.last_error = result.status ? "HTTP " + std::to_string(result.status) +
+                                                     (result.error.empty() ? "" : ": " + result.error)
+                                               : result.error;
+            if (outcome == Outcome::Refused || attempt >= attempts) {
+                counts_.failed += records;
+                // A refusal is this batch's; no answer after every try is the endpoint's.
+                endpoint_down_ = outcome == Outcome::Retry;
+                return;
+            }
+            ++counts_.retries;
         }
-        counts_.last_error =
-            result.status ? "HTTP " + std::to_string(result.status) + (result.error.empty() ? "" : ": " + result.error)
-                          : result.error;
-        if (outcome == Outcome::Refused || attempt >= attempts) {
-            counts_.failed += records;
-            // A refusal is this batch's; no answer after every try is the endpoint's.
-            endpoint_down_ = outcome == Outcome::Retry;
-            return;
-        }
-        ++counts_.retries;
-        // The wait is outside the lock (the producer keeps queueing).
-        mutex_.unlock();
+        // The wait is outside the lock: the producer keeps queueing.
         sleep_(backoff_after(attempt, options_.first_backoff, options_.max_backoff));
-        mutex_.lock();
     }
 }
 

@@ -92,6 +92,7 @@ private:
     bool finishing_ = false;
     // After a batch was given up, the next ones get one try each until one is
     // accepted: an endpoint that is gone costs one try per batch, not all.
+    // The sender's own (read without the lock).
     bool endpoint_down_ = false;
     ExporterCounts counts_;
     std::thread sender_;
