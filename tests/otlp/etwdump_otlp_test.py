@@ -9,6 +9,7 @@ and an https URL are reported, not hung.
 usage: etwdump_otlp_test.py BUILD_DIR SAMPLE.etl... (PYTHONPATH: the generated schema)"""
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -187,6 +188,27 @@ def test_a_live_session_followed_by_name_arrives_whole(files, want):
         assert len(live) > 50
         assert '%d records sent' % len(live) in stderr and '0 failed, 0 dropped' in stderr, stderr
         check_all(receiver, live)
+
+
+def test_ctrl_c_ends_following_a_session_and_what_was_read_is_sent(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        env = session_env(folder)
+        subprocess.run([ETWCTL, 'start', 'OtlpCtrlC', '--mode', 'system-logger,real-time', '--enable-flags',
+                        'process,thread'], env=env, check=True, stdout=subprocess.DEVNULL)
+        try:
+            with Receiver() as receiver:
+                dump = subprocess.Popen([ETWDUMP, '--otlp', receiver.url, '--session', 'OtlpCtrlC'], env=env,
+                                        stderr=subprocess.PIPE, text=True)
+                while not receiver.requests and dump.poll() is None:  # attached: its backlog arrives
+                    time.sleep(0.05)
+                dump.send_signal(signal.SIGINT)
+                stderr = dump.communicate(timeout=300)[1]
+                assert dump.returncode == 0, (dump.returncode, stderr)
+                assert len(receiver.records) > 50
+                assert '%d records sent' % len(receiver.records) in stderr, stderr
+                assert '0 failed, 0 dropped' in stderr, stderr
+        finally:
+            subprocess.run([ETWCTL, 'stop', 'OtlpCtrlC'], env=env, capture_output=True)
 
 
 def test_a_stream_read_back_arrives_whole(files, want):

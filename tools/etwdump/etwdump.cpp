@@ -8,6 +8,7 @@
 #include <openetw/openetw.h>
 
 #include "decoding.hpp"
+#include "interrupt.hpp"
 #include "otlp_option.hpp"
 #include "profile.hpp"
 #include "record_writer.hpp"
@@ -37,6 +38,7 @@ const char kUsage[] =
     "        nats://HOST:PORT/STREAM[?since=YYYY-MM-DDTHH:MM:SSZ] (credentials: the file\n"
     "        $OPENETW_NATS_CREDENTIALS names; docs/FLEET.md)\n"
     "  --session NAME               follow the running real-time session NAME until it stops\n"
+    "                               (or Ctrl-C: what was read is still sent and reported)\n"
     "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
     "                               the event name and fields of events that decode; profile\n"
     "                               ranks each process's functions by sampled-profile samples\n"
@@ -212,6 +214,8 @@ int main(int argc, char **argv)
     options.record = on_record;
     options.buffer = on_buffer;
     options.user_data = &ctx;
+    if (!session.empty())
+        etwdump::hold_interrupts(); // before the export's thread and the consumer's start
     if (otlp.wanted()) {
         if (std::string error; !otlp.open(!session.empty(), error)) {
             std::fprintf(stderr, "etwdump: %s\n", error.c_str());
@@ -228,6 +232,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (!session.empty())
+        etwdump::watch_interrupts(consumer);
     for (uint32_t i = 0; i < files.size(); ++i) {
         etw_logfile_info info{};
         info.struct_size = sizeof info;
@@ -249,7 +255,10 @@ int main(int argc, char **argv)
         ctx.writer = &writer;
         writer.header();
     }
-    const etw_status status = etw_consumer_process(consumer);
+    etw_status status = etw_consumer_process(consumer);
+    etwdump::stop_watching_interrupts(); // a Ctrl-C from here on ends the program
+    if (status == ETW_ERROR_CANCELLED && etwdump::interrupted())
+        status = ETW_OK; // the user ended the following: a clean end
     bool delivered = true;
     const std::string message = etw_last_error_message();
     writer.flush();
