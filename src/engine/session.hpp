@@ -12,6 +12,7 @@
 #include "kernel/system_logger.hpp"
 
 #include <openetw/constants.h>
+#include <openetw/provider.h>
 #include <openetw/records.h>
 #include <openetw/session.h>
 
@@ -34,6 +35,18 @@ inline constexpr std::uint64_t kMaxPoolBytes = 4ull << 30; // 4 GiB per session
 inline constexpr std::uint64_t kGrowHeadroomBytes = 64ull << 20;
 
 // One event, validated and gathered once, written to every session.
+// An EVENT_HEADER record's own parts (etw_provider_write_event): the
+// record is the 0x50-byte header, the items, then the data pieces.
+struct EventHeaderInput {
+    const etw_event_descriptor *descriptor = nullptr;
+    const etw_guid *provider = nullptr;
+    const etw_guid *activity = nullptr; // resolved: the caller's or the thread's
+    const etw_guid *related = nullptr;  // null: no RELATED_ACTIVITYID item
+    std::uint16_t flags = 0;            // EVENT_HEADER.Flags as stored
+    std::uint32_t data_count = 0;
+    const etw_event_data_descriptor *data = nullptr;
+};
+
 struct EventInput {
     etw_event_class event_class{};
     etw_guid guid{};
@@ -50,6 +63,8 @@ struct EventInput {
     // the Guid is inline: the record is a copy of its size bytes with the
     // writer's fields set (event_class, guid and pieces are then not read).
     const std::uint8_t *whole = nullptr;
+    // An EVENT_HEADER record (event_class, guid, pieces and whole are then not read).
+    const EventHeaderInput *event = nullptr;
 };
 
 // Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
@@ -254,6 +269,9 @@ private:
     // ids); returns its word0, for the caller to store last.
     std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
                                 std::uint32_t process_id) noexcept;
+    // The same for an EVENT_HEADER record (ev.event): every byte of the
+    // record but word0, which it returns.
+    std::uint32_t event_record(std::uint8_t *p, const EventInput &ev) noexcept;
     // The clock's fields of a record: TimeStamp and the times word.
     struct Stamp {
         std::int64_t timestamp;

@@ -4,6 +4,7 @@
 // (Session::write_whole) is one frame: the compiler inlines it into
 // Engine::trace_event, which it cannot across files.
 #include "engine/engine.hpp"
+#include "engine/activity_id.hpp"
 #include "engine/grace.hpp"
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
@@ -123,6 +124,40 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, st.timestamp, st.times);
 }
 
+[[gnu::always_inline]] inline std::uint32_t Session::event_record(std::uint8_t *p, const EventInput &ev) noexcept
+{
+    const EventHeaderInput &e = *ev.event;
+    const Stamp st = stamp();
+    etl::wr16(p + 4, e.flags);
+    etl::wr16(p + 6, 0); // EventProperty
+    etl::wr32(p + 8, ev.thread_id);
+    etl::wr32(p + 12, ev.process_id);
+    etl::wr64(p + 16, std::uint64_t(st.timestamp));
+    std::memcpy(p + 24, e.provider, 16);
+    const etw_event_descriptor &d = *e.descriptor;
+    etl::wr16(p + 40, d.Id);
+    p[42] = d.Version;
+    p[43] = d.Channel;
+    p[44] = d.Level;
+    p[45] = d.Opcode;
+    etl::wr16(p + 46, d.Task);
+    etl::wr64(p + 48, d.Keyword);
+    etl::wr64(p + 56, st.times);
+    std::memcpy(p + 64, e.activity, 16);
+    std::uint8_t *out = p + etl::kEventHeaderSize;
+    if (e.related) {
+        etl::write_related_activity_item(out, *e.related, false);
+        out += etl::kRelatedActivityItemSize;
+    }
+    for (std::uint32_t i = 0; i < e.data_count; ++i) {
+        if (const std::uint32_t n = e.data[i].Size) {
+            std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
+            out += n;
+        }
+    }
+    return etl::event_header_word0(ev.size);
+}
+
 template <bool Bracketed>
 [[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev,
                                                         std::uint32_t aligned) noexcept
@@ -131,6 +166,14 @@ template <bool Bracketed>
         etl::begin_record(p, std::uint16_t(ev.size));
     if (aligned != ev.size) // the padding: zeroed first, the record's bytes then overwrite its start
         std::memset(p + aligned - 8, 0, 8);
+    if (ev.event) {
+        const std::uint32_t word0 = event_record(p, ev);
+        if constexpr (Bracketed)
+            etl::finish_record(p, word0);
+        else
+            std::memcpy(p, &word0, 4);
+        return;
+    }
     if (ev.whole) {
         std::memcpy(p + 4, ev.whole + 4, ev.size - 4);
     } else {
@@ -296,18 +339,17 @@ inline void set_header_type(etw_event_trace_header *h) noexcept
     static_assert(offsetof(etw_event_trace_header, MarkerFlags) == offsetof(etw_event_trace_header, HeaderType) + 1);
 }
 
-// Whether a session takes an event of this level (0: every session).
-inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept { return level <= e.max_level; }
-
-// Inside a grace section: write(session) for each session of snap whose
-// level admits the event; the first failure. An event never spans buffers:
-// ETW_ERROR_MORE_DATA for a session whose buffers are too small.
+// Inside a grace section: write(session) for each session of snap that
+// takes the event's level and keyword (0 for classic events); the first
+// failure. An event never spans buffers: ETW_ERROR_MORE_DATA for a session
+// whose buffers are too small.
 template <class Write>
-etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint32_t size, Write write) noexcept
+etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint64_t keyword, std::uint32_t size,
+                        Write write) noexcept
 {
     etw_status result = ETW_OK;
     for (const ProviderSnapshot::Entry &e : snap.entries) {
-        if (!admits(e, level))
+        if (!e.takes(level, keyword))
             continue;
         const etw_status st = size >= e.max_record ? ETW_ERROR_MORE_DATA : write(*e.session);
         if (result == ETW_OK)
@@ -339,13 +381,14 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
         return ETW_OK;
     // One session, the common case: its write inline, no loop around it.
     if (const ProviderSnapshot::Entry *e = snap->single) [[likely]] {
-        if (!admits(*e, level))
+        if (!e->takes(level, 0))
             return ETW_OK;
         if (size >= e->max_record) [[unlikely]]
             return ETW_ERROR_MORE_DATA;
         return e->session->write_whole(bytes, size);
     }
-    return each_session(*snap, level, size, [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
+    return each_session(*snap, level, 0, size,
+                        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
 }
 
 etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept
@@ -399,7 +442,53 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;
-    return each_session(*snap, level, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+    return each_session(*snap, level, 0, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+}
+
+etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                               const etw_event_data_descriptor *data) noexcept
+{
+    if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
+        (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
+        return ETW_ERROR_INVALID_PARAMETER;
+    std::uint64_t total = etl::kEventHeaderSize + (related ? etl::kRelatedActivityItemSize : 0);
+    for (std::uint32_t i = 0; i < data_count; ++i) {
+        if (data[i].Ptr == 0 && data[i].Size != 0) [[unlikely]]
+            return ETW_ERROR_INVALID_PARAMETER;
+        total += data[i].Size;
+    }
+    // Checked whatever the sessions' buffer sizes, as EventWrite does.
+    if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
+        return ETW_ERROR_ARITHMETIC_OVERFLOW;
+    EventHeaderInput e;
+    e.descriptor = descriptor;
+    e.provider = &p->guid;
+    e.activity = activity ? activity : &t_activity_id;
+    e.related = related;
+    e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
+    e.data_count = data_count;
+    e.data = data;
+    EventInput ev;
+    ev.event = &e;
+    ev.size = std::uint32_t(total);
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    const std::uint8_t level = descriptor->Level;
+    const std::uint64_t keyword = descriptor->Keyword;
+    const std::uint32_t cpu = platform::current_processor();
+    GraceSection section;
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    if (const ProviderSnapshot::Entry *one = snap->single) [[likely]] {
+        if (!one->takes(level, keyword))
+            return ETW_OK;
+        if (ev.size >= one->max_record) [[unlikely]]
+            return ETW_ERROR_MORE_DATA;
+        return one->session->write(ev, cpu);
+    }
+    return each_session(*snap, level, keyword, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
 }
 
 } // namespace openetw::engine
