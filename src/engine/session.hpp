@@ -180,6 +180,12 @@ public:
     etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
     // write_whole out of line: an event for several sessions.
     etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
+    // HOT: an EVENT_HEADER event of size bytes (checked by the caller), the
+    // calling thread's, as write_whole writes a classic one; inline in
+    // write_path.cpp, with its one caller.
+    etw_status write_event(const EventHeaderInput &e, std::uint32_t size) noexcept;
+    // write_event out of line: an event for several sessions, or the slow path.
+    etw_status write_event_general(const EventHeaderInput &e, std::uint32_t size) noexcept;
 
     // Copies the current configuration and statistics into props.
     void fill(Properties &props) const;
@@ -269,9 +275,10 @@ private:
     // ids); returns its word0, for the caller to store last.
     std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
                                 std::uint32_t process_id) noexcept;
-    // The same for an EVENT_HEADER record (ev.event): every byte of the
-    // record but word0, which it returns.
-    std::uint32_t event_record(std::uint8_t *p, const EventInput &ev) noexcept;
+    // The same for an EVENT_HEADER record of size bytes: every byte of the
+    // record but word0, which it returns. ids: ThreadId | ProcessId << 32.
+    std::uint32_t event_record(std::uint8_t *p, const EventHeaderInput &e, std::uint64_t ids,
+                               std::uint32_t size) noexcept;
     // The clock's fields of a record: TimeStamp and the times word.
     struct Stamp {
         std::int64_t timestamp;

@@ -124,14 +124,13 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, st.timestamp, st.times);
 }
 
-[[gnu::always_inline]] inline std::uint32_t Session::event_record(std::uint8_t *p, const EventInput &ev) noexcept
+[[gnu::always_inline]] inline std::uint32_t Session::event_record(std::uint8_t *p, const EventHeaderInput &e,
+                                                                  std::uint64_t ids, std::uint32_t size) noexcept
 {
-    const EventHeaderInput &e = *ev.event;
     const Stamp st = stamp();
     etl::wr16(p + 4, e.flags);
     etl::wr16(p + 6, 0); // EventProperty
-    etl::wr32(p + 8, ev.thread_id);
-    etl::wr32(p + 12, ev.process_id);
+    etl::wr64(p + 8, ids);
     etl::wr64(p + 16, std::uint64_t(st.timestamp));
     std::memcpy(p + 24, e.provider, 16);
     const etw_event_descriptor &d = *e.descriptor;
@@ -155,7 +154,7 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
             out += n;
         }
     }
-    return etl::event_header_word0(ev.size);
+    return etl::event_header_word0(size);
 }
 
 template <bool Bracketed>
@@ -167,7 +166,8 @@ template <bool Bracketed>
     if (aligned != ev.size) // the padding: zeroed first, the record's bytes then overwrite its start
         std::memset(p + aligned - 8, 0, 8);
     if (ev.event) {
-        const std::uint32_t word0 = event_record(p, ev);
+        const std::uint32_t word0 =
+            event_record(p, *ev.event, ev.thread_id | std::uint64_t(ev.process_id) << 32, ev.size);
         if constexpr (Bracketed)
             etl::finish_record(p, word0);
         else
@@ -289,6 +289,42 @@ template <bool Bracketed>
 {
     EventInput ev;
     ev.whole = h;
+    ev.size = size;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    return write(ev, platform::current_processor());
+}
+
+[[gnu::always_inline]] inline etw_status Session::write_event(const EventHeaderInput &e, std::uint32_t size) noexcept
+{
+    // The common case inline, as write_whole: an owned buffer with room.
+    const std::uint32_t cpu = platform::current_processor();
+    const std::uint32_t aligned = std::uint32_t(etl::align8(size));
+    auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline))
+    {
+        std::uint8_t *p = c->pos;
+        std::memset(p + aligned - 8, 0, 8); // the padding, if any (the record overwrites the rest)
+        const std::uint32_t word0 = event_record(p, e, c->ids, size);
+        std::memcpy(p, &word0, 4);
+    };
+    if (writer_slot_ == nullptr) [[likely]] {
+        if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
+            copy_in(c);
+            owned_.commit(c, aligned);
+            return ETW_OK;
+        }
+    } else if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned)) [[likely]] {
+        copy_in(c);
+        owned_.commit_remote(c, aligned);
+        return ETW_OK;
+    }
+    return write_event_general(e, size);
+}
+
+[[gnu::noinline]] etw_status Session::write_event_general(const EventHeaderInput &e, std::uint32_t size) noexcept
+{
+    EventInput ev;
+    ev.event = &e;
     ev.size = size;
     ev.thread_id = platform::thread_id();
     ev.process_id = platform::process_id();
@@ -469,26 +505,22 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
     e.data_count = data_count;
     e.data = data;
-    EventInput ev;
-    ev.event = &e;
-    ev.size = std::uint32_t(total);
-    ev.thread_id = platform::thread_id();
-    ev.process_id = platform::process_id();
+    const std::uint32_t size = std::uint32_t(total);
     const std::uint8_t level = descriptor->Level;
     const std::uint64_t keyword = descriptor->Keyword;
-    const std::uint32_t cpu = platform::current_processor();
     GraceSection section;
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;
+    // One session, the common case: its write inline, no loop around it.
     if (const ProviderSnapshot::Entry *one = snap->single) [[likely]] {
         if (!one->takes(level, keyword))
             return ETW_OK;
-        if (ev.size >= one->max_record) [[unlikely]]
+        if (size >= one->max_record) [[unlikely]]
             return ETW_ERROR_MORE_DATA;
-        return one->session->write(ev, cpu);
+        return one->session->write_event(e, size);
     }
-    return each_session(*snap, level, keyword, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+    return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
 } // namespace openetw::engine
