@@ -158,6 +158,11 @@ typedef struct etw_event_data_descriptor {
 /* etw_provider_write_event's flags: EVENT_HEADER.Flags bits the caller sets. */
 #define ETW_EVENT_WRITE_STRING_ONLY 0x0004u /* EVENT_HEADER_FLAG_STRING_ONLY: the data is one NUL-terminated UTF-16 string */
 
+/* What EVENT_HEADER records hold (etw_event_record.flags, etw_extended_item.ext_type). */
+#define ETW_EVENT_HEADER_FLAG_EXTENDED_INFO 0x0001u /* extended data items follow the header */
+#define ETW_EVENT_HEADER_FLAG_STRING_ONLY 0x0004u   /* the user data is one NUL-terminated UTF-16 string */
+#define ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID 0x0001u /* data: the related activity id (16 bytes) */
+
 /* At most this many data descriptors per event (MAX_EVENT_DATA_DESCRIPTORS). */
 #define ETW_MAX_EVENT_DATA_DESCRIPTORS 128u
 

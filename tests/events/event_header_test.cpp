@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -167,10 +169,22 @@ int32_t on_event_record(void *ud, const etw_event_record *e)
     return 0;
 }
 
+// Every buffer as the writer checklist (ETL_FORMAT.md 9) wants it: the
+// reader finds no problem and no warning in it.
+int32_t on_buffer(void *ud, const etw_buffer_info *b)
+{
+    auto *rb = static_cast<ReadBack *>(ud);
+    if (b->status != ETW_OK || b->status_flags != 0)
+        rb->problems.push_back("buffer " + std::to_string(b->buffer_index) + ": status " + std::to_string(b->status) +
+                               " flags " + std::to_string(b->status_flags));
+    return 0;
+}
+
 etw_consumer_options options(ReadBack &rb)
 {
     etw_consumer_options o{};
     o.struct_size = sizeof o;
+    o.buffer = on_buffer;
     o.record = on_record;
     o.event_record = on_event_record;
     o.user_data = &rb;
@@ -357,6 +371,140 @@ void realtime_round_trip(bool in_process)
 
 TEST(EventHeader, RealTimeRecordsKeepTheirDescriptorInProcess) { realtime_round_trip(true); }
 TEST(EventHeader, RealTimeRecordsKeepTheirDescriptorInAHostedSession) { realtime_round_trip(false); }
+
+// ---- Decoded by a manifest; shown by etwdump ----
+
+// The manifest of guid_of(0x600)'s event 4711 version 2: found by provider,
+// Id and Version, as Windows' TDH finds a manifest event.
+const char kManifest[] = R"(<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+                         xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="OpenETW-Orders" guid="{00000600-E7E7-4A4A-0313-233343536373}" symbol="ORDERS">
+      <keywords><keyword name="Orders" mask="0x10"/></keywords>
+      <tasks><task name="Ship" value="9"/></tasks>
+      <templates><template tid="Shipped">
+        <data name="OrderId" inType="win:UInt32"/>
+        <data name="Customer" inType="win:UnicodeString"/>
+      </template></templates>
+      <events>
+        <event value="4711" version="2" task="Ship" opcode="win:Start" level="win:Informational" keywords="Orders"
+               template="Shipped" symbol="OrderShipped"/>
+        <event value="4711" version="1" task="Ship" level="win:Informational" symbol="OldOrderShipped"/>
+      </events>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>
+)";
+
+struct Decoded {
+    etw_decoder *decoder = nullptr;
+    std::vector<std::string> lines; // event name, task, opcode, keywords, then name=value
+    std::vector<etw_status> statuses;
+};
+
+int32_t on_record_decode(void *ud, const etw_record *r)
+{
+    auto *d = static_cast<Decoded *>(ud);
+    if (r->kind != ETW_RECORD_KIND_EVENT)
+        return 0;
+    const etw_decoded_event *e = nullptr;
+    d->statuses.push_back(etw_decoder_decode(&e, d->decoder, r));
+    if (e) {
+        std::string line =
+            std::string(e->event_name) + " " + e->task_name + " " + e->opcode_name + " " + e->keywords_name;
+        for (std::uint32_t i = 0; i < e->property_count; ++i)
+            line += std::string(" ") + e->properties[i].name + "=" + e->properties[i].value;
+        d->lines.push_back(line);
+    }
+    return 0;
+}
+
+TEST(EventHeader, AManifestDecodesTheEventsByIdAndVersion)
+{
+    const etw_guid g = guid_of(0x600);
+    Session s("decode", true, false);
+    Provider p(g);
+    s.enable(g, 0, 0, 0);
+    const std::uint32_t order = 4711;
+    const char16_t customer[] = u"Fabrikam";
+    const etw_event_data_descriptor data[2] = {
+        {std::uint64_t(reinterpret_cast<std::uintptr_t>(&order)), sizeof order, 0},
+        {std::uint64_t(reinterpret_cast<std::uintptr_t>(customer)), sizeof customer, 0}};
+    const etw_event_descriptor shipped = {4711, 2, 0, 4, 1, 9, 0x10};
+    const etw_event_descriptor old = {4711, 1, 0, 4, 0, 9, 0};
+    ASSERT_EQ(etw_provider_write_event(p.p, &shipped, 0, nullptr, nullptr, 2, data), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event(p.p, &old, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    s.stop();
+
+    Decoded d;
+    ASSERT_EQ(etw_decoder_create(&d.decoder), ETW_OK);
+    ASSERT_EQ(etw_decoder_load_manifest_text(d.decoder, kManifest, sizeof kManifest - 1), ETW_OK)
+        << etw_last_error_message();
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.record = on_record_decode;
+    o.user_data = &d;
+    etw_consumer *c = nullptr;
+    const char *paths[1] = {s.file.c_str()};
+    ASSERT_EQ(etw_consumer_open(&c, paths, 1, &o), ETW_OK);
+    EXPECT_EQ(etw_consumer_process(c), ETW_OK);
+    etw_consumer_close(c);
+    etw_decoder_destroy(d.decoder);
+    EXPECT_EQ(d.statuses, (std::vector<etw_status>{ETW_OK, ETW_OK}));
+    ASSERT_EQ(d.lines.size(), 2u);
+    EXPECT_EQ(d.lines[0], "OrderShipped Ship Start Orders OrderId=4711 Customer=Fabrikam");
+    EXPECT_EQ(d.lines[1].substr(0, 16), "OldOrderShipped ");
+}
+
+// etwdump (the tool) prints what the consumer delivers: every descriptor
+// member and both activity ids, in jsonl and in text.
+std::vector<std::string> run_etwdump(const std::string &args)
+{
+    std::vector<std::string> lines;
+    const char *tool = std::getenv("ETWDUMP");
+    if (tool == nullptr)
+        return lines;
+    std::FILE *f = popen((std::string("\"") + tool + "\" " + args + " 2>/dev/null").c_str(), "r");
+    char buf[8192];
+    while (f && std::fgets(buf, sizeof buf, f))
+        lines.emplace_back(buf);
+    if (f)
+        pclose(f);
+    return lines;
+}
+
+TEST(EventHeader, EtwdumpShowsTheDescriptorAndActivityIds)
+{
+    ASSERT_NE(std::getenv("ETWDUMP"), nullptr);
+    const etw_guid g = guid_of(0x601);
+    Session s("etwdump", true, false);
+    Provider p(g);
+    s.enable(g, 0, 0, 0);
+    const etw_event_descriptor d = {4711, 2, 16, 4, 1, 9, 0x8000000000000010ull};
+    const etw_guid activity = guid_of(0xA1), related = guid_of(0xB2);
+    ASSERT_EQ(etw_provider_write_event(p.p, &d, 0, &activity, &related, 0, nullptr), ETW_OK);
+    s.stop();
+    const auto jsonl = run_etwdump("--format jsonl --no-decode " + s.file);
+    std::string line;
+    for (const std::string &l : jsonl)
+        if (l.find("\"kind\": \"event\"") != std::string::npos)
+            line = l;
+    ASSERT_FALSE(line.empty());
+    for (const char *want :
+         {"\"activity_id\": \"000000a1-e7e7-4a4a-0313-233343536373\"", "\"channel\": 16", "\"event_flags\": 1",
+          "\"event_id\": 4711", "\"header_type\": 19", "\"keyword\": \"0x8000000000000010\"", "\"level\": 4",
+          "\"opcode\": 1", "\"related_activity_id\": \"000000b2-e7e7-4a4a-0313-233343536373\"", "\"task\": 9",
+          "\"version\": 2"})
+        EXPECT_NE(line.find(want), std::string::npos) << want << " in " << line;
+    const auto text = run_etwdump("--format text --no-decode " + s.file);
+    ASSERT_FALSE(text.empty());
+    EXPECT_NE(text.back().find(" id=4711 opcode=1 level=4 version=2 task=9 channel=16 keyword=0x8000000000000010 "
+                               "activity=000000a1-e7e7-4a4a-0313-233343536373 "
+                               "related_activity=000000b2-e7e7-4a4a-0313-233343536373"),
+              std::string::npos)
+        << text.back();
+}
 
 // ---- Level and keyword, session by session ----
 

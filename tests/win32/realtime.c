@@ -49,8 +49,8 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r)
     CHECK(IsEqualGUID(&r->EventHeader.ProviderId, &ProviderGuid));
     /* An EVENT_HEADER record: no CLASSIC_HEADER, the pointer size said. */
     CHECK((r->EventHeader.Flags & EVENT_HEADER_FLAG_CLASSIC_HEADER) == 0);
-    CHECK((r->EventHeader.Flags & (sizeof(void *) == 8 ? EVENT_HEADER_FLAG_64_BIT_HEADER
-                                                        : EVENT_HEADER_FLAG_32_BIT_HEADER)) != 0);
+    CHECK((r->EventHeader.Flags &
+           (sizeof(void *) == 8 ? EVENT_HEADER_FLAG_64_BIT_HEADER : EVENT_HEADER_FLAG_32_BIT_HEADER)) != 0);
     if (r->EventHeader.Flags & EVENT_HEADER_FLAG_STRING_ONLY) { /* EventWriteString */
         CHECK(r->EventHeader.EventDescriptor.Level == TRACE_LEVEL_WARNING);
         CHECK(r->EventHeader.EventDescriptor.Keyword == 0x10);

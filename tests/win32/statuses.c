@@ -512,9 +512,9 @@ static ULONG write_ex_known_flags(void)
     EVENT_DESCRIPTOR d;
     ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
     memset(&d, 0, sizeof d);
-    s = s == ERROR_SUCCESS ? EventWriteEx(h, &d, ~0ull, EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE,
-                                          NULL, NULL, 0, NULL)
-                           : 0xDEAD;
+    s = s == ERROR_SUCCESS
+            ? EventWriteEx(h, &d, ~0ull, EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE, NULL, NULL, 0, NULL)
+            : 0xDEAD;
     EventUnregister(h);
     return s;
 }
