@@ -15,6 +15,7 @@
 
 #include <openetw/constants.h>
 
+#include <bit>
 #include <climits>
 #include <cstddef>
 #include <cstring>
@@ -134,13 +135,18 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     etl::wr64(p + 16, std::uint64_t(st.timestamp));
     std::memcpy(p + 24, e.provider, 16);
     const etw_event_descriptor &d = *e.descriptor;
-    etl::wr16(p + 40, d.Id);
-    p[42] = d.Version;
-    p[43] = d.Channel;
-    p[44] = d.Level;
-    p[45] = d.Opcode;
-    etl::wr16(p + 46, d.Task);
-    etl::wr64(p + 48, d.Keyword);
+    if constexpr (std::endian::native == std::endian::little) {
+        static_assert(sizeof d == 16 && offsetof(etw_event_descriptor, Keyword) == 8);
+        std::memcpy(p + 40, &d, 16); // EVENT_DESCRIPTOR's own layout is the file's
+    } else {
+        etl::wr16(p + 40, d.Id);
+        p[42] = d.Version;
+        p[43] = d.Channel;
+        p[44] = d.Level;
+        p[45] = d.Opcode;
+        etl::wr16(p + 46, d.Task);
+        etl::wr64(p + 48, d.Keyword);
+    }
     etl::wr64(p + 56, st.times);
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;

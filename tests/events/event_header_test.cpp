@@ -531,14 +531,14 @@ const Rule kRules[] = {
     {"a keyword with every MatchAll bit is taken", 5, 0x30, 0x30, 1, 0x30, true},
 };
 
-TEST(EventHeader, LevelAndKeywordMatchAsWindowsDoes)
+void check_rules(bool in_process, std::uint32_t guids)
 {
-    Session s("rules", true, false);
+    Session s("rules", in_process, false);
     std::vector<std::unique_ptr<Provider>> providers;
     const std::size_t n = sizeof kRules / sizeof kRules[0];
     for (std::size_t i = 0; i < n; ++i) {
         const Rule &r = kRules[i];
-        const etw_guid g = guid_of(0x300 + std::uint32_t(i));
+        const etw_guid g = guid_of(guids + std::uint32_t(i));
         providers.push_back(std::make_unique<Provider>(g));
         s.enable(g, r.session_level, r.any, r.all);
         EXPECT_EQ(etw_provider_is_enabled(providers.back()->p, r.event_level, r.keyword), r.taken ? 1 : 0) << r.what;
@@ -547,10 +547,14 @@ TEST(EventHeader, LevelAndKeywordMatchAsWindowsDoes)
     }
     s.stop();
     for (std::size_t i = 0; i < n; ++i) {
-        const ReadBack rb = read_file(s.file, guid_of(0x300 + std::uint32_t(i)));
+        const ReadBack rb = read_file(s.file, guid_of(guids + std::uint32_t(i)));
         EXPECT_EQ(rb.events.size(), kRules[i].taken ? 1u : 0u) << kRules[i].what;
     }
 }
+
+TEST(EventHeader, LevelAndKeywordMatchAsWindowsDoes) { check_rules(true, 0x300); }
+// The enablement travels through the session host to the writer's process.
+TEST(EventHeader, LevelAndKeywordMatchAsWindowsDoesInAHostedSession) { check_rules(false, 0x380); }
 
 // A level one session takes and a keyword another takes do not make an
 // event either takes; each session gets what it asked for.
