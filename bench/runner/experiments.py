@@ -134,6 +134,35 @@ def plan(mode, work, large=False):
             e.interleave = e.partner = "write.remote.instr"
             exps.append(e)
 
+    # EVENT_HEADER events (etw_provider_write_event: a descriptor and one
+    # data descriptor) against classic ones, the same 64 B payload, the
+    # session of write.file.p64.t1.c1; interleaved (classic, event, ...).
+    # The record is 32 bytes longer (0x50 header against 0x30).
+    for record, what in (("classic", "classic event (etw_provider_trace_event, 0x30 header)"),
+                         ("event", "EVENT_HEADER event (etw_provider_write_event, 0x50 header)")):
+        a = dict(common, kind="write", payload=64, threads=1, clock=1, **{"buffers-per-cpu": 256})
+        e = Experiment(
+            "write.record.%s.p64.t1.c1" % record, "EVENT_HEADER events",
+            "file session, 64 B, 1 thread, clock 1; %s" % what, a, write_metrics(True)[:5],
+            impl_args={"ours": {"mode": "file", "record": record}},
+            na={"floor": NA("the floor writes the classic record (see write.file.*)"),
+                "lttng": NA("no EVENT_HEADER in LTTng-UST (see write.file.*)")})
+        e.interleave = e.partner = "write.record"
+        exps.append(e)
+        if not smoke:
+            a = {"kind": "cgloop", "events": 100000 if full else 30000, "warmup": 5000, "payload": 64, "clock": 1,
+                 "dir": work, "buffer-kb": 64, "buffers-per-cpu": 256}
+            e = Experiment(
+                "write.record.instr.%s.p64.c1" % record, "EVENT_HEADER events",
+                "write path, 64 B, clock 1, 1 thread; %s (callgrind)" % what, a,
+                [Metric("instr_per_event", "instructions per event", "instr")],
+                impl_args={"ours": {"mode": "file", "record": record}},
+                na={"floor": NA("the floor writes the classic record (see write.file.*)"),
+                    "lttng": NA("no EVENT_HEADER in LTTng-UST (see write.file.*)")},
+                callgrind=True, timeout=600, reps=1)
+            e.interleave = e.partner = "write.record.instr"
+            exps.append(e)
+
     a = dict(common, kind="write", payload=64, threads=1, clock=1, batch=1000,
              events=ev * 10, warmup=warm * 10, **{"buffers-per-cpu": 16})
     # A disabled provider writes nothing: its own group (goal: under 2 ns),
