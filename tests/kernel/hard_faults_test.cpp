@@ -11,6 +11,7 @@
 // real filemap formats (tracepoints/), and the major faults' perf sample.
 // The flag opens no exceptions:* tracepoint (MEMORY_PAGE_FAULTS does).
 #include "kernel/hard_faults.hpp"
+#include "tracepoint_fixtures.hpp"
 
 #include "format/etl_layout.hpp"
 #include "kernel/logger_tracepoints.hpp"
@@ -30,29 +31,6 @@ namespace {
 
 constexpr std::uint32_t kDev = 0xFD00001; // fd:01
 constexpr std::uint64_t kIno = 0x1234;
-
-TracepointFormat load(const std::string &name)
-{
-    std::ifstream in(std::string(OPENETW_SOURCE_DIR) + "/tests/kernel/tracepoints/" + name);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(text, &f)) << name;
-    return f;
-}
-
-std::vector<std::uint8_t> raw_sample(const TracepointFormat &f,
-                                     std::initializer_list<std::pair<const char *, std::uint64_t>> values)
-{
-    std::vector<std::uint8_t> raw(f.fixed_size(), 0);
-    for (const auto &[name, v] : values) {
-        const TracepointField *field = f.find(name);
-        EXPECT_NE(field, nullptr) << name;
-        if (field)
-            for (std::uint32_t i = 0; i < field->size && i < 8; ++i)
-                raw[field->offset + i] = std::uint8_t(v >> (8 * i));
-    }
-    return raw;
-}
 
 } // namespace
 
@@ -251,8 +229,8 @@ TEST(HardFaultPairing, ThePairIsCheckedAgainstThePageTheAddressMaps)
 
 TEST(HardFaultPairing, SamplesAreSettledInTimeOrderUpToTheDrainsHorizon)
 {
-    const TracepointFormat fault = load("mm_filemap_fault.format");
-    const TracepointFormat add = load("mm_filemap_add_to_page_cache.format");
+    const TracepointFormat fault = kerneltest::load_format("mm_filemap_fault.format");
+    const TracepointFormat add = kerneltest::load_format("mm_filemap_add_to_page_cache.format");
     HardFaultPairing p;
     const auto at = [](std::uint32_t tid, std::uint64_t time, std::span<const std::uint8_t> raw) {
         TracepointSample s;
@@ -263,8 +241,9 @@ TEST(HardFaultPairing, SamplesAreSettledInTimeOrderUpToTheDrainsHorizon)
         s.raw = raw;
         return s;
     };
-    const auto f = raw_sample(fault, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 2}});
-    const auto a = raw_sample(add, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 0}, {"order", 3}, {"pfn", 99}});
+    const auto f = kerneltest::raw_sample(fault, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 2}});
+    const auto a =
+        kerneltest::raw_sample(add, {{"s_dev", kDev}, {"i_ino", kIno}, {"index", 0}, {"order", 3}, {"pfn", 99}});
     std::vector<HardFaultPairing::Ended> ended;
     const auto keep = [&](HardFaultPairing::Ended &&x) { ended.push_back(std::move(x)); };
     // One drain read the fill (its ring read after the fault began) but not
