@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kFetchBatch = 256;
 constexpr std::int64_t kFetchWaitMs = 5000;
+constexpr int kSubscribeAttempts = 4;
 
 struct SubscriptionHolder {
     natsSubscription *sub = nullptr;
@@ -66,8 +67,13 @@ Status fetch_nats_stream(const std::string &text, const std::string &credentials
     // session name compares case-insensitively, which a subject cannot.
     const std::string subjects =
         filter.machine.empty() ? stream_subjects(url.stream) : url.stream + "." + escape_token(filter.machine) + ".>";
-    if (natsStatus s = js_PullSubscribe(&sub.sub, conn.jetstream(), subjects.c_str(), nullptr, nullptr, &so, &jerr);
-        s != NATS_OK)
+    // A cluster that just lost a node may place the consumer on it before
+    // it knows the node is gone: the request times out, and another try
+    // lands on a live node.
+    natsStatus s = NATS_TIMEOUT;
+    for (int attempt = 0; attempt < kSubscribeAttempts && s == NATS_TIMEOUT; ++attempt)
+        s = js_PullSubscribe(&sub.sub, conn.jetstream(), subjects.c_str(), nullptr, nullptr, &so, &jerr);
+    if (s != NATS_OK)
         return Fail(ETW_ERROR_NOT_SUPPORTED,
                     "cannot read the stream " + url.stream + " at " + url.server() + ": " + nats_reason(s));
 
