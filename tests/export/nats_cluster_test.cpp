@@ -141,7 +141,20 @@ TEST(ExportNatsCluster, KillingTheStreamLeaderMidRunLosesNothing)
     // buffers behind it, queued and still to come.
     constexpr std::uint32_t kRounds = 40, kPerRound = 2000;
     std::atomic<bool> half{false}, killed{false};
-    std::thread writer([&] {
+    std::thread writer;
+    // A failed assertion below returns early: the writer is released and
+    // joined, never left waiting for a kill that will not come.
+    struct Release {
+        std::atomic<bool> &killed;
+        std::thread &writer;
+        ~Release()
+        {
+            killed = true;
+            if (writer.joinable())
+                writer.join();
+        }
+    } release{killed, writer};
+    writer = std::thread([&] {
         Provider p(kProvider);
         Event ev(kProvider, 100);
         for (std::uint32_t r = 0; r < kRounds; ++r) {
