@@ -207,6 +207,39 @@ def plan(mode, work, large=False):
             impl_args={"lttng": {"events": lttng_tev}},
             env={"LTTNG_UST_ALLOW_BLOCKING": "1"}, timeout=900, reps=3))
 
+    # A session exporting to NATS JetStream (a nats-server bench/run starts
+    # on this machine) beside the same session writing only its file: the
+    # throughput workload, lossless, in this process (the host's CPU is the
+    # process's minus the writers'); after the run the stream is read back
+    # through the consumer and its events counted (not timed). One stream
+    # per run; the server's storage is in the work folder.
+    xev = {"full": 2000000, "quick": 1000000, "smoke": 50000}[mode]
+    for threads in (1, 2) if full else (1,):
+        for sink, what in (("file", "file only"), ("nats", "file and export to a local nats-server")):
+            a = {"kind": "throughput", "events": xev, "threads": threads, "payload": 64, "clock": 1, "dir": work,
+                 "buffer-kb": 64, "buffers-per-cpu": 16, "lossless": 1, "registry": "fresh"}
+            metrics = [Metric("events_per_s", "events/s, first event to stop returned", "M/s", "higher", scale=1e-6),
+                       Metric("bytes_per_s", "bytes/s (file; the stream gets the same buffers)", "MB/s", "higher",
+                              scale=1e-6),
+                       Metric("host_cpu_us_per_buffer", "host CPU per 64 KiB buffer (logger, export)", "us"),
+                       Metric("lost_fraction", "events lost (EventsLost)", "%", scale=100.0)]
+            if sink == "nats":
+                metrics += [Metric("export_buffers_lost", "buffers dropped from the export (RealTimeBuffersLost)",
+                                   "buffers"),
+                            Metric("stream_missing_fraction", "events missing from the stream, read back", "%",
+                                   scale=100.0)]
+            e = Experiment(
+                "export.%s.t%d" % (sink, threads), "Export to NATS JetStream",
+                "%s events/thread, 64 B, %d thread%s, 64 KiB x 16 buffers/CPU, lossless; %s" % (
+                    "%d M" % (xev // 1000000) if xev >= 1000000 else str(xev), threads, "s" * (threads > 1), what),
+                a, metrics, impl_args={"ours": {}},
+                na={"floor": NA("no floor for an export"), "lttng": NA("LTTng has no JetStream export")},
+                timeout=600)
+            e.interleave = "export"
+            e.partner = "export.t%d" % threads  # --only picks both of a pair
+            e.needs_nats = sink == "nats"
+            exps.append(e)
+
     # Events lost at paced offered loads, matched buffer bytes.
     secs = {"full": 2.0, "quick": 0.5, "smoke": 0.2}[mode]
     for rate in ((1e6, 2e6, 5e6, 10e6) if not smoke else (1e6,)):
