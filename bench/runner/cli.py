@@ -15,11 +15,11 @@ import tempfile
 from . import programs
 from .build import build
 from .consumer_files import note_large_residency, prepare_consumer_files, prepare_large_file
-from .experiments import plan
+from .experiments import NA, plan
 from .goals import evaluate_goals
 from .kernel_logger import markdown as kernel_markdown
 from .kernel_logger import run_kernel_figure
-from .peers import SessionDaemon
+from .peers import NatsServer, SessionDaemon
 from .programs import HERE, PROGRAM, ROOT, log
 from .report import machine_info, markdown, update_doc, write_json
 from .scheduling import run_all
@@ -107,11 +107,13 @@ def main(usage):
     machine = machine_info()
     machine["openetw_library"] = programs.LIB_DIR or "built from this tree"
     daemon = SessionDaemon(os.path.join(work, "lttng-sessiond.log"))
+    nats = NatsServer(work)
     raw = []
     started = datetime.datetime.now().astimezone()
 
     def on_signal(signum, frame):
         daemon.stop()
+        nats.stop()
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -122,6 +124,15 @@ def main(usage):
                 have["lttng"] = False
                 have["lttng_why"] = daemon.note
             log(daemon.note)
+        export_rows = [e for e in exps if getattr(e, "needs_nats", False)]
+        if export_rows:
+            nats.start()
+            log(nats.note)
+            for e in export_rows:
+                if nats.url:
+                    e.impl_args["ours"]["export-server"] = nats.url
+                else:
+                    e.na["ours"] = NA(nats.note)
         prepare_consumer_files(exps, bin_dir, work, have, raw)
         prepare_large_file(exps, bin_dir, work, raw)
         elapsed = run_all(exps, bin_dir, work, reps, have, raw)
@@ -135,7 +146,10 @@ def main(usage):
             log("bench/run: the system-logger figure is not run: " + why_not)
     finally:
         daemon.stop()
+        nats.stop()
     machine["lttng_sessiond"] = daemon.note
+    if nats.note:
+        machine["nats_server"] = nats.note
     machine["loadavg_end"] = open("/proc/loadavg").read().strip()
     if not opt.work_dir:
         shutil.rmtree(work, ignore_errors=True)

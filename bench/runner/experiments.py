@@ -134,6 +134,35 @@ def plan(mode, work, large=False):
             e.interleave = e.partner = "write.remote.instr"
             exps.append(e)
 
+    # EVENT_HEADER events (etw_provider_write_event: a descriptor and one
+    # data descriptor) against classic ones, the same 64 B payload, the
+    # session of write.file.p64.t1.c1; interleaved (classic, event, ...).
+    # The record is 32 bytes longer (0x50 header against 0x30).
+    for record, what in (("classic", "classic event (etw_provider_trace_event, 0x30 header)"),
+                         ("event", "EVENT_HEADER event (etw_provider_write_event, 0x50 header)")):
+        a = dict(common, kind="write", payload=64, threads=1, clock=1, **{"buffers-per-cpu": 256})
+        e = Experiment(
+            "write.record.%s.p64.t1.c1" % record, "EVENT_HEADER events",
+            "file session, 64 B, 1 thread, clock 1; %s" % what, a, write_metrics(True)[:5],
+            impl_args={"ours": {"mode": "file", "record": record}},
+            na={"floor": NA("the floor writes the classic record (see write.file.*)"),
+                "lttng": NA("no EVENT_HEADER in LTTng-UST (see write.file.*)")})
+        e.interleave = e.partner = "write.record"
+        exps.append(e)
+        if not smoke:
+            a = {"kind": "cgloop", "events": 100000 if full else 30000, "warmup": 5000, "payload": 64, "clock": 1,
+                 "dir": work, "buffer-kb": 64, "buffers-per-cpu": 256}
+            e = Experiment(
+                "write.record.instr.%s.p64.c1" % record, "EVENT_HEADER events",
+                "write path, 64 B, clock 1, 1 thread; %s (callgrind)" % what, a,
+                [Metric("instr_per_event", "instructions per event", "instr")],
+                impl_args={"ours": {"mode": "file", "record": record}},
+                na={"floor": NA("the floor writes the classic record (see write.file.*)"),
+                    "lttng": NA("no EVENT_HEADER in LTTng-UST (see write.file.*)")},
+                callgrind=True, timeout=600, reps=1)
+            e.interleave = e.partner = "write.record.instr"
+            exps.append(e)
+
     a = dict(common, kind="write", payload=64, threads=1, clock=1, batch=1000,
              events=ev * 10, warmup=warm * 10, **{"buffers-per-cpu": 16})
     # A disabled provider writes nothing: its own group (goal: under 2 ns),
@@ -177,6 +206,39 @@ def plan(mode, work, large=False):
              Metric("events_per_s_while_writing", "events/s while writing", "M/s", "higher", show=False, scale=1e-6)],
             impl_args={"lttng": {"events": lttng_tev}},
             env={"LTTNG_UST_ALLOW_BLOCKING": "1"}, timeout=900, reps=3))
+
+    # A session exporting to NATS JetStream (a nats-server bench/run starts
+    # on this machine) beside the same session writing only its file: the
+    # throughput workload, lossless, in this process (the host's CPU is the
+    # process's minus the writers'); after the run the stream is read back
+    # through the consumer and its events counted (not timed). One stream
+    # per run; the server's storage is in the work folder.
+    xev = {"full": 2000000, "quick": 1000000, "smoke": 50000}[mode]
+    for threads in (1, 2) if full else (1,):
+        for sink, what in (("file", "file only"), ("nats", "file and export to a local nats-server")):
+            a = {"kind": "throughput", "events": xev, "threads": threads, "payload": 64, "clock": 1, "dir": work,
+                 "buffer-kb": 64, "buffers-per-cpu": 16, "lossless": 1, "registry": "fresh"}
+            metrics = [Metric("events_per_s", "events/s, first event to stop returned", "M/s", "higher", scale=1e-6),
+                       Metric("bytes_per_s", "bytes/s (file; the stream gets the same buffers)", "MB/s", "higher",
+                              scale=1e-6),
+                       Metric("host_cpu_us_per_buffer", "host CPU per 64 KiB buffer (logger, export)", "us"),
+                       Metric("lost_fraction", "events lost (EventsLost)", "%", scale=100.0)]
+            if sink == "nats":
+                metrics += [Metric("export_buffers_lost", "buffers dropped from the export (RealTimeBuffersLost)",
+                                   "buffers"),
+                            Metric("stream_missing_fraction", "events missing from the stream, read back", "%",
+                                   scale=100.0)]
+            e = Experiment(
+                "export.%s.t%d" % (sink, threads), "Export to NATS JetStream",
+                "%s events/thread, 64 B, %d thread%s, 64 KiB x 16 buffers/CPU, lossless; %s" % (
+                    "%d M" % (xev // 1000000) if xev >= 1000000 else str(xev), threads, "s" * (threads > 1), what),
+                a, metrics, impl_args={"ours": {}},
+                na={"floor": NA("no floor for an export"), "lttng": NA("LTTng has no JetStream export")},
+                timeout=600)
+            e.interleave = "export"
+            e.partner = "export.t%d" % threads  # --only picks both of a pair
+            e.needs_nats = sink == "nats"
+            exps.append(e)
 
     # Events lost at paced offered loads, matched buffer bytes.
     secs = {"full": 2.0, "quick": 0.5, "smoke": 0.2}[mode]

@@ -66,6 +66,30 @@ def evaluate_goals(figures):
             extra += "; %+.0f instructions/event (%.0f vs %.0f)" % (ir - il, ir, il)
         add(goal, "other/in-process <= 1.10 (mean write cost)",
             "%.2fx: %.1f vs %.1f ns/event%s" % (vr / vl, vr, vl, extra), vr / vl <= 1.10)
+    # 4c. A session exporting to a local nats-server keeps the file
+    # session's event rate and loses nothing (issue 32).
+    for t in (1, 2):
+        ff = fig(figures, "export.file.t%d.events_per_s" % t)
+        fx = fig(figures, "export.nats.t%d.events_per_s" % t)
+        if ff is None and fx is None:
+            continue
+        goal = "A session exporting to NATS JetStream sustains the file session's rate, nothing lost (%d thread%s)" % (
+            t, "s" * (t > 1))
+        vf, vx = med(ff, "ours"), med(fx, "ours")
+        if vf is None or vx is None:
+            why = (fx or {}).get("values", {}).get("ours", {}).get("reason", "not measured")
+            add(goal, "export/file >= 0.90 (events/s); 0 lost", "not measured: " + why, None)
+            continue
+        lost = [med(fig(figures, "export.nats.t%d.%s" % (t, k)), "ours") for k in
+                ("lost_fraction", "export_buffers_lost", "stream_missing_fraction")]
+        nothing_lost = all(v == 0 for v in lost if v is not None)
+        cf = med(fig(figures, "export.file.t%d.host_cpu_us_per_buffer" % t), "ours")
+        cx = med(fig(figures, "export.nats.t%d.host_cpu_us_per_buffer" % t), "ours")
+        extra = "; host CPU %.0f vs %.0f us/buffer" % (cx, cf) if cf is not None and cx is not None else ""
+        add(goal, "export/file >= 0.90 (events/s); 0 lost",
+            "%.2fx: %.2f vs %.2f M events/s%s; %s" % (vx / vf, vx, vf, extra,
+                                                       "nothing lost" if nothing_lost else "lost: %s" % lost),
+            vx / vf >= 0.90 and nothing_lost)
     # 5. Disabled provider: checked inline, as an LTTng tracepoint is (the
     # plain call is shown in the table too).
     v = med(fig(figures, "write.disabled.inline.ns_cpu"), "ours")

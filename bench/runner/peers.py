@@ -73,3 +73,59 @@ class SessionDaemon:
         except ProcessLookupError:
             pass
         self.proc = None
+
+
+class NatsServer:
+    """A nats-server with JetStream on 127.0.0.1 (a free port, storage in the
+    work folder) for the export rows, started by us and stopped by its pid.
+    Without nats-server the rows say so (na) and the rest of the run goes on."""
+
+    def __init__(self, work):
+        self.proc = None
+        self.work = work
+        self.url = None
+        self.note = ""
+
+    def start(self):
+        if not shutil.which("nats-server"):
+            self.note = "nats-server is not installed (Debian: nats-server)"
+            return False
+        import socket
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        store = os.path.join(self.work, "nats-js")
+        self.log_path = os.path.join(self.work, "nats-server.log")
+        self.logf = open(self.log_path, "w")
+        self.proc = subprocess.Popen(["nats-server", "-js", "-sd", store, "-a", "127.0.0.1", "-p", str(port)],
+                                     stdout=self.logf, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                self.note = "nats-server exited with %s (see %s)" % (self.proc.returncode, self.log_path)
+                self.proc = None
+                return False
+            with open(self.log_path) as f:
+                if "Server is ready" in f.read():
+                    self.url = "nats://127.0.0.1:%d" % port
+                    self.note = "nats-server -js started by bench/run at %s (pid %d)" % (self.url, self.proc.pid)
+                    return True
+            time.sleep(0.1)
+        self.note = "nats-server was not ready within 15 s (see %s)" % self.log_path
+        self.stop()
+        return False
+
+    def stop(self):
+        if self.proc is None:
+            return
+        try:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+        self.proc = None

@@ -47,6 +47,9 @@ struct Setup {
     etw_status status = ETW_OK;
     std::string why;        // failure text
     bool not_built = false; // the mode is not available in this build
+    std::string export_url; // --export-server: the stream this session also publishes to
+    // The final statistics, read at the stop.
+    std::uint32_t buffers_written = 0, export_buffers_lost = 0;
 
     ~Setup() { teardown(nullptr); }
 

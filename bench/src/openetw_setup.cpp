@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+
 namespace bench::ours {
 
 std::string status_text(etw_status st)
@@ -49,6 +51,26 @@ bool Setup::start(const Args &a, const std::string &mode_, std::uint32_t buffers
         return false;
     }
     etw_properties_set_log_file_mode(props, lfm);
+    // --export-server=nats://HOST:PORT: the session also publishes every
+    // buffer to a stream of its own (one per run: the figures of a run
+    // never count another's messages).
+    if (const std::string server = a.str("export-server"); !server.empty()) {
+#if defined(OEB_HAVE_EXPORT)
+        std::string stream = "OEB_" + a.str("tag", "0");
+        for (char &c : stream)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+                c = '_';
+        export_url = server + "/" + stream;
+        if (etw_status st = etw_properties_set_export(props, export_url.c_str(), nullptr); st != ETW_OK) {
+            not_built = st == ETW_ERROR_NOT_SUPPORTED;
+            return fail(st, "etw_properties_set_export");
+        }
+#else
+        not_built = true;
+        why = "the export (etw_properties_set_export) is not in this build";
+        return false;
+#endif
+    }
     if (mode == "realtime" && !RtConsumer::available()) {
         not_built = true;
         why = "real-time consumer API not in this build";
@@ -112,6 +134,8 @@ etw_status Setup::teardown(std::uint32_t *events_lost)
         rt.stop();
         if (events_lost)
             *events_lost = etw_properties_events_lost(props);
+        buffers_written = etw_properties_buffers_written(props);
+        export_buffers_lost = etw_properties_real_time_buffers_lost(props);
         etw_session_close(session);
         session = nullptr;
     }

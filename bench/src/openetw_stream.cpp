@@ -6,7 +6,43 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace bench::ours {
+
+namespace {
+
+// The bench's events a stream holds: read back after the run (outside
+// every timed figure) to show that the export lost nothing.
+bool count_stream_events(const std::string &url, std::uint64_t *out, std::string *why)
+{
+    struct Count {
+        std::uint64_t n = 0;
+    } count;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.user_data = &count;
+    o.event = [](void *ud, const etw_classic_event *e) -> std::int32_t {
+        if (std::memcmp(&e->header.Guid, &kClass, sizeof kClass) == 0)
+            ++static_cast<Count *>(ud)->n;
+        return 0;
+    };
+    etw_consumer *c = nullptr;
+    const char *paths[] = {url.c_str()};
+    etw_status st = etw_consumer_open(&c, paths, 1, &o);
+    if (st == ETW_OK)
+        st = etw_consumer_process(c);
+    etw_consumer_close(c);
+    if (st != ETW_OK) {
+        *why = "reading the stream " + url + ": " + status_text(st);
+        return false;
+    }
+    *out = count.n;
+    return true;
+}
+
+} // namespace
 
 int kind_stream(const Args &a, bool paced)
 {
@@ -55,8 +91,24 @@ int kind_stream(const Args &a, bool paced)
     const std::int64_t logger_cpu = process_cpu_ns() - cpu0 - wcpu - main_cpu;
     const std::uint64_t bytes = file_bytes(s.file);
     ::unlink(s.file.c_str());
-    Json j = stream_figures(team_stream_counts(a, team, end, offered, lost, bytes, logger_cpu, wcpu));
+    const StreamCounts counts = team_stream_counts(a, team, end, offered, lost, bytes, logger_cpu, wcpu);
+    Json j = stream_figures(counts);
     j.integer("write_failures", fails);
+    // The session's host (this process: its logger, and the export's sender
+    // and client when it exports) per buffer written.
+    j.integer("buffers_written", s.buffers_written)
+        .num("host_cpu_us_per_buffer", s.buffers_written ? double(logger_cpu) / 1e3 / s.buffers_written : 0.0);
+    if (!s.export_url.empty()) {
+        std::uint64_t in_stream = 0;
+        std::string why;
+        if (!count_stream_events(s.export_url, &in_stream, &why))
+            return emit_fail(kImpl, a, "error", why);
+        j.integer("export_buffers_lost", s.export_buffers_lost)
+            .integer("stream_events", in_stream)
+            .num("stream_missing_fraction",
+                 counts.recorded ? double(counts.recorded - std::min(counts.recorded, in_stream)) / counts.recorded
+                                 : 0.0);
+    }
     return emit_ok(kImpl, a, j);
 }
 

@@ -180,6 +180,18 @@ OPENETW_STRUCT_REF(const etw_consumer_options *options, ConsumerOptionsNative)
 OPENETW_STRUCT_REF(etw_logfile_info *out, LogfileInfoNative)
 OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)
 
+/* EVENT_HEADER events: the descriptor by reference (a blittable struct, NativeStructs.cs);
+   the optional activity ids and the data descriptor array as pointers the caller pins
+   (Provider.WriteEvent); etw_activity_id_control's id read and written in place. */
+%ignore etw_event_descriptor;
+%ignore etw_event_data_descriptor;
+OPENETW_STRUCT_REF(const etw_event_descriptor *descriptor, EventDescriptorNative)
+%typemap(ctype) etw_guid *activity_id "void *"
+%typemap(imtype) etw_guid *activity_id "ref global::System.Guid"
+%typemap(cstype) etw_guid *activity_id "ref global::System.Guid"
+%typemap(csin) etw_guid *activity_id "ref $csinput"
+%typemap(in) etw_guid *activity_id %{ $1 = ($1_ltype)$input; %}
+
 /* The event header is followed in memory by its payload or MOF_FIELD array: the caller
    passes the first member of a larger struct (Provider.cs). */
 %typemap(ctype) etw_event_trace_header *header "void *"
@@ -224,6 +236,9 @@ OPENETW_POINTER(etw_user_data_free)
 OPENETW_POINTER(etw_loss_callback)
 OPENETW_POINTER(etw_raw_buffer_callback)
 OPENETW_POINTER(void *user_data)
+OPENETW_POINTER(const etw_guid *activity_id)
+OPENETW_POINTER(const etw_guid *related_activity_id)
+OPENETW_POINTER(const etw_event_data_descriptor *data)
 
 /* The provider's enabled word comes back as an IntPtr that Provider.EnabledHint reads inline. */
 %typemap(ctype) const volatile uint32_t * "const void *"
@@ -239,5 +254,6 @@ OPENETW_POINTER(void *user_data)
    sets no message (a stale one must not be attached), QueryAllTraces answers MORE_DATA by
    design, and a cancelled process may hide a callback's exception. */
 OPENETW_STATUS_VALUE(etw_provider_trace_event)
+OPENETW_STATUS_VALUE(etw_provider_write_event)
 OPENETW_STATUS_VALUE(etw_session_list)
 OPENETW_STATUS_VALUE(etw_consumer_process)

@@ -550,3 +550,104 @@ etw_status openetw_provider_write(etw_provider *provider, const etw_guid *class_
     return status;
 }
 %}
+
+/* ---- EVENT_HEADER events and activity ids ----
+   Wrapped by the helpers below (scalars and bytes), not as declared. */
+%ignore etw_provider_write_event;
+%ignore etw_activity_id_control;
+OPENETW_IN_BYTES(const void *activity, size_t activity_size)
+OPENETW_IN_BYTES(const void *related, size_t related_size)
+OPENETW_IN_BYTES(const void *current, size_t current_size)
+%typemap(out) etw_status openetw_provider_write_event = etw_status openetw_provider_write;
+%typemap(out) etw_status openetw_activity_id_control = etw_status openetw_provider_write;
+%inline %{
+/* A GUID argument: 16 bytes, or empty for none. */
+static int openetw_optional_guid(const void *bytes, size_t size, const char *what, const etw_guid **out)
+{
+    if (size == 0) {
+        *out = NULL;
+        return 1;
+    }
+    if (size != sizeof(etw_guid)) {
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "%s is %zu bytes: a GUID is 16 (uuid.UUID.bytes_le)", what, size);
+        return 0;
+    }
+    *out = (const etw_guid *)bytes;
+    return 1;
+}
+
+/* etw_provider_write_event with the descriptor's members, the optional
+   activity ids as 16 bytes (empty: none) and the payload as one data
+   descriptor (not copied). */
+etw_status openetw_provider_write_event(etw_provider *provider, uint16_t id, uint8_t version, uint8_t channel,
+                                        uint8_t level, uint8_t opcode, uint16_t task, uint64_t keyword,
+                                        const void *activity, size_t activity_size, const void *related,
+                                        size_t related_size, const void *payload, size_t payload_size)
+{
+    etw_event_descriptor d;
+    etw_event_data_descriptor data;
+    const etw_guid *a, *r;
+    etw_status status;
+    if (!openetw_optional_guid(activity, activity_size, "activity_id", &a) ||
+        !openetw_optional_guid(related, related_size, "related_activity_id", &r))
+        return ETW_ERROR_INVALID_PARAMETER;
+    d.Id = id;
+    d.Version = version;
+    d.Channel = channel;
+    d.Level = level;
+    d.Opcode = opcode;
+    d.Task = task;
+    d.Keyword = keyword;
+    data.Ptr = (uint64_t)(uintptr_t)payload;
+    data.Size = payload_size > 0xFFFFu ? 0xFFFFu : (uint32_t)payload_size;
+    data.Reserved = 0;
+    status = etw_provider_write_event(provider, &d, 0, a, r, payload_size ? 1 : 0, &data);
+    switch (status) {
+    case ETW_ERROR_ARITHMETIC_OVERFLOW:
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "the payload (%zu bytes), the 80-byte header and its items pass 0xFFFF, the largest "
+                 "EVENT_HEADER.Size", payload_size);
+        break;
+    case ETW_ERROR_MORE_DATA:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "the event (%zu bytes) is not "
+                 "smaller than a session's buffer size minus 72 bytes", payload_size + 80);
+        break;
+    case ETW_ERROR_NOT_ENOUGH_MEMORY:
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "a session has no free buffer: the event was dropped (counted in EventsLost)");
+        break;
+    case ETW_ERROR_LOG_FILE_FULL:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "a real-time session's backlog "
+                 "is full and no consumer is attached: the event was refused (counted in EventsLost)");
+        break;
+    default:
+        openetw_write_message[0] = '\0';
+    }
+    return status;
+}
+
+/* etw_activity_id_control: current is the id given (16 bytes, or empty:
+   zero), the id returned comes back as 16 bytes. */
+etw_status openetw_activity_id_control(uint32_t code, const void *current, size_t current_size, etw_guid *out)
+{
+    etw_status status;
+    memset(out, 0, sizeof *out);
+    if (current_size != 0 && current_size != sizeof(etw_guid)) {
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "the activity id is %zu bytes: a GUID is 16 (uuid.UUID.bytes_le)", current_size);
+        return ETW_ERROR_INVALID_PARAMETER;
+    }
+    if (current_size)
+        memcpy(out, current, sizeof *out);
+    status = etw_activity_id_control(code, out);
+    if (status != ETW_OK)
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "activity id control code %u is none of ETW_ACTIVITY_CTRL_GET_ID..CREATE_SET_ID", code);
+    else
+        openetw_write_message[0] = '\0';
+    return status;
+}
+%}
+
+

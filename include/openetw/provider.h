@@ -1,6 +1,7 @@
 /*
- * openetw/provider.h - classic event providers: RegisterTraceGuids,
- * enable notifications, TraceEvent.
+ * openetw/provider.h - event providers: RegisterTraceGuids / EventRegister,
+ * enable notifications, TraceEvent (EVENT_TRACE_HEADER records) and EventWrite
+ * (EVENT_HEADER records that keep their descriptor), activity ids.
  *
  * A provider registers a control GUID, learns through its enable callback
  * when sessions enable or disable it, checks cheaply whether it is enabled
@@ -8,7 +9,8 @@
  * goes to every running session that enabled the provider's GUID and whose
  * level admits it.
  *
- * Threads: etw_provider_trace_event and etw_provider_is_enabled may be called
+ * Threads: etw_provider_trace_event, etw_provider_write_event,
+ * etw_activity_id_control and etw_provider_is_enabled may be called
  * from any number of threads at once, concurrently with session control.
  * They take no lock, make no system call in the common case, never allocate
  * and never set the thread's last error message. etw_provider_unregister must
@@ -77,8 +79,12 @@ ETW_API etw_status etw_provider_register(etw_provider **out, const etw_guid *gui
 ETW_API void etw_provider_unregister(etw_provider *provider);
 
 /**
- * 1 if some session enables the provider for this level (0 = any level) and,
- * when flags is not 0, for one of these flags; else 0. 0 for NULL.
+ * 1 if some session would take an event of this level and keyword, by the
+ * rules etw_provider_write_event applies per session (EventEnabled,
+ * EventProviderEnabled): level 0, or level at most the session's (a session
+ * enabled at level 0 takes every level); and keyword (flags) 0, or keyword
+ * sharing a bit with the session's MatchAnyKeyword (0 there: every bit) and
+ * holding every bit of its MatchAllKeyword. Else 0. 0 for NULL.
  */
 ETW_API int etw_provider_is_enabled(const etw_provider *provider, uint8_t level, uint64_t flags);
 
@@ -130,6 +136,81 @@ ETW_API const volatile uint32_t *etw_provider_enabled_word(const etw_provider *p
  * failure is returned; the others still got the event.
  */
 ETW_API etw_status etw_provider_trace_event(etw_provider *provider, etw_event_trace_header *header);
+
+/** What an EVENT_HEADER event is (EVENT_DESCRIPTOR, Windows' layout: 16 bytes). */
+typedef struct etw_event_descriptor {
+    uint16_t Id;
+    uint8_t Version;
+    uint8_t Channel;
+    uint8_t Level;
+    uint8_t Opcode;
+    uint16_t Task;
+    uint64_t Keyword;
+} etw_event_descriptor;
+
+/** One piece of an event's user data (EVENT_DATA_DESCRIPTOR, 16 bytes). */
+typedef struct etw_event_data_descriptor {
+    uint64_t Ptr;      /* the address of the bytes */
+    uint32_t Size;     /* their count; 0 adds nothing */
+    uint32_t Reserved; /* 0 */
+} etw_event_data_descriptor;
+
+/* etw_provider_write_event's flags: EVENT_HEADER.Flags bits the caller sets. */
+#define ETW_EVENT_WRITE_STRING_ONLY 0x0004u /* EVENT_HEADER_FLAG_STRING_ONLY: the data is one NUL-terminated UTF-16 string */
+
+/* What EVENT_HEADER records hold (etw_event_record.flags, etw_extended_item.ext_type). */
+#define ETW_EVENT_HEADER_FLAG_EXTENDED_INFO 0x0001u /* extended data items follow the header */
+#define ETW_EVENT_HEADER_FLAG_STRING_ONLY 0x0004u   /* the user data is one NUL-terminated UTF-16 string */
+#define ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID 0x0001u /* data: the related activity id (16 bytes) */
+
+/* At most this many data descriptors per event (MAX_EVENT_DATA_DESCRIPTORS). */
+#define ETW_MAX_EVENT_DATA_DESCRIPTORS 128u
+
+/**
+ * Writes an event with its descriptor (EventWriteEx without its filter) to
+ * every session that enables the provider and takes its level and keyword
+ * (see etw_provider_is_enabled), as an EVENT_HEADER record
+ * (docs/ETL_FORMAT.md section 3.5; HeaderType 0x13, 0x12 in a 32-bit
+ * process): ThreadId, ProcessId, TimeStamp and KernelTime/UserTime (or
+ * ProcessorTime in private sessions) filled as etw_provider_trace_event
+ * fills them, ProviderId = the provider's GUID, the descriptor as given,
+ * ActivityId = *activity_id, or the calling thread's (etw_activity_id_control)
+ * when NULL; related_activity_id, when not NULL, as a RELATED_ACTIVITYID
+ * extended item (Flags then has EVENT_HEADER_FLAG_EXTENDED_INFO); then the
+ * data descriptors' bytes, in order. flags: 0 or ETW_EVENT_WRITE_STRING_ONLY.
+ * Returns ETW_OK (also when no session takes the event: nothing is checked
+ * then when no session enables the provider at all, as for
+ * etw_provider_trace_event); ETW_ERROR_INVALID_PARAMETER (NULL provider or
+ * descriptor, data NULL with a count, a descriptor with Ptr 0 and a Size,
+ * more than ETW_MAX_EVENT_DATA_DESCRIPTORS, an unknown flag);
+ * ETW_ERROR_ARITHMETIC_OVERFLOW (header, items and data above 0xFFFF bytes);
+ * and, per session, etw_provider_trace_event's ETW_ERROR_MORE_DATA,
+ * ETW_ERROR_NOT_ENOUGH_MEMORY, ETW_ERROR_LOG_FILE_FULL and
+ * ETW_ERROR_WMI_INSTANCE_NOT_FOUND (the first failure; the other sessions
+ * still got the event). The caller keeps every pointer; none is kept.
+ * Any thread; no lock, no allocation, no system call in the common case.
+ */
+ETW_API etw_status etw_provider_write_event(etw_provider *provider, const etw_event_descriptor *descriptor,
+                                            uint32_t flags, const etw_guid *activity_id,
+                                            const etw_guid *related_activity_id, uint32_t data_count,
+                                            const etw_event_data_descriptor *data);
+
+/* etw_activity_id_control's codes (EVENT_ACTIVITY_CTRL_*). */
+#define ETW_ACTIVITY_CTRL_GET_ID        1u /* *activity_id = the thread's id */
+#define ETW_ACTIVITY_CTRL_SET_ID        2u /* the thread's id = *activity_id */
+#define ETW_ACTIVITY_CTRL_CREATE_ID     3u /* *activity_id = a new unique id */
+#define ETW_ACTIVITY_CTRL_GET_SET_ID    4u /* swap *activity_id and the thread's id */
+#define ETW_ACTIVITY_CTRL_CREATE_SET_ID 5u /* *activity_id = the thread's id; the thread's id = a new unique id */
+
+/**
+ * The calling thread's activity id (EventActivityIdControl): the ActivityId
+ * of the EVENT_HEADER events it writes without one. A thread starts with
+ * the zero GUID. A created id is never the zero GUID and never repeats in
+ * a process (a per-process counter); the process id and a random
+ * per-process value keep processes apart. ETW_OK; ETW_ERROR_INVALID_PARAMETER for NULL
+ * activity_id or an unknown code. Any thread; affects only the caller's.
+ */
+ETW_API etw_status etw_activity_id_control(uint32_t control_code, etw_guid *activity_id);
 
 ETW_END_DECLS
 

@@ -44,6 +44,7 @@ typedef uint32_t etw_status;
 #define ETW_ERROR_ALREADY_EXISTS        183u
 #define ETW_ERROR_INVALID_FLAG_NUMBER   186u  /* EVENT_TRACE_HEADER.Flags lacks WNODE_FLAG_TRACED_GUID */
 #define ETW_ERROR_MORE_DATA             234u  /* the output buffer is too small, or an event exceeds a buffer */
+#define ETW_ERROR_ARITHMETIC_OVERFLOW   534u  /* an EVENT_HEADER event above 64 KB (EventWrite) */
 #define ETW_ERROR_NO_MORE_ITEMS         259u
 #define ETW_ERROR_NO_UNICODE_TRANSLATION 1113u /* invalid UTF-8 or UTF-16 */
 #define ETW_ERROR_NOT_FOUND             1168u /* no schema describes the event (decode.h) */

@@ -41,6 +41,7 @@ constexpr StatusInfo kStatuses[] = {
     {ETW_ERROR_ALREADY_EXISTS, "ETW_ERROR_ALREADY_EXISTS", "Cannot create a file when that file already exists."},
     {ETW_ERROR_INVALID_FLAG_NUMBER, "ETW_ERROR_INVALID_FLAG_NUMBER", "The flag passed is not correct."},
     {ETW_ERROR_MORE_DATA, "ETW_ERROR_MORE_DATA", "More data is available."},
+    {ETW_ERROR_ARITHMETIC_OVERFLOW, "ETW_ERROR_ARITHMETIC_OVERFLOW", "Arithmetic result exceeded 32 bits."},
     {ETW_ERROR_NO_MORE_ITEMS, "ETW_ERROR_NO_MORE_ITEMS", "No more data is available."},
     {ETW_ERROR_NO_UNICODE_TRANSLATION, "ETW_ERROR_NO_UNICODE_TRANSLATION",
      "No mapping for the Unicode character exists in the target multi-byte code page."},

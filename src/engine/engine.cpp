@@ -71,7 +71,8 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
         auto *snap = new ProviderSnapshot();
         for (const Enablement &en : every)
             snap->entries.push_back({en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
-                                     en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE)});
+                                     en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE),
+                                     en.match_any == 0 ? ~0ull : en.match_any, en.match_all});
         if (snap->entries.size() == 1)
             snap->single = &snap->entries.front();
         if (summary == 0) {
@@ -85,7 +86,6 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
         ProviderSnapshot *old = p->snapshot.exchange(snap, std::memory_order_acq_rel);
         if (old)
             retired.push_back(old);
-        p->any_flags.store(any, std::memory_order_relaxed);
         p->summary.store(summary, std::memory_order_release);
         p->enabled.store(summary ? 1 : 0, std::memory_order_release);
         if (p->callback && !p->closing) {
@@ -514,13 +514,18 @@ void Engine::set_remote_enables(std::vector<RemoteEnables> next)
 
 bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept
 {
-    const std::uint64_t s = p->summary.load(std::memory_order_acquire);
-    if (s == 0)
+    if (p->summary.load(std::memory_order_acquire) == 0)
         return false;
-    const std::uint8_t max_level = std::uint8_t(s & 0xFF);
-    if (level != 0 && level > max_level)
+    // Session by session, as the write decides: a level one session takes
+    // and a keyword another takes do not make an event some session takes.
+    GraceSection section;
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (snap == nullptr)
         return false;
-    return flags == 0 || (p->any_flags.load(std::memory_order_relaxed) & flags) != 0;
+    for (const ProviderSnapshot::Entry &e : snap->entries)
+        if (e.takes(level, flags))
+            return true;
+    return false;
 }
 
 } // namespace openetw::engine

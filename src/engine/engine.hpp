@@ -49,6 +49,17 @@ struct ProviderSnapshot {
         Session *session;
         std::uint8_t max_level;   // the highest level it takes: 255 for every level (enabled at 0)
         std::uint32_t max_record; // records of this size or more never fit its buffers
+        std::uint64_t match_any;  // MatchAnyKeyword, all bits when enabled with 0
+        std::uint64_t match_all;  // MatchAllKeyword
+        // Whether the session takes an event of this level and keyword, as
+        // Windows decides for EVENT_HEADER events (EventEnabled): level 0 or
+        // at most the session's; keyword 0, or one bit of MatchAny and every
+        // bit of MatchAll. (Classic events pass keyword 0: level alone.)
+        bool takes(std::uint8_t level, std::uint64_t keyword) const noexcept
+        {
+            return level <= max_level &&
+                   (keyword == 0 || ((keyword & match_any) != 0 && (keyword & match_all) == match_all));
+        }
     };
     std::vector<Entry> entries;
     // The entry when there is exactly one (the common case, written without
@@ -73,7 +84,6 @@ public:
     // 1 while summary != 0: the word etw_provider_enabled_word hands out, so
     // callers test it inline (32 bits: a single load on every target).
     std::atomic<std::uint32_t> enabled{0};
-    std::atomic<std::uint64_t> any_flags{0}; // OR of the sessions' MatchAnyKeyword (0 there = all)
     std::atomic<ProviderSnapshot *> snapshot{nullptr};
 
     // Notification (opaque to the engine beyond calling it).
@@ -137,6 +147,10 @@ public:
     // provider: its caller turns a disabled one away (one load and a branch).
     // Static: the write path needs no engine state (no instance() guard per event).
     static etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
+    // HOT: an EVENT_HEADER event (etw_provider_write_event), for an enabled provider.
+    static etw_status write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                  const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                  const etw_event_data_descriptor *data) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
 
 private:

@@ -13,6 +13,7 @@
 #include "kernel/system_logger.hpp"
 
 #include <openetw/constants.h>
+#include <openetw/provider.h>
 #include <openetw/records.h>
 #include <openetw/session.h>
 
@@ -35,6 +36,18 @@ inline constexpr std::uint64_t kMaxPoolBytes = 4ull << 30; // 4 GiB per session
 inline constexpr std::uint64_t kGrowHeadroomBytes = 64ull << 20;
 
 // One event, validated and gathered once, written to every session.
+// An EVENT_HEADER record's own parts (etw_provider_write_event): the
+// record is the 0x50-byte header, the items, then the data pieces.
+struct EventHeaderInput {
+    const etw_event_descriptor *descriptor = nullptr;
+    const etw_guid *provider = nullptr;
+    const etw_guid *activity = nullptr; // resolved: the caller's or the thread's
+    const etw_guid *related = nullptr;  // null: no RELATED_ACTIVITYID item
+    std::uint16_t flags = 0;            // EVENT_HEADER.Flags as stored
+    std::uint32_t data_count = 0;
+    const etw_event_data_descriptor *data = nullptr;
+};
+
 struct EventInput {
     etw_event_class event_class{};
     etw_guid guid{};
@@ -51,6 +64,8 @@ struct EventInput {
     // the Guid is inline: the record is a copy of its size bytes with the
     // writer's fields set (event_class, guid and pieces are then not read).
     const std::uint8_t *whole = nullptr;
+    // An EVENT_HEADER record (event_class, guid, pieces and whole are then not read).
+    const EventHeaderInput *event = nullptr;
 };
 
 // Options beyond EVENT_TRACE_PROPERTIES (etw_session_options).
@@ -169,6 +184,12 @@ public:
     etw_status write_whole(const std::uint8_t *h, std::uint32_t size) noexcept;
     // write_whole out of line: an event for several sessions.
     etw_status write_whole_general(const std::uint8_t *h, std::uint32_t size) noexcept;
+    // HOT: an EVENT_HEADER event of size bytes (checked by the caller), the
+    // calling thread's, as write_whole writes a classic one; inline in
+    // write_path.cpp, with its one caller.
+    etw_status write_event(const EventHeaderInput &e, std::uint32_t size) noexcept;
+    // write_event out of line: an event for several sessions, or the slow path.
+    etw_status write_event_general(const EventHeaderInput &e, std::uint32_t size) noexcept;
 
     // Copies the current configuration and statistics into props.
     void fill(Properties &props) const;
@@ -258,6 +279,10 @@ private:
     // ids); returns its word0, for the caller to store last.
     std::uint32_t header_fields(std::uint8_t *p, std::uint32_t size, std::uint32_t thread_id,
                                 std::uint32_t process_id) noexcept;
+    // The same for an EVENT_HEADER record of size bytes: every byte of the
+    // record but word0, which it returns. ids: ThreadId | ProcessId << 32.
+    std::uint32_t event_record(std::uint8_t *p, const EventHeaderInput &e, std::uint64_t ids,
+                               std::uint32_t size) noexcept;
     // The clock's fields of a record: TimeStamp and the times word.
     struct Stamp {
         std::int64_t timestamp;

@@ -4,6 +4,7 @@
 // (Session::write_whole) is one frame: the compiler inlines it into
 // Engine::trace_event, which it cannot across files.
 #include "engine/engine.hpp"
+#include "engine/activity_id.hpp"
 #include "engine/grace.hpp"
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
@@ -14,6 +15,7 @@
 
 #include <openetw/constants.h>
 
+#include <bit>
 #include <climits>
 #include <cstddef>
 #include <cstring>
@@ -123,6 +125,44 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     return etl::write_full_header_fields(p, std::uint16_t(size), thread_id, process_id, st.timestamp, st.times);
 }
 
+[[gnu::always_inline]] inline std::uint32_t Session::event_record(std::uint8_t *p, const EventHeaderInput &e,
+                                                                  std::uint64_t ids, std::uint32_t size) noexcept
+{
+    const Stamp st = stamp();
+    etl::wr16(p + 4, e.flags);
+    etl::wr16(p + 6, 0); // EventProperty
+    etl::wr64(p + 8, ids);
+    etl::wr64(p + 16, std::uint64_t(st.timestamp));
+    std::memcpy(p + 24, e.provider, 16);
+    const etw_event_descriptor &d = *e.descriptor;
+    if constexpr (std::endian::native == std::endian::little) {
+        static_assert(sizeof d == 16 && offsetof(etw_event_descriptor, Keyword) == 8);
+        std::memcpy(p + 40, &d, 16); // EVENT_DESCRIPTOR's own layout is the file's
+    } else {
+        etl::wr16(p + 40, d.Id);
+        p[42] = d.Version;
+        p[43] = d.Channel;
+        p[44] = d.Level;
+        p[45] = d.Opcode;
+        etl::wr16(p + 46, d.Task);
+        etl::wr64(p + 48, d.Keyword);
+    }
+    etl::wr64(p + 56, st.times);
+    std::memcpy(p + 64, e.activity, 16);
+    std::uint8_t *out = p + etl::kEventHeaderSize;
+    if (e.related) {
+        etl::write_related_activity_item(out, *e.related, false);
+        out += etl::kRelatedActivityItemSize;
+    }
+    for (std::uint32_t i = 0; i < e.data_count; ++i) {
+        if (const std::uint32_t n = e.data[i].Size) {
+            std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
+            out += n;
+        }
+    }
+    return etl::event_header_word0(size);
+}
+
 template <bool Bracketed>
 [[gnu::always_inline]] inline void Session::fill_record(std::uint8_t *p, const EventInput &ev,
                                                         std::uint32_t aligned) noexcept
@@ -131,6 +171,15 @@ template <bool Bracketed>
         etl::begin_record(p, std::uint16_t(ev.size));
     if (aligned != ev.size) // the padding: zeroed first, the record's bytes then overwrite its start
         std::memset(p + aligned - 8, 0, 8);
+    if (ev.event) {
+        const std::uint32_t word0 =
+            event_record(p, *ev.event, ev.thread_id | std::uint64_t(ev.process_id) << 32, ev.size);
+        if constexpr (Bracketed)
+            etl::finish_record(p, word0);
+        else
+            std::memcpy(p, &word0, 4);
+        return;
+    }
     if (ev.whole) {
         std::memcpy(p + 4, ev.whole + 4, ev.size - 4);
     } else {
@@ -252,6 +301,42 @@ template <bool Bracketed>
     return write(ev, platform::current_processor());
 }
 
+[[gnu::always_inline]] inline etw_status Session::write_event(const EventHeaderInput &e, std::uint32_t size) noexcept
+{
+    // The common case inline, as write_whole: an owned buffer with room.
+    const std::uint32_t cpu = platform::current_processor();
+    const std::uint32_t aligned = std::uint32_t(etl::align8(size));
+    auto copy_in = [&](const OwnedCursor *c) __attribute__((always_inline))
+    {
+        std::uint8_t *p = c->pos;
+        std::memset(p + aligned - 8, 0, 8); // the padding, if any (the record overwrites the rest)
+        const std::uint32_t word0 = event_record(p, e, c->ids, size);
+        std::memcpy(p, &word0, 4);
+    };
+    if (writer_slot_ == nullptr) [[likely]] {
+        if (OwnedCursor *c = owned_.reserve(cpu, aligned)) [[likely]] {
+            copy_in(c);
+            owned_.commit(c, aligned);
+            return ETW_OK;
+        }
+    } else if (OwnedCursor *c = owned_.reserve_remote(cpu, aligned)) [[likely]] {
+        copy_in(c);
+        owned_.commit_remote(c, aligned);
+        return ETW_OK;
+    }
+    return write_event_general(e, size);
+}
+
+[[gnu::noinline]] etw_status Session::write_event_general(const EventHeaderInput &e, std::uint32_t size) noexcept
+{
+    EventInput ev;
+    ev.event = &e;
+    ev.size = size;
+    ev.thread_id = platform::thread_id();
+    ev.process_id = platform::process_id();
+    return write(ev, platform::current_processor());
+}
+
 etw_status Session::write(const EventInput &ev, std::uint32_t cpu) noexcept
 {
     ControlBlock &cb = pool_.control();
@@ -296,18 +381,17 @@ inline void set_header_type(etw_event_trace_header *h) noexcept
     static_assert(offsetof(etw_event_trace_header, MarkerFlags) == offsetof(etw_event_trace_header, HeaderType) + 1);
 }
 
-// Whether a session takes an event of this level (0: every session).
-inline bool admits(const ProviderSnapshot::Entry &e, std::uint8_t level) noexcept { return level <= e.max_level; }
-
-// Inside a grace section: write(session) for each session of snap whose
-// level admits the event; the first failure. An event never spans buffers:
-// ETW_ERROR_MORE_DATA for a session whose buffers are too small.
+// Inside a grace section: write(session) for each session of snap that
+// takes the event's level and keyword (0 for classic events); the first
+// failure. An event never spans buffers: ETW_ERROR_MORE_DATA for a session
+// whose buffers are too small.
 template <class Write>
-etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint32_t size, Write write) noexcept
+etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint64_t keyword, std::uint32_t size,
+                        Write write) noexcept
 {
     etw_status result = ETW_OK;
     for (const ProviderSnapshot::Entry &e : snap.entries) {
-        if (!admits(e, level))
+        if (!e.takes(level, keyword))
             continue;
         const etw_status st = size >= e.max_record ? ETW_ERROR_MORE_DATA : write(*e.session);
         if (result == ETW_OK)
@@ -339,13 +423,14 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
         return ETW_OK;
     // One session, the common case: its write inline, no loop around it.
     if (const ProviderSnapshot::Entry *e = snap->single) [[likely]] {
-        if (!admits(*e, level))
+        if (!e->takes(level, 0))
             return ETW_OK;
         if (size >= e->max_record) [[unlikely]]
             return ETW_ERROR_MORE_DATA;
         return e->session->write_whole(bytes, size);
     }
-    return each_session(*snap, level, size, [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
+    return each_session(*snap, level, 0, size,
+                        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
 }
 
 etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept
@@ -399,7 +484,49 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;
-    return each_session(*snap, level, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+    return each_session(*snap, level, 0, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+}
+
+etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                               const etw_event_data_descriptor *data) noexcept
+{
+    if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
+        (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
+        return ETW_ERROR_INVALID_PARAMETER;
+    std::uint64_t total = etl::kEventHeaderSize + (related ? etl::kRelatedActivityItemSize : 0);
+    for (std::uint32_t i = 0; i < data_count; ++i) {
+        if (data[i].Ptr == 0 && data[i].Size != 0) [[unlikely]]
+            return ETW_ERROR_INVALID_PARAMETER;
+        total += data[i].Size;
+    }
+    // Checked whatever the sessions' buffer sizes, as EventWrite does.
+    if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
+        return ETW_ERROR_ARITHMETIC_OVERFLOW;
+    EventHeaderInput e;
+    e.descriptor = descriptor;
+    e.provider = &p->guid;
+    e.activity = activity ? activity : &t_activity_id;
+    e.related = related;
+    e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
+    e.data_count = data_count;
+    e.data = data;
+    const std::uint32_t size = std::uint32_t(total);
+    const std::uint8_t level = descriptor->Level;
+    const std::uint64_t keyword = descriptor->Keyword;
+    GraceSection section;
+    const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
+    if (!snap)
+        return ETW_OK;
+    // One session, the common case: its write inline, no loop around it.
+    if (const ProviderSnapshot::Entry *one = snap->single) [[likely]] {
+        if (!one->takes(level, keyword))
+            return ETW_OK;
+        if (size >= one->max_record) [[unlikely]]
+            return ETW_ERROR_MORE_DATA;
+        return one->session->write_event(e, size);
+    }
+    return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
 } // namespace openetw::engine

@@ -47,27 +47,10 @@ bool parse_utc(std::string_view s, std::int64_t *unix_ns)
     return true;
 }
 
-} // namespace
-
-std::string ExportUrl::server() const { return "nats://" + host + ":" + std::to_string(port); }
-
-std::string ExportUrl::text() const { return server() + "/" + stream; }
-
-bool is_nats_url(std::string_view text) { return text.rfind("nats://", 0) == 0; }
-
-Status parse_export_url(std::string_view text, ExportUrl *out)
+// One HOST[:PORT] of the URL's server list.
+Status parse_server(std::string_view authority, const std::string &shown, std::string *host_out,
+                    std::uint16_t *port_out)
 {
-    const std::string shown(text);
-    if (!is_nats_url(text))
-        return Fail(ETW_ERROR_INVALID_PARAMETER, "\"" + shown + "\" is not a NATS URL: write nats://HOST:PORT/STREAM");
-    std::string_view rest = text.substr(7);
-    const std::size_t slash = rest.find('/');
-    const std::string_view authority = rest.substr(0, slash);
-    if (authority.find('@') != std::string_view::npos)
-        return Fail(ETW_ERROR_INVALID_PARAMETER,
-                    "the URL \"" + shown.substr(0, 7) +
-                        "...\" carries credentials, which would show in process lists: name a credentials file "
-                        "instead (etw_properties_set_export, OPENETW_NATS_CREDENTIALS)");
     ExportUrl u;
     std::string_view port;
     if (!authority.empty() && authority.front() == '[') {
@@ -100,6 +83,63 @@ Status parse_export_url(std::string_view text, ExportUrl *out)
             return Fail(ETW_ERROR_INVALID_PARAMETER,
                         "the port \"" + std::string(port) + "\" of \"" + shown + "\" is not a number in 1..65535");
         u.port = std::uint16_t(std::stoul(std::string(port)));
+    }
+    *host_out = u.host;
+    *port_out = u.port;
+    return Status::ok();
+}
+
+} // namespace
+
+std::string ExportUrl::server() const
+{
+    std::string s = "nats://" + host + ":" + std::to_string(port);
+    for (const std::string &more : more_servers)
+        s += ",nats://" + more;
+    return s;
+}
+
+std::string ExportUrl::text() const
+{
+    std::string s = "nats://" + host + ":" + std::to_string(port);
+    for (const std::string &more : more_servers)
+        s += "," + more;
+    return s + "/" + stream;
+}
+
+bool is_nats_url(std::string_view text) { return text.rfind("nats://", 0) == 0; }
+
+Status parse_export_url(std::string_view text, ExportUrl *out)
+{
+    const std::string shown(text);
+    if (!is_nats_url(text))
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "\"" + shown + "\" is not a NATS URL: write nats://HOST:PORT/STREAM");
+    std::string_view rest = text.substr(7);
+    const std::size_t slash = rest.find('/');
+    const std::string_view authority = rest.substr(0, slash);
+    if (authority.find('@') != std::string_view::npos)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "the URL \"" + shown.substr(0, 7) +
+                        "...\" carries credentials, which would show in process lists: name a credentials file "
+                        "instead (etw_properties_set_export, OPENETW_NATS_CREDENTIALS)");
+    ExportUrl u;
+    for (std::size_t from = 0;;) {
+        const std::size_t comma = authority.find(',', from);
+        std::string host;
+        std::uint16_t port = kDefaultNatsPort;
+        if (Status st = parse_server(authority.substr(from, comma == std::string_view::npos ? comma : comma - from),
+                                     shown, &host, &port);
+            !st)
+            return st;
+        if (from == 0) {
+            u.host = host;
+            u.port = port;
+        } else {
+            u.more_servers.push_back(host + ":" + std::to_string(port));
+        }
+        if (comma == std::string_view::npos)
+            break;
+        from = comma + 1;
     }
     if (slash == std::string_view::npos)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "\"" + shown + "\" names no stream: write nats://HOST:PORT/STREAM");

@@ -27,4 +27,12 @@ Status read_nats_stream(const std::string &, const std::string &, std::vector<St
     return absent();
 }
 
+Status fetch_nats_stream(const std::string &, const std::string &, const StreamFilter &, std::vector<StreamInstance> *,
+                         std::uint64_t *skipped)
+{
+    if (skipped)
+        *skipped = 0;
+    return absent();
+}
+
 } // namespace openetw::exporter

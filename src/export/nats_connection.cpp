@@ -1,6 +1,7 @@
 #include "export/nats_connection.hpp"
 
 #include <cstring>
+#include <vector>
 
 namespace openetw::exporter {
 
@@ -41,8 +42,16 @@ Status NatsConnection::connect(const ExportUrl &url, const Credentials &c, const
     OptionsHolder opts;
     natsStatus s = natsOptions_Create(&opts.o);
     const std::string server = url.server();
+    // natsOptions_SetURL takes one server; a cluster's nodes go as a list,
+    // among which the client picks one and moves to another when it fails.
+    std::vector<std::string> servers = {"nats://" + url.host + ":" + std::to_string(url.port)};
+    for (const std::string &more : url.more_servers)
+        servers.push_back("nats://" + more);
+    std::vector<const char *> list;
+    for (const std::string &one : servers)
+        list.push_back(one.c_str());
     if (s == NATS_OK)
-        s = natsOptions_SetURL(opts.o, server.c_str());
+        s = natsOptions_SetServers(opts.o, list.data(), int(list.size()));
     if (s == NATS_OK)
         s = natsOptions_SetName(opts.o, client_name.c_str());
     if (s == NATS_OK)

@@ -7,6 +7,7 @@
 #include "base/status.hpp"
 #include "engine/buffer_export.hpp"
 #include "export/buffer_message.hpp"
+#include "export/stream_collect.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -71,5 +72,12 @@ struct StreamTrace {
 // are left out and counted in *headless.
 Status read_nats_stream(const std::string &url, const std::string &credentials_file, std::vector<StreamTrace> *out,
                         std::uint64_t *headless = nullptr);
+
+// Replays the stream as read_nats_stream does and returns every instance
+// the filter keeps with all its messages, in (machine, session, start)
+// order; *skipped counts those it left out. The same statuses, but an
+// instance without its header buffer is returned too (collect reports it).
+Status fetch_nats_stream(const std::string &url, const std::string &credentials_file, const StreamFilter &filter,
+                         std::vector<StreamInstance> *out, std::uint64_t *skipped);
 
 } // namespace openetw::exporter

@@ -4,6 +4,7 @@
 // buffer first, data buffers in the order they were sent.
 #include "export/nats_connection.hpp"
 #include "export/nats_export.hpp"
+#include "export/stream_collect.hpp"
 
 #include <map>
 #include <tuple>
@@ -14,13 +15,7 @@ namespace {
 
 constexpr int kFetchBatch = 256;
 constexpr std::int64_t kFetchWaitMs = 5000;
-
-struct Instance {
-    BufferTag tag;
-    std::vector<std::uint8_t> header;
-    std::vector<std::uint8_t> end;                                // the final header, when the session stopped
-    std::multimap<std::uint64_t, std::vector<std::uint8_t>> data; // by sequence; a duplicate stays visible
-};
+constexpr int kSubscribeAttempts = 4;
 
 struct SubscriptionHolder {
     natsSubscription *sub = nullptr;
@@ -35,12 +30,12 @@ struct SubscriptionHolder {
 
 } // namespace
 
-Status read_nats_stream(const std::string &text, const std::string &credentials_file, std::vector<StreamTrace> *out,
-                        std::uint64_t *headless)
+Status fetch_nats_stream(const std::string &text, const std::string &credentials_file, const StreamFilter &filter,
+                         std::vector<StreamInstance> *out, std::uint64_t *skipped)
 {
     out->clear();
-    if (headless)
-        *headless = 0;
+    if (skipped)
+        *skipped = 0;
     ExportUrl url;
     if (Status st = parse_export_url(text, &url); !st)
         return st;
@@ -68,9 +63,17 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
     }
     SubscriptionHolder sub;
     jsErrCode jerr = jsErrCode(0);
-    const std::string subjects = stream_subjects(url.stream);
-    if (natsStatus s = js_PullSubscribe(&sub.sub, conn.jetstream(), subjects.c_str(), nullptr, nullptr, &so, &jerr);
-        s != NATS_OK)
+    // A machine is a subject token: the server sends only its buffers. A
+    // session name compares case-insensitively, which a subject cannot.
+    const std::string subjects =
+        filter.machine.empty() ? stream_subjects(url.stream) : url.stream + "." + escape_token(filter.machine) + ".>";
+    // A cluster that just lost a node may place the consumer on it before
+    // it knows the node is gone: the request times out, and another try
+    // lands on a live node.
+    natsStatus s = NATS_TIMEOUT;
+    for (int attempt = 0; attempt < kSubscribeAttempts && s == NATS_TIMEOUT; ++attempt)
+        s = js_PullSubscribe(&sub.sub, conn.jetstream(), subjects.c_str(), nullptr, nullptr, &so, &jerr);
+    if (s != NATS_OK)
         return Fail(ETW_ERROR_NOT_SUPPORTED,
                     "cannot read the stream " + url.stream + " at " + url.server() + ": " + nats_reason(s));
 
@@ -80,7 +83,7 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
         more = ci->NumPending != 0;
         jsConsumerInfo_Destroy(ci);
     }
-    std::map<std::tuple<std::string, std::string, std::int64_t>, Instance> instances;
+    std::map<std::tuple<std::string, std::string, std::int64_t>, StreamInstance> instances;
     while (more) {
         natsMsgList list{};
         const natsStatus s = natsSubscription_Fetch(&list, sub.sub, kFetchBatch, kFetchWaitMs, &jerr);
@@ -110,14 +113,17 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
             }
             const auto *data = reinterpret_cast<const std::uint8_t *>(natsMsg_GetData(m));
             std::vector<std::uint8_t> bytes(data, data + natsMsg_GetDataLength(m));
-            Instance &inst = instances[{tag.machine, tag.session, tag.start_time}];
+            StreamInstance &inst = instances[{tag.machine, tag.session, tag.start_time}];
             inst.tag = tag;
-            if (tag.kind == BufferTag::Kind::Header)
+            inst.tag.sequence = 0;
+            if (tag.kind == BufferTag::Kind::Header) {
                 inst.header = std::move(bytes);
-            else if (tag.kind == BufferTag::Kind::End)
+            } else if (tag.kind == BufferTag::Kind::End) {
                 inst.end = std::move(bytes);
-            else
+                inst.end_sequence = tag.sequence;
+            } else {
                 inst.data.emplace(tag.sequence, std::move(bytes));
+            }
             jsMsgMetaData *meta = nullptr;
             if (natsMsg_GetMetaData(&meta, m) == NATS_OK) {
                 if (i == list.Count - 1 && meta->NumPending == 0)
@@ -130,6 +136,26 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
             return bad;
     }
     for (auto &[key, inst] : instances) {
+        if (!filter.matches(inst.tag)) {
+            if (skipped)
+                ++*skipped;
+            continue;
+        }
+        out->push_back(std::move(inst));
+    }
+    return Status::ok();
+}
+
+Status read_nats_stream(const std::string &text, const std::string &credentials_file, std::vector<StreamTrace> *out,
+                        std::uint64_t *headless)
+{
+    out->clear();
+    if (headless)
+        *headless = 0;
+    std::vector<StreamInstance> instances;
+    if (Status st = fetch_nats_stream(text, credentials_file, StreamFilter{}, &instances, nullptr); !st)
+        return st;
+    for (StreamInstance &inst : instances) {
         if (inst.header.empty()) {
             if (headless)
                 ++*headless;
@@ -137,7 +163,6 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
         }
         StreamTrace t;
         t.tag = inst.tag;
-        t.tag.sequence = 0;
         t.stopped = !inst.end.empty();
         t.etl = std::move(t.stopped ? inst.end : inst.header);
         for (auto &[seq, bytes] : inst.data) {
@@ -146,10 +171,13 @@ Status read_nats_stream(const std::string &text, const std::string &credentials_
         }
         out->push_back(std::move(t));
     }
-    if (out->empty())
+    if (out->empty()) {
+        ExportUrl url;
+        parse_export_url(text, &url); // it was parsed to read the stream
         return Fail(ETW_ERROR_HANDLE_EOF,
                     "the stream " + url.stream + " at " + url.server() +
                         " holds no session's header buffer (its retention may have removed them)");
+    }
     return Status::ok();
 }
 

@@ -192,6 +192,8 @@ inline constexpr std::size_t TimeZoneSize = 0xAC;
 // EVENT_HEADER.Flags bit that announces extended data items.
 inline constexpr std::uint16_t kEventHeaderFlagExtendedInfo = 0x0001;
 inline constexpr std::size_t kExtendedItemHeaderSize = 8;
+inline constexpr std::uint16_t kEventHeaderFlagStringOnly = 0x0004;
+inline constexpr std::uint16_t kExtTypeRelatedActivityId = 0x0001; // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
 
 // MESSAGE_TRACE_HEADER.OptionFlags (TRACE_MESSAGE_*).
 inline constexpr std::uint16_t kMessageSequence = 0x0001;

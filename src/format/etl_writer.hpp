@@ -132,4 +132,29 @@ inline std::uint32_t write_full_header_fields(std::uint8_t *out, std::uint16_t s
     return full_header_word0(size);
 }
 
+// An EVENT_HEADER record (section 3.5): HeaderType 0x13 (0x12 for 32-bit
+// data), MarkerFlags 0xC0, Size at +0; Flags at 4, EventProperty 0 at 6,
+// ThreadId/ProcessId at 8, TimeStamp at 16, ProviderId at 24, the
+// EVENT_DESCRIPTOR at 40, the times word at 56, ActivityId at 64, then the
+// extended data items and the user data.
+inline constexpr std::uint8_t kEventHeaderOwnType = sizeof(void *) == 8 ? kEventHeader64 : kEventHeader32;
+inline std::uint32_t event_header_word0(std::uint32_t size) noexcept
+{
+    const std::uint8_t w[4] = {std::uint8_t(size), std::uint8_t(size >> 8), kEventHeaderOwnType, kMarkerFixedHeader};
+    std::uint32_t word0;
+    std::memcpy(&word0, w, 4);
+    return word0;
+}
+// The RELATED_ACTIVITYID item (EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID): an
+// 8-byte item header {ItemSize 24, ExtType 1, Linkage, DataSize 16} and the GUID.
+inline constexpr std::uint32_t kRelatedActivityItemSize = 24;
+inline void write_related_activity_item(std::uint8_t *out, const etw_guid &related, bool more) noexcept
+{
+    wr16(out, std::uint16_t(kRelatedActivityItemSize));
+    wr16(out + 2, kExtTypeRelatedActivityId);
+    wr16(out + 4, more ? 1 : 0);
+    wr16(out + 6, 16);
+    std::memcpy(out + 8, &related, 16);
+}
+
 } // namespace openetw::etl

@@ -47,8 +47,8 @@ const KernelFlag kFlags[] = {
      "exceptions:page_fault_user, exceptions:page_fault_kernel (x86 only: refused where they are missing)",
      "PageFault (0x02): DemandZeroFault 11, CopyOnWrite 12, AccessViolation 15 (of 10..15); PageFault_TypeGroup1"},
     {ETW_FLAG_MEMORY_HARD_FAULTS, "EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS", "memory_hard_faults", "HARD_FAULTS",
-     "perf PERF_COUNT_SW_PAGE_FAULTS_MAJ (the fault's end), exceptions:page_fault_user/_kernel (its start), "
-     "filemap:mm_filemap_fault (file, offset), filemap:mm_filemap_add_to_page_cache (bytes read), paired per thread",
+     "perf PERF_COUNT_SW_PAGE_FAULTS_MAJ (the fault's end), filemap:mm_filemap_fault (its start, file, offset), "
+     "filemap:mm_filemap_add_to_page_cache (bytes read), paired per thread, checked against /proc/PID/maps",
      "PageFault (0x02): HardFault 32; PageFault_HardFault"},
     {ETW_FLAG_VIRTUAL_ALLOC, "EVENT_TRACE_FLAG_VIRTUAL_ALLOC", "virtual_alloc", "VIRT_ALLOC",
      "syscalls:sys_enter_mmap/sys_exit_mmap (anonymous), syscalls:sys_enter_munmap",

@@ -125,17 +125,19 @@ Tracepoints tracepoints_for(std::uint32_t flags, const StackEvents &stacks)
         t.names.push_back({"raw_syscalls", "sys_exit", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::SysExit);
     }
-    if (flags & (ETW_FLAG_MEMORY_PAGE_FAULTS | ETW_FLAG_MEMORY_HARD_FAULTS)) {
-        // x86's: refused by name where the kernel lacks them. HARD_FAULTS
-        // takes each fault's start from them.
+    if (flags & ETW_FLAG_MEMORY_PAGE_FAULTS) {
+        // x86's: refused by name where the kernel lacks them. Not
+        // HARD_FAULTS': every fault of the machine, to pair the few major
+        // ones (its start is the file fault's, hard_faults.hpp).
         t.names.push_back({"exceptions", "page_fault_user", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
         t.names.push_back({"exceptions", "page_fault_kernel", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::PageFault);
     }
     if (flags & ETW_FLAG_MEMORY_HARD_FAULTS) {
-        // Every file page fault and page cache fill of the machine (reads and
-        // writes too): the high-volume rings. The major faults are few.
+        // Every file fault (each hard fault's start) and page cache fill of
+        // the machine (reads and writes too): the high-volume rings. The
+        // major faults are few.
         t.names.push_back({"filemap", "mm_filemap_fault", false, false, kHighVolumePages});
         t.uses.push_back(Tracepoints::Use::FilemapFault);
         t.names.push_back({"filemap", "mm_filemap_add_to_page_cache", false, false, kHighVolumePages});

@@ -49,7 +49,7 @@ constexpr std::uint32_t kServed = kProcessFlags | ETW_FLAG_CSWITCH | ETW_FLAG_DI
 // sched_wakeup, PROCESS's exit_group (the status Process/End carries, which
 // perf's EXIT lacks), NETWORK_TCPIP's socket tracepoints, DISK_IO's block requests,
 // SYSTEMCALL's raw_syscalls, MEMORY_PAGE_FAULTS' exceptions, FileIo's
-// file system calls, MEMORY_HARD_FAULTS' exceptions, filemap and major faults.
+// file system calls, MEMORY_HARD_FAULTS' filemap and major faults.
 constexpr std::uint32_t kTracepointFlags = ETW_FLAG_CSWITCH | ETW_FLAG_DISPATCHER | ETW_FLAG_PROCESS |
                                            ETW_FLAG_NETWORK_TCPIP | ETW_FLAG_DISK_IO | ETW_FLAG_DISK_IO_INIT |
                                            ETW_FLAG_SYSTEMCALL | ETW_FLAG_MEMORY_PAGE_FAULTS |
@@ -96,22 +96,16 @@ std::vector<BlockDisk> block_disks()
     return disks;
 }
 
-// The path of pid's mapping at address if it maps inode ino (the device is
-// not compared: btrfs and overlayfs show another in /proc/PID/maps than
-// the page cache's superblock has).
-bool mapped_path(std::uint32_t pid, std::uint64_t address, std::uint32_t, std::uint64_t ino, std::string *path)
+// A process's mappings (/proc/PID/maps) for HardFaultFiles' check.
+bool read_mappings(std::uint32_t pid, std::vector<HardFaultMapping> *out)
 {
     std::vector<platform::ProcMapping> maps;
     if (platform::proc_read_mappings(pid, &maps) != ETW_OK)
         return false;
-    for (const auto &m : maps)
-        if (address >= m.start && address < m.end) {
-            if (m.inode != ino || m.path.empty() || m.path[0] != '/')
-                return false;
-            *path = m.path;
-            return true;
-        }
-    return false;
+    out->reserve(maps.size());
+    for (auto &m : maps)
+        out->push_back({m.start, m.end, m.offset, m.inode, std::move(m.path)});
+    return true;
 }
 
 class KernelLogger final : public SystemLogger {
@@ -171,8 +165,8 @@ public:
         // Turned off, the pairing stays until the next drain has settled what
         // the closed source held (drain).
         if ((flags & ETW_FLAG_MEMORY_HARD_FAULTS) && !hard_faults_) {
-            hard_faults_ = std::make_unique<HardFaultPairing>();
-            fault_files_ = std::make_unique<HardFaultFiles>(mapped_path, HardFaultFiles::HeldKey{});
+            fault_files_ = std::make_unique<HardFaultFiles>(read_mappings, HardFaultFiles::HeldKey{});
+            hard_faults_ = std::make_unique<HardFaultPairing>(12, fault_files_->checker());
         }
         if (fault_files_) // FileIo's keys while its table runs (it may come and go with updates)
             fault_files_->set_held(file_io_ ? HardFaultFiles::HeldKey([this](const std::string &path) {
@@ -423,10 +417,6 @@ private:
                 sink(sample.cpu, std::move(r));
             return;
         case Tracepoints::Use::PageFault:
-            if (hard_faults_)
-                (void)hard_faults_->on_entry(format, sample);
-            if (!(flags_ & ETW_FLAG_MEMORY_PAGE_FAULTS))
-                return;
             if (Bytes r = page_fault_record_from_sample(format, sample, clock, platform::kPointerSize); !r.empty())
                 sink(sample.cpu, std::move(r));
             return;
@@ -457,7 +447,7 @@ private:
     // own when DISK_FILE_IO is on (hard_faults.hpp).
     void hard_fault(const HardFaultRead &read, std::uint32_t cpu, const PerfClock &clock, const Keep &sink)
     {
-        const HardFaultFiles::Key key = fault_files_->key_of(read.pid, read.address, read.dev, read.ino);
+        const HardFaultFiles::Key key = fault_files_->key_of(read.dev, read.ino, read.path);
         if (key.new_name && (flags_ & ETW_FLAG_DISK_FILE_IO)) {
             HeaderFields h;
             h.thread_id = read.tid;
@@ -583,8 +573,8 @@ private:
     std::unique_ptr<DiskRequests> disks_;           // requests issued, awaiting completion
     std::unique_ptr<FileIoTracker> file_io_;        // open files and calls in progress while a FileIo flag is on
     std::unique_ptr<UdpDatagrams> udp_;             // UDP sockets and calls in progress while NETWORK_TCPIP is on
-    std::unique_ptr<HardFaultPairing> hard_faults_; // each thread's fault in progress while HARD_FAULTS is on
-    std::unique_ptr<HardFaultFiles> fault_files_;   // ... and the FileObjects of its files
+    std::unique_ptr<HardFaultPairing> hard_faults_; // each thread's file fault start while HARD_FAULTS is on
+    std::unique_ptr<HardFaultFiles> fault_files_;   // ... the FileObjects of its files and its pairs' check
     std::vector<Tracepoints::Use> tp_uses_;         // what each of tracepoints_ becomes
     std::vector<std::pair<std::unique_ptr<TracepointSource>, std::vector<Tracepoints::Use>>> retired_tp_;
 };

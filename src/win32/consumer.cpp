@@ -114,11 +114,12 @@ void deliver_record(Trace *t, const etw_record *r)
         er.ExtendedData = r->extended_count > 0 ? t->items.data() : nullptr;
     } else {
         h.Flags |= EVENT_HEADER_FLAG_CLASSIC_HEADER;
-        if (r->pointer_size == 8)
-            h.Flags |= EVENT_HEADER_FLAG_64_BIT_HEADER;
-        else if (r->pointer_size == 4)
-            h.Flags |= EVENT_HEADER_FLAG_32_BIT_HEADER;
     }
+    // Not stored in files (ETL_FORMAT.md 3.5): the HeaderType's 32/64 says it.
+    if (r->pointer_size == 8)
+        h.Flags |= EVENT_HEADER_FLAG_64_BIT_HEADER;
+    else if (r->pointer_size == 4)
+        h.Flags |= EVENT_HEADER_FLAG_32_BIT_HEADER;
     er.BufferContext.ProcessorIndex = static_cast<USHORT>(r->processor);
     er.UserDataLength = static_cast<USHORT>(r->payload_size);
     er.UserData = const_cast<uint8_t *>(r->payload);

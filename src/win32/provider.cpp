@@ -242,11 +242,23 @@ OPENETW_WIN32_API BOOLEAN EventEnabled(REGHANDLE handle, PCEVENT_DESCRIPTOR desc
     return EventProviderEnabled(handle, desc->Level, desc->Keyword);
 }
 
-OPENETW_WIN32_API ULONG EventWrite(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, ULONG count, PEVENT_DATA_DESCRIPTOR data)
+namespace {
+
+// The Win32 records are the library's, byte for byte.
+static_assert(sizeof(EVENT_DESCRIPTOR) == sizeof(etw_event_descriptor) &&
+              offsetof(EVENT_DESCRIPTOR, Keyword) == offsetof(etw_event_descriptor, Keyword));
+static_assert(sizeof(EVENT_DATA_DESCRIPTOR) == sizeof(etw_event_data_descriptor) &&
+              offsetof(EVENT_DATA_DESCRIPTOR, Size) == offsetof(etw_event_data_descriptor, Size));
+static_assert(sizeof(GUID) == sizeof(etw_guid));
+
+// Every EventWrite variant: the arguments checked whether or not a session
+// takes the event (Windows' statuses), then one EVENT_HEADER write.
+ULONG write_event(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, uint32_t flags, LPCGUID activity, LPCGUID related,
+                  ULONG count, PEVENT_DATA_DESCRIPTOR data)
 {
     if (desc == nullptr || count > MAX_EVENT_DATA_DESCRIPTORS || (count > 0 && data == nullptr))
         return ERROR_INVALID_PARAMETER;
-    size_t total = sizeof(EVENT_TRACE_HEADER);
+    uint64_t total = 0x50 + (related ? 24 : 0); // EVENT_HEADER, the RELATED_ACTIVITYID item
     for (ULONG i = 0; i < count; ++i) {
         if (data[i].Ptr == 0 && data[i].Size != 0)
             return ERROR_INVALID_PARAMETER;
@@ -254,54 +266,39 @@ OPENETW_WIN32_API ULONG EventWrite(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, UL
     }
     if (total > 0xFFFF)
         return ERROR_ARITHMETIC_OVERFLOW;
-    // Up to MAX_MOF_FIELDS descriptors travel as MOF fields (no copy); more
-    // are gathered into one inline payload.
-    struct {
-        EVENT_TRACE_HEADER header;
-        MOF_FIELD fields[MAX_MOF_FIELDS];
-    } event;
-    std::memset(&event, 0, sizeof event);
-    std::vector<unsigned char> gathered;
-    event.header.Flags = WNODE_FLAG_TRACED_GUID;
-    event.header.Class.Type = desc->Opcode;
-    event.header.Class.Level = desc->Level;
-    event.header.Class.Version = desc->Version;
-    ULONG fields = 0;
-    bool inline_payload = count > MAX_MOF_FIELDS;
-    for (ULONG i = 0; i < count; ++i) {
-        if (data[i].Size == 0)
-            continue;
-        if (inline_payload) {
-            const auto *bytes = reinterpret_cast<const unsigned char *>(static_cast<uintptr_t>(data[i].Ptr));
-            gathered.insert(gathered.end(), bytes, bytes + data[i].Size);
-        } else {
-            event.fields[fields].DataPtr = data[i].Ptr;
-            event.fields[fields].Length = data[i].Size;
-            ++fields;
-        }
-    }
-    std::vector<unsigned char> whole;
-    EVENT_TRACE_HEADER *header = &event.header;
-    if (inline_payload) {
-        const auto *head = reinterpret_cast<const unsigned char *>(&event.header);
-        whole.assign(head, head + sizeof(EVENT_TRACE_HEADER));
-        whole.insert(whole.end(), gathered.begin(), gathered.end());
-        header = reinterpret_cast<EVENT_TRACE_HEADER *>(whole.data()); // operator new's alignment
-        header->Size = static_cast<USHORT>(whole.size());
-    } else {
-        header->Flags |= WNODE_FLAG_USE_MOF_PTR;
-        header->Size = static_cast<USHORT>(sizeof(EVENT_TRACE_HEADER) + fields * sizeof(MOF_FIELD));
-    }
     ULONG status = ERROR_INVALID_HANDLE;
     with_registration(handle, true, [&](Registration &r) {
-        header->Guid = r.guid;
-        if (etw_provider_is_enabled(r.provider, desc->Level, desc->Keyword) == 0) {
-            status = ERROR_SUCCESS; // no session takes it: nothing to do
-            return;
-        }
-        status = etw_provider_trace_event(r.provider, reinterpret_cast<etw_event_trace_header *>(header));
+        status = etw_provider_write_event(r.provider, reinterpret_cast<const etw_event_descriptor *>(desc), flags,
+                                          reinterpret_cast<const etw_guid *>(activity),
+                                          reinterpret_cast<const etw_guid *>(related), count,
+                                          reinterpret_cast<const etw_event_data_descriptor *>(data));
     });
     return status;
+}
+
+} // namespace
+
+OPENETW_WIN32_API ULONG EventWrite(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, ULONG count, PEVENT_DATA_DESCRIPTOR data)
+{
+    return write_event(handle, desc, 0, nullptr, nullptr, count, data);
+}
+
+OPENETW_WIN32_API ULONG EventWriteTransfer(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, LPCGUID activity, LPCGUID related,
+                                           ULONG count, PEVENT_DATA_DESCRIPTOR data)
+{
+    return write_event(handle, desc, 0, activity, related, count, data);
+}
+
+OPENETW_WIN32_API ULONG EventWriteEx(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, ULONG64 filter, ULONG flags,
+                                     LPCGUID activity, LPCGUID related, ULONG count, PEVENT_DATA_DESCRIPTOR data)
+{
+    // Filter names sessions to skip by the identifiers enable callbacks
+    // receive with filter data; no session has one yet, so no bit excludes
+    // any. Flags: only the two EVENT_WRITE_FLAGs Windows defines.
+    (void)filter;
+    if ((flags & ~ULONG(EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE)) != 0)
+        return ERROR_INVALID_PARAMETER;
+    return write_event(handle, desc, 0, activity, related, count, data);
 }
 
 OPENETW_WIN32_API ULONG EventWriteString(REGHANDLE handle, UCHAR level, ULONGLONG keyword, PCWSTR text)
@@ -317,5 +314,10 @@ OPENETW_WIN32_API ULONG EventWriteString(REGHANDLE handle, UCHAR level, ULONGLON
     desc.Keyword = keyword;
     EVENT_DATA_DESCRIPTOR data;
     EventDataDescCreate(&data, text, static_cast<ULONG>((units + 1) * sizeof(WCHAR)));
-    return EventWrite(handle, &desc, 1, &data);
+    return write_event(handle, &desc, ETW_EVENT_WRITE_STRING_ONLY, nullptr, nullptr, 1, &data);
+}
+
+OPENETW_WIN32_API ULONG EventActivityIdControl(ULONG code, LPGUID activity)
+{
+    return etw_activity_id_control(code, reinterpret_cast<etw_guid *>(activity));
 }

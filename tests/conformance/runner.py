@@ -87,6 +87,14 @@ def number(value: object) -> int:
     return total
 
 
+def related_id(record) -> uuid.UUID:
+    """The record's RELATED_ACTIVITYID item (the zero GUID without one)."""
+    for ext_type, _, _, data in record.extended:
+        if ext_type == openetw.ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID and len(data) == 16:
+            return uuid.UUID(bytes_le=bytes(data))
+    return uuid.UUID(int=0)
+
+
 def guid(value: object) -> uuid.UUID:
     return uuid.UUID(str(value).strip("{}"))
 
@@ -444,6 +452,20 @@ class Runner:
         fields.pop("status", None)
         fields.pop("message", None)
 
+    def do_write_event(self, fields, args):
+        provider = self.need_provider()
+        count = number(fields.pop("count", "1"))
+        members = {k: number(fields.pop(k, "0")) for k in
+                   ("id", "version", "channel", "level", "opcode", "task", "keyword")}
+        activity = guid(fields.pop("activity")) if "activity" in fields else None
+        related = guid(fields.pop("related")) if "related" in fields else None
+        payload = text(fields.pop("payload", Str(""))).encode("utf-8")
+        for _ in range(count):
+            self.call(dict(fields), lambda: provider.write_event(
+                payload, activity_id=activity, related_activity_id=related, **members))
+        fields.pop("status", None)
+        fields.pop("message", None)
+
     def do_unregister(self, fields, args):
         self.need_provider().close()
         self.provider = None
@@ -526,17 +548,19 @@ class Runner:
     def do_expect_records(self, fields, args):
         count = number(fields.pop("count"))
         checks = []
-        for key in ("kind", "opcode", "level", "version"):
+        for key in ("kind", "opcode", "level", "version", "event_id", "task", "channel", "keyword"):
             if key in fields:
                 checks.append((key, number(fields.pop(key))))
-        if "guid" in fields:
-            checks.append(("guid", guid(fields.pop("guid"))))
+        for key, member in (("guid", "guid"), ("activity", "activity_id"), ("related", "related")):
+            if key in fields:
+                checks.append((member, guid(fields.pop(key))))
         if "payload" in fields:
             checks.append(("payload", text(fields.pop("payload")).encode("utf-8")))
         if "process_id" in fields:
             raw = fields.pop("process_id")
             checks.append(("process_id", os.getpid() if str(raw) == "self" else number(raw)))
-        got = sum(all(getattr(r, key) == want for key, want in checks) for r in self.records)
+        got = sum(all(related_id(r) == want if key == "related" else getattr(r, key) == want
+                      for key, want in checks) for r in self.records)
         if got != count:
             raise Failure(f"{got} records match, expected {count} (of {len(self.records)})")
 

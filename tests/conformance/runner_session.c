@@ -31,8 +31,10 @@ struct enable_note {
 
 struct copied_record {
     uint32_t kind, process_id;
-    uint8_t opcode, level;
-    uint16_t version;
+    uint8_t opcode, level, channel;
+    uint16_t version, event_id, task;
+    uint64_t keyword;
+    etw_guid activity_id, related; /* related: zero without a RELATED_ACTIVITYID item */
     int64_t timestamp;
     etw_guid guid;
     unsigned char *payload;
@@ -206,6 +208,19 @@ static int32_t on_record(void *user_data, const etw_record *record)
     r->version = record->version;
     r->timestamp = record->timestamp;
     r->guid = record->guid;
+    r->event_id = record->event_id;
+    r->task = record->task;
+    r->channel = record->channel;
+    r->keyword = record->keyword;
+    r->activity_id = record->activity_id;
+    memset(&r->related, 0, sizeof r->related);
+    {
+        uint32_t i;
+        for (i = 0; i < record->extended_count; ++i)
+            if (record->extended[i].ext_type == ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID &&
+                record->extended[i].data_size == sizeof r->related)
+                memcpy(&r->related, record->extended[i].data, sizeof r->related);
+    }
     r->payload_size = record->payload_size;
     r->payload = malloc(record->payload_size ? record->payload_size : 1);
     if (!r->payload) {
@@ -429,28 +444,67 @@ static int write_events(struct line *l)
     return ok;
 }
 
+/* EVENT_HEADER events: the descriptor's members, the activity ids, the
+   payload as one data descriptor. */
+static int write_header_events(struct line *l)
+{
+    struct token *payload = field(l, "payload"), *activity = field(l, "activity"), *related = field(l, "related");
+    unsigned long long count = 1, id = 0, version = 0, channel = 0, level = 0, opcode = 0, task = 0, keyword = 0, i;
+    etw_event_descriptor d;
+    etw_event_data_descriptor data;
+    etw_guid a, r;
+    int ok = 1;
+    if (!R.provider)
+        return fail("no provider", 0, 0);
+    if (!optional_number(l, "count", &count) || !optional_number(l, "id", &id) ||
+        !optional_number(l, "version", &version) || !optional_number(l, "channel", &channel) ||
+        !optional_number(l, "level", &level) || !optional_number(l, "opcode", &opcode) ||
+        !optional_number(l, "task", &task) || !optional_number(l, "keyword", &keyword) ||
+        (activity && !parse_guid(activity->value, &a)) || (related && !parse_guid(related->value, &r)))
+        return 0;
+    d.Id = (uint16_t)id;
+    d.Version = (uint8_t)version;
+    d.Channel = (uint8_t)channel;
+    d.Level = (uint8_t)level;
+    d.Opcode = (uint8_t)opcode;
+    d.Task = (uint16_t)task;
+    d.Keyword = keyword;
+    data.Ptr = (uint64_t)(uintptr_t)(payload ? payload->value : "");
+    data.Size = (uint32_t)(payload ? strlen(payload->value) : 0);
+    data.Reserved = 0;
+    for (i = 0; ok && i < count; ++i)
+        ok = expect(l, etw_provider_write_event(R.provider, &d, 0, activity ? &a : NULL, related ? &r : NULL,
+                                                data.Size ? 1 : 0, &data));
+    return ok;
+}
+
 /* ---- Expectations on the records read ---- */
 
 static int record_matches(struct line *l, const struct copied_record *r)
 {
-    static const char *numeric[] = {"kind", "opcode", "level", "version"};
+    static const char *numeric[] = {"kind", "opcode", "level", "version", "event_id", "task", "channel", "keyword"};
+    static const char *guids[] = {"guid", "activity", "related"};
+    const unsigned long long values[] = {r->kind,     r->opcode, r->level,   r->version,
+                                         r->event_id, r->task,   r->channel, r->keyword};
+    const etw_guid *guid_values[] = {&r->guid, &r->activity_id, &r->related};
     struct token *t;
     int i;
-    for (i = 0; i < 4; ++i) {
-        unsigned long long want, got;
+    for (i = 0; i < 8; ++i) {
+        unsigned long long want;
         if (!(t = field(l, numeric[i])))
             continue;
         if (!number(t, &want))
             return -1;
-        got = i == 0 ? r->kind : i == 1 ? r->opcode : i == 2 ? r->level : r->version;
-        if (got != want)
+        if (values[i] != want)
             return 0;
     }
-    if ((t = field(l, "guid")) != NULL) {
+    for (i = 0; i < 3; ++i) {
         etw_guid g;
+        if (!(t = field(l, guids[i])))
+            continue;
         if (!parse_guid(t->value, &g))
             return -1;
-        if (memcmp(&g, &r->guid, sizeof g) != 0)
+        if (memcmp(&g, guid_values[i], sizeof g) != 0)
             return 0;
     }
     if ((t = field(l, "payload")) != NULL &&
@@ -473,7 +527,8 @@ static int expect_records(struct line *l)
     struct token *count;
     unsigned long long want, got = 0;
     size_t i;
-    static const char *filters[] = {"kind", "opcode", "level", "version", "guid", "payload", "process_id"};
+    static const char *filters[] = {"kind",    "opcode", "level",    "version", "event_id", "task",      "channel",
+                                    "keyword", "guid",   "activity", "related", "payload",  "process_id"};
     if (!need(l, "count", &count) || !number(count, &want))
         return 0;
     for (i = 0; i < sizeof filters / sizeof filters[0]; ++i)
@@ -670,6 +725,8 @@ int session_step(struct line *l, const char *verb, int *ok)
             *ok = fail("no provider", 0, 0);
     } else if (strcmp(verb, "write") == 0) {
         *ok = write_events(l);
+    } else if (strcmp(verb, "write_event") == 0) {
+        *ok = write_header_events(l);
     } else if (strcmp(verb, "write_file") == 0) {
         *ok = write_file(l);
     } else if (strcmp(verb, "process") == 0) {

@@ -102,7 +102,7 @@ TEST(EtwdumpDecode, TextShowsProviderEventAndFields)
     const auto decoded = with(lines, "MySource/TestEvent");
     ASSERT_EQ(decoded.size(), 1u);
     EXPECT_NE(decoded[0].find(" event cpu="), std::string::npos) << decoded[0];
-    EXPECT_NE(decoded[0].find(" id=3 opcode=0 level=5 version=0 MySource/TestEvent: a={b=Hello, c=World!}"),
+    EXPECT_NE(decoded[0].find(" id=3 opcode=0 level=5 version=0 channel=11 MySource/TestEvent: a={b=Hello, c=World!}"),
               std::string::npos)
         << decoded[0];
     EXPECT_EQ(with(lines, "payload_size=").size(), 21u);

@@ -30,6 +30,7 @@ struct Event {
     std::vector<std::uint8_t> payload;
     std::uint64_t buffer_seq;
     std::uint16_t processor;
+    std::vector<std::uint8_t> record; // the whole record (EVENT_HEADER records: checked by their bytes)
 };
 
 struct Buffer {
@@ -183,13 +184,32 @@ inline File decode_bytes(std::vector<std::uint8_t> bytes)
             ev.size = r16(e);
             ev.header_type = e[2];
             ev.marker = e[3];
-            if (ev.marker != 0xC0 || ev.header_type != (p64 ? 0x14 : 0x0A)) {
+            // EVENT_TRACE_HEADER (0x14/0x0A) or EVENT_HEADER (0x13/0x12) records,
+            // of the file's pointer size.
+            const bool event_header = ev.header_type == (p64 ? 0x13 : 0x12);
+            if (ev.marker != 0xC0 || (ev.header_type != (p64 ? 0x14 : 0x0A) && !event_header)) {
                 bad(at + "record marker at " + std::to_string(pos));
                 break;
             }
-            if (ev.size < 0x30 || pos + ev.size > h.offset) {
+            if (ev.size < (event_header ? 0x50 : 0x30) || pos + ev.size > h.offset) {
                 bad(at + "record size at " + std::to_string(pos));
                 break;
+            }
+            ev.record.assign(e, e + ev.size);
+            if (event_header) {
+                ev.level = e[44];
+                ev.type = e[45];
+                ev.version = e[42];
+                ev.tid = r32(e + 8);
+                ev.pid = r32(e + 12);
+                ev.timestamp = std::int64_t(r64(e + 16));
+                std::memcpy(ev.guid, e + 24, 16);
+                ev.times = r64(e + 56);
+                ev.buffer_seq = h.seq;
+                ev.processor = h.processor;
+                f.events.push_back(std::move(ev));
+                pos += (std::size_t(r16(e)) + 7) & ~std::size_t(7);
+                continue;
             }
             ev.type = e[4];
             ev.level = e[5];

@@ -406,6 +406,51 @@ TEST(Provider, UnregisterWaitsForRunningCallbacks)
     EXPECT_FALSE(slow.violated);
 }
 
+// etw_provider_write_event's records in the file, byte for byte
+// (ETL_FORMAT.md 3.5): HeaderType 0x13 in a 64-bit process, 0x12 in a
+// 32-bit one (the i686 build runs this too), the writer checklist kept.
+TEST(Provider, EventHeaderRecordsInTheFile)
+{
+    const etw_guid pg = make_guid(0x5600);
+    const std::string file = temp_file("evhdr");
+    Props props(unique_name("evhdr"), file);
+    SessionHandle s;
+    ASSERT_EQ(start(s, props), ETW_OK);
+    Provider prov(pg);
+    ASSERT_EQ(etw_session_enable_provider(s, &pg, 1, 0, 0, 0), ETW_OK);
+    const etw_event_descriptor d = {0x1234, 5, 0x11, 3, 2, 0x4321, 0x8000000000000007ull};
+    const etw_guid activity = make_guid(0xAC), related = make_guid(0xAD);
+    const char part1[] = "abc", part2[] = "defgh";
+    const etw_event_data_descriptor data[3] = {{std::uint64_t(reinterpret_cast<std::uintptr_t>(part1)), 3, 0},
+                                               {0, 0, 0},
+                                               {std::uint64_t(reinterpret_cast<std::uintptr_t>(part2)), 5, 0}};
+    ASSERT_EQ(etw_provider_write_event(prov, &d, 0, &activity, &related, 3, data), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event(prov, &d, 0, nullptr, nullptr, 1, data), ETW_OK);
+    ASSERT_EQ(etw_session_stop(s, nullptr), ETW_OK);
+    const etltest::File f = etltest::decode(file);
+    ASSERT_TRUE(f.ok()) << f.problem_text();
+    ASSERT_EQ(f.events.size(), 2u);
+    const std::uint8_t type = sizeof(void *) == 8 ? 0x13 : 0x12;
+    const std::vector<std::uint8_t> &a = f.events[0].record, &b = f.events[1].record;
+    ASSERT_EQ(a.size(), 0x50u + 24 + 8);
+    ASSERT_EQ(b.size(), 0x50u + 3);
+    EXPECT_EQ(a[2], type);
+    EXPECT_EQ(a[3], 0xC0);
+    EXPECT_EQ(etltest::r16(&a[4]), 0x0001); // EXTENDED_INFO: the related activity id's item follows
+    EXPECT_EQ(etltest::r16(&b[4]), 0x0000);
+    EXPECT_EQ(etltest::r16(&a[6]), 0);
+    EXPECT_EQ(std::memcmp(&a[24], &pg, 16), 0);
+    EXPECT_EQ(std::memcmp(&a[40], &d, 16), 0); // EVENT_DESCRIPTOR as given (little-endian target)
+    EXPECT_EQ(std::memcmp(&a[64], &activity, 16), 0);
+    const std::uint8_t item[8] = {24, 0, 1, 0, 0, 0, 16, 0}; // ItemSize 24, RELATED_ACTIVITYID, last, 16 bytes
+    EXPECT_EQ(std::memcmp(&a[80], item, 8), 0);
+    EXPECT_EQ(std::memcmp(&a[88], &related, 16), 0);
+    EXPECT_EQ(std::string(a.begin() + 104, a.end()), "abcdefgh");
+    etw_guid zero{};
+    EXPECT_EQ(std::memcmp(&b[64], &zero, 16), 0); // the thread's activity id: none set
+    EXPECT_EQ(std::string(b.begin() + 0x50, b.end()), "abc");
+}
+
 TEST(Provider, TraceEventRulesAndFileContents)
 {
     const etw_guid pg = make_guid(0x5500);

@@ -88,3 +88,16 @@ TEST(ExportUrl, OnlyTheNatsSchemeNamesAStream)
     EXPECT_FALSE(is_nats_url("/tmp/nats://x.etl"));
     EXPECT_FALSE(is_nats_url("trace.etl"));
 }
+
+TEST(ExportUrl, SeveralServersAreTheNodesOfOneClusterInTheOrderWritten)
+{
+    ExportUrl u;
+    ASSERT_TRUE(parse("nats://a:4001,b,[::1]:4003/S", &u));
+    EXPECT_EQ(u.host, "a");
+    EXPECT_EQ(u.port, 4001);
+    EXPECT_EQ(u.more_servers, (std::vector<std::string>{"b:4222", "[::1]:4003"}));
+    EXPECT_EQ(u.server(), "nats://a:4001,nats://b:4222,nats://[::1]:4003");
+    EXPECT_EQ(u.text(), "nats://a:4001,b:4222,[::1]:4003/S");
+    expect_refused("nats://a:4001,/S", ETW_ERROR_INVALID_PARAMETER, "names no host");
+    expect_refused("nats://a,b:0/S", ETW_ERROR_INVALID_PARAMETER, "is not a number in 1..65535");
+}

@@ -6,6 +6,7 @@
 // STATUS_OBJECT_NAME_NOT_FOUND; sockets make no record; dup2 and exec make
 // the table forget; the flags choose which records are made.
 #include "kernel/file_io_tracker.hpp"
+#include "tracepoint_fixtures.hpp"
 
 #include "format/etl_layout.hpp"
 
@@ -22,23 +23,6 @@ namespace {
 
 constexpr std::uint32_t kPid = 700, kTid = 701;
 constexpr std::uint32_t kAll = ETW_FLAG_DISK_FILE_IO | ETW_FLAG_FILE_IO | ETW_FLAG_FILE_IO_INIT;
-
-// A syscalls format: the common fields, __syscall_nr, then 8-byte arguments from 16.
-TracepointFormat format(const std::string &name, std::uint32_t id, const std::vector<std::string> &args)
-{
-    std::string text = "name: " + name + "\nID: " + std::to_string(id) +
-                       "\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-                       "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-                       "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-                       "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-                       "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n";
-    for (std::size_t i = 0; i < args.size(); ++i)
-        text += "\tfield:long " + args[i] + ";\toffset:" + std::to_string(16 + 8 * i) + ";\tsize:8;\tsigned:1;\n";
-    text += "\nprint fmt: \"\"\n";
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(text, &f)) << text;
-    return f;
-}
 
 struct Record {
     std::uint8_t type;
@@ -78,8 +62,8 @@ protected:
             {"execve", {"filename", "argv", "envp"}}};
         std::uint32_t id = 100;
         for (const auto &[call, args] : calls) {
-            formats["sys_enter_" + call] = format("sys_enter_" + call, id++, args);
-            formats["sys_exit_" + call] = format("sys_exit_" + call, id++, {"ret"});
+            formats["sys_enter_" + call] = kerneltest::syscall_format("sys_enter_" + call, id++, args);
+            formats["sys_exit_" + call] = kerneltest::syscall_format("sys_exit_" + call, id++, {"ret"});
         }
         tracker.set_flags(kAll);
     }

@@ -4,6 +4,7 @@
 // records from samples laid out by the real raw_syscalls and exceptions
 // formats (tracepoints/).
 #include "kernel_etl.hpp"
+#include "tracepoint_fixtures.hpp"
 
 #include "kernel/pagefault_records.hpp"
 #include "kernel/perf_clock.hpp"
@@ -18,32 +19,7 @@ using kerneltest::expect_perfinfo;
 using kerneltest::ptr_text;
 using kerneltest::Seen;
 
-namespace {
-
-TracepointFormat load(const std::string &name)
-{
-    const auto bytes = etltest::read_file(std::string(OPENETW_SOURCE_DIR) + "/tests/kernel/tracepoints/" + name);
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(std::string(bytes.begin(), bytes.end()), &f)) << name;
-    return f;
-}
-
-// A raw sample of format f with the named fields set (little-endian, as the kernel writes them).
-std::vector<std::uint8_t> raw_sample(const TracepointFormat &f,
-                                     std::initializer_list<std::pair<const char *, std::uint64_t>> values)
-{
-    std::vector<std::uint8_t> raw(f.fixed_size(), 0);
-    for (const auto &[name, v] : values) {
-        const TracepointField *field = f.find(name);
-        EXPECT_NE(field, nullptr) << name;
-        if (field)
-            for (std::uint32_t i = 0; i < field->size && i < 8; ++i)
-                raw[field->offset + i] = std::uint8_t(v >> (8 * i));
-    }
-    return raw;
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST(SyscallRecords, SysClEnterCarriesThePointerSizedAddressInBothLayouts)
 {
@@ -98,11 +74,11 @@ TEST(SyscallRecords, LinuxReturnValuesMapOntoNtStatus)
 
 TEST(SyscallRecords, RawSyscallSamplesBecomeEnterAndExitRecords)
 {
-    const TracepointFormat enter = load("sys_enter.format");
-    const TracepointFormat exit = load("sys_exit.format");
+    const TracepointFormat enter = kerneltest::load_format("sys_enter.format");
+    const TracepointFormat exit = kerneltest::load_format("sys_exit.format");
     const PerfClock clock = PerfClock::capture(1, 0);
-    const auto enter_raw = raw_sample(enter, {{"id", 121}, {"args", 0x7FFFFFF0}});
-    const auto exit_raw = raw_sample(exit, {{"id", 121}, {"ret", std::uint64_t(-3)}});
+    const auto enter_raw = kerneltest::raw_sample(enter, {{"id", 121}, {"args", 0x7FFFFFF0}});
+    const auto exit_raw = kerneltest::raw_sample(exit, {{"id", 121}, {"ret", std::uint64_t(-3)}});
     TracepointSample s;
     s.time = 5000000000ull;
     s.raw = enter_raw;
@@ -185,9 +161,10 @@ TEST(PageFaultRecords, TheErrorCodeChoosesTheEventType)
 TEST(PageFaultRecords, ExceptionSamplesBecomeRecordsOfTheirThread)
 {
     for (const char *name : {"page_fault_user.format", "page_fault_kernel.format"}) {
-        const TracepointFormat f = load(name);
+        const TracepointFormat f = kerneltest::load_format(name);
         const PerfClock clock = PerfClock::capture(1, 0);
-        const auto raw = raw_sample(f, {{"address", 0x7F0000001000ull}, {"ip", 0x401000}, {"error_code", 0x7}});
+        const auto raw =
+            kerneltest::raw_sample(f, {{"address", 0x7F0000001000ull}, {"ip", 0x401000}, {"error_code", 0x7}});
         TracepointSample s;
         s.pid = 300;
         s.tid = 301;

@@ -4,7 +4,10 @@
 // page) and touched a page at a time by this thread. Each touch arrives as
 // one PageFault/HardFault with the address touched, the page's file
 // offset, this thread, the bytes read and a start no later than the
-// record; the file still open carries the FileIo key its Name record
+// record and after the previous touch's (its own file fault's, not a
+// stale one's); EventsLost is 0 (the flag opens no exceptions:*
+// tracepoint: the machine's other faults, such as a sanitized process's
+// shadow pages, make no samples); the file still open carries the FileIo key its Name record
 // carries (the two classes join), the file closed before the touches a key
 // of its own that a FileIo/Name names. (Whether the open and its first
 // fault fall in one drain is the disk's timing: when they do, the hard
@@ -24,6 +27,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -179,6 +183,7 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
     const auto base_a = (long long)(std::uintptr_t)a, base_b = (long long)(std::uintptr_t)b;
     std::vector<int> faults_a(kOpenPages), faults_b(kClosedPages);
     std::set<long long> closed_keys;
+    std::vector<std::pair<long long, long long>> spans; // the touches' (InitialTime, time), one after another
     for (const Seen &r : seen) {
         EXPECT_TRUE(r.problem.empty()) << r.event_name << ": " << r.problem;
         if (r.event_name != "PageFault/HardFault" || number(r, "TThreadId") != me)
@@ -206,7 +211,13 @@ TEST(SystemLoggerHardFaults, EachPageReadFromAFileIsAHardFaultWithItsOffsetThrea
             continue;
         }
         EXPECT_EQ(offset, (long long)i * page) << "ReadOffset of page " << i;
+        spans.emplace_back(initial, r.timestamp_raw);
     }
+    // Each touch's start is its own file fault's: after the previous touch ended.
+    std::sort(spans.begin(), spans.end(), [](const auto &x, const auto &y) { return x.second < y.second; });
+    for (std::size_t k = 1; k < spans.size(); ++k)
+        EXPECT_GT(spans[k].first, spans[k - 1].second)
+            << "the start of touch " << k << " is before the end of the last";
     for (int i = 0; i < kOpenPages; ++i)
         EXPECT_EQ(faults_a[std::size_t(i)], 1) << "HardFaults of page " << i << " of the open file";
     for (int i = 0; i < kClosedPages; ++i)

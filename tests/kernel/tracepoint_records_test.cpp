@@ -5,6 +5,7 @@
 // statuses (exit_group's code; a fatal signal's 128 + N; none for others),
 // and block requests followed from issue to a DiskIo/Write at completion.
 #include "kernel_etl.hpp"
+#include "tracepoint_fixtures.hpp"
 
 #include "kernel/disk_requests.hpp"
 #include "kernel/perf_clock.hpp"
@@ -20,14 +21,6 @@ using namespace openetw::kernel;
 using kerneltest::Seen;
 
 namespace {
-
-TracepointFormat load(const std::string &name)
-{
-    const auto bytes = etltest::read_file(std::string(OPENETW_SOURCE_DIR) + "/tests/kernel/tracepoints/" + name);
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(std::string(bytes.begin(), bytes.end()), &f)) << name;
-    return f;
-}
 
 void put(std::vector<std::uint8_t> &b, std::size_t at, std::uint64_t v, std::size_t n)
 {
@@ -103,7 +96,7 @@ TEST(TracepointSource, ASampleWithACallChainParsesItsFramesWithoutTheContextMark
 
 TEST(TracepointRecords, SchedSwitchBecomesAThreadCSwitchOnTheSessionClock)
 {
-    const TracepointFormat f = load("sched_switch.format");
+    const TracepointFormat f = kerneltest::load_format("sched_switch.format");
     std::vector<std::uint8_t> raw(64, 0);
     std::memcpy(&raw[8], "yield", 5);
     put(raw, 24, 4321, 4); // prev_pid
@@ -138,7 +131,7 @@ TEST(TracepointRecords, SchedSwitchBecomesAThreadCSwitchOnTheSessionClock)
 
 TEST(TracepointRecords, SchedWakeupBecomesAReadyThreadFlaggedWhenAnInterruptWokeIt)
 {
-    const TracepointFormat f = load("sched_wakeup.format");
+    const TracepointFormat f = kerneltest::load_format("sched_wakeup.format");
     const PerfClock clock;
     for (const std::uint8_t flags : {0x00, 0x01, 0x08, 0x10}) { // none, irqs-off, hardirq, softirq
         std::vector<std::uint8_t> raw(36, 0);
@@ -171,7 +164,7 @@ TEST(TracepointRecords, SchedWakeupBecomesAReadyThreadFlaggedWhenAnInterruptWoke
 
 TEST(TracepointRecords, ExitGroupGivesTheCodesLowByte)
 {
-    const TracepointFormat f = load("sys_enter_exit_group.format");
+    const TracepointFormat f = kerneltest::load_format("sys_enter_exit_group.format");
     std::vector<std::uint8_t> raw(24, 0);
     TracepointSample t;
     t.raw = raw;
@@ -185,7 +178,7 @@ TEST(TracepointRecords, ExitGroupGivesTheCodesLowByte)
 
 TEST(TracepointRecords, OnlyASignalLeftToAFatalDefaultEndsTheProcess)
 {
-    const TracepointFormat f = load("signal_deliver.format");
+    const TracepointFormat f = kerneltest::load_format("signal_deliver.format");
     std::vector<std::uint8_t> raw(40, 0);
     TracepointSample t;
     t.raw = raw;
@@ -223,10 +216,10 @@ std::vector<std::uint8_t> transfer_raw(std::uint64_t sk, std::uint16_t family, s
 
 TEST(TcpConnections, TransfersCarryTheEndsLearntFromStateChangesAndProbes)
 {
-    const TracepointFormat state = load("inet_sock_set_state.format");
-    const TracepointFormat probe = load("tcp_probe.format");
-    const TracepointFormat send = load("sock_send_length.format");
-    const TracepointFormat recv = load("sock_recv_length.format");
+    const TracepointFormat state = kerneltest::load_format("inet_sock_set_state.format");
+    const TracepointFormat probe = kerneltest::load_format("tcp_probe.format");
+    const TracepointFormat send = kerneltest::load_format("sock_send_length.format");
+    const TracepointFormat recv = kerneltest::load_format("sock_recv_length.format");
     const PerfClock clock;
     TcpConnections tcp;
     TracepointSample t;
@@ -312,8 +305,8 @@ TEST(TcpConnections, TransfersCarryTheEndsLearntFromStateChangesAndProbes)
 
 TEST(DiskRequests, AnIssuedWriteCompletesAsDiskIoWrite)
 {
-    const TracepointFormat issue_f = load("block_rq_issue.format");
-    const TracepointFormat complete_f = load("block_rq_complete.format");
+    const TracepointFormat issue_f = kerneltest::load_format("block_rq_issue.format");
+    const TracepointFormat complete_f = kerneltest::load_format("block_rq_complete.format");
     const std::uint32_t dev = kernel_dev(254, 16); // vdb: the second disk below
     std::vector<std::uint8_t> issue_raw(64, 0), complete_raw(48, 0);
     put(issue_raw, 8, dev, 4);
@@ -361,8 +354,8 @@ TEST(DiskRequests, AnIssuedWriteCompletesAsDiskIoWrite)
 
 TEST(DiskRequests, AnIssueIsItsInitEventAndAFlushCompletesAsFlushBuffersOfTheSameIrp)
 {
-    const TracepointFormat issue_f = load("block_rq_issue.format");
-    const TracepointFormat complete_f = load("block_rq_complete.format");
+    const TracepointFormat issue_f = kerneltest::load_format("block_rq_issue.format");
+    const TracepointFormat complete_f = kerneltest::load_format("block_rq_complete.format");
     const std::uint32_t dev = kernel_dev(254, 0);
     DiskRequests disks({{"vda", 254, 0}});
     auto request = [&](const char *rwbs, std::uint64_t sector, std::size_t size) {

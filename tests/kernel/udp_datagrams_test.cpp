@@ -10,6 +10,7 @@
 // route lookup (not an interrupt's, of its socket's port, UDP) names its
 // destination. And the sockaddr and msghdr parsers.
 #include "kernel/udp_datagrams.hpp"
+#include "tracepoint_fixtures.hpp"
 
 #include "kernel/socket_addresses.hpp"
 #include "kernel_etl.hpp"
@@ -48,31 +49,6 @@ std::vector<std::uint8_t> sin6(std::array<std::uint8_t, 16> a, std::uint16_t por
 const std::array<std::uint8_t, 16> kLoop6{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 const std::array<std::uint8_t, 16> kMapped{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 10, 0, 0, 9};
 
-// A syscalls format: the common fields, __syscall_nr, then 8-byte arguments from 16.
-TracepointFormat syscall_format(const std::string &name, std::uint32_t id, const std::vector<std::string> &args)
-{
-    std::string text = "name: " + name + "\nID: " + std::to_string(id) +
-                       "\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-                       "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-                       "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-                       "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-                       "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n";
-    for (std::size_t i = 0; i < args.size(); ++i)
-        text += "\tfield:long " + args[i] + ";\toffset:" + std::to_string(16 + 8 * i) + ";\tsize:8;\tsigned:1;\n";
-    text += "\nprint fmt: \"\"\n";
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(text, &f)) << text;
-    return f;
-}
-
-TracepointFormat load(const std::string &name)
-{
-    const auto bytes = etltest::read_file(std::string(OPENETW_SOURCE_DIR) + "/tests/kernel/tracepoints/" + name);
-    TracepointFormat f;
-    EXPECT_TRUE(TracepointFormat::parse(std::string(bytes.begin(), bytes.end()), &f)) << name;
-    return f;
-}
-
 class Udp : public ::testing::Test {
 protected:
     std::map<std::uint64_t, std::vector<std::uint8_t>> memory;                            // by address
@@ -95,13 +71,13 @@ protected:
             {"close", {"fd"}}};
         std::uint32_t id = 100;
         for (const auto &[call, args] : calls) {
-            formats["sys_enter_" + call] = syscall_format("sys_enter_" + call, id++, args);
-            formats["sys_exit_" + call] = syscall_format("sys_exit_" + call, id++, {"ret"});
+            formats["sys_enter_" + call] = kerneltest::syscall_format("sys_enter_" + call, id++, args);
+            formats["sys_exit_" + call] = kerneltest::syscall_format("sys_exit_" + call, id++, {"ret"});
         }
-        formats["send"] = load("sock_send_length.format");
-        formats["fib"] = load("fib_table_lookup.format");
-        formats["fib6"] = load("fib6_table_lookup.format");
-        formats["recv"] = load("sock_recv_length.format");
+        formats["send"] = kerneltest::load_format("sock_send_length.format");
+        formats["fib"] = kerneltest::load_format("fib_table_lookup.format");
+        formats["fib6"] = kerneltest::load_format("fib6_table_lookup.format");
+        formats["recv"] = kerneltest::load_format("sock_recv_length.format");
     }
     SocketReader reader()
     {

@@ -3,8 +3,11 @@
  * (EventRegister/EventWrite), written as Windows code does: the consumer
  * thread blocks in ProcessTrace on OpenTrace(LoggerName, REAL_TIME); the
  * main thread writes, then stops the session, which ends ProcessTrace.
- * Checks the EventWrite mapping (docs/WIN32.md): payload = the data
- * descriptors in order, Opcode/Level/Version carried, Keyword filtering.
+ * Checks what EventWrite and its variants record (docs/WIN32.md): the
+ * whole EVENT_DESCRIPTOR, the thread's activity id (EventActivityIdControl)
+ * or the caller's, a related activity id as an extended data item,
+ * EventWriteString's STRING_ONLY flag, the data descriptors in order as the
+ * user data, the 64/32-bit header flag, Keyword filtering.
  */
 #define _DEFAULT_SOURCE 1 /* usleep under -std=c99 */
 #include <windows.h>
@@ -30,7 +33,11 @@ static const GUID ProviderGuid = {0x2a8b1c3d, 0x4e5f, 0x4a6b, {0x8c, 0x9d, 0x0e,
         }                                                                                                              \
     } while (0)
 
-static int g_events, g_gathered, g_callbacks_on, g_callbacks_off;
+static int g_events, g_gathered, g_transfers, g_strings, g_callbacks_on, g_callbacks_off;
+static GUID g_thread_activity;
+static const GUID Activity = {0x11111111, 0x2222, 0x3333, {1, 2, 3, 4, 5, 6, 7, 8}};
+static const GUID Related = {0x44444444, 0x5555, 0x6666, {8, 7, 6, 5, 4, 3, 2, 1}};
+static const WCHAR Text[] = {'s', 'h', 'i', 'p', 'p', 'e', 'd', 0};
 static ULONG g_next;
 static ULONG g_process_status = 0xFFFFFFFF;
 static TRACEHANDLE g_trace;
@@ -40,6 +47,36 @@ static VOID WINAPI OnEvent(PEVENT_RECORD r)
     if (IsEqualGUID(&r->EventHeader.ProviderId, &EventTraceGuid))
         return;
     CHECK(IsEqualGUID(&r->EventHeader.ProviderId, &ProviderGuid));
+    /* An EVENT_HEADER record: no CLASSIC_HEADER, the pointer size said. */
+    CHECK((r->EventHeader.Flags & EVENT_HEADER_FLAG_CLASSIC_HEADER) == 0);
+    CHECK((r->EventHeader.Flags &
+           (sizeof(void *) == 8 ? EVENT_HEADER_FLAG_64_BIT_HEADER : EVENT_HEADER_FLAG_32_BIT_HEADER)) != 0);
+    if (r->EventHeader.Flags & EVENT_HEADER_FLAG_STRING_ONLY) { /* EventWriteString */
+        CHECK(r->EventHeader.EventDescriptor.Level == TRACE_LEVEL_WARNING);
+        CHECK(r->EventHeader.EventDescriptor.Keyword == 0x10);
+        CHECK(r->EventHeader.EventDescriptor.Id == 0);
+        CHECK(r->UserDataLength == sizeof Text);
+        CHECK(memcmp(r->UserData, Text, sizeof Text) == 0);
+        ++g_strings;
+        return;
+    }
+    if (r->EventHeader.EventDescriptor.Opcode == 14) { /* EventWriteTransfer, EventWriteEx */
+        CHECK(IsEqualGUID(&r->EventHeader.ActivityId, &Activity));
+        CHECK(r->EventHeader.Flags & EVENT_HEADER_FLAG_EXTENDED_INFO);
+        CHECK(r->ExtendedDataCount == 1);
+        CHECK(r->ExtendedData[0].ExtType == EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID);
+        CHECK(r->ExtendedData[0].DataSize == sizeof(GUID));
+        CHECK(memcmp((const void *)(uintptr_t)r->ExtendedData[0].DataPtr, &Related, sizeof(GUID)) == 0);
+        CHECK(r->UserDataLength == 4 + 6);
+        ++g_transfers;
+        return;
+    }
+    CHECK(r->ExtendedDataCount == 0);
+    CHECK(IsEqualGUID(&r->EventHeader.ActivityId, &g_thread_activity));
+    CHECK(r->EventHeader.EventDescriptor.Id == 7);
+    CHECK(r->EventHeader.EventDescriptor.Channel == 0x10);
+    CHECK(r->EventHeader.EventDescriptor.Task == 0x55);
+    CHECK(r->EventHeader.EventDescriptor.Keyword == 0x10);
     if (r->EventHeader.EventDescriptor.Opcode == 13) { /* 20 descriptors: gathered inline */
         int k;
         CHECK(r->UserDataLength == 20);
@@ -115,7 +152,12 @@ int main(void)
     CHECK(g_trace != INVALID_PROCESSTRACE_HANDLE);
     CHECK(pthread_create(&thread, NULL, consume, NULL) == 0);
 
-    EventDescCreate(&desc, 7, 3, 0, TRACE_LEVEL_WARNING, 0, 12, 0x10);
+    {
+        GUID old;
+        CHECK(EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_SET_ID, &old) == ERROR_SUCCESS);
+        CHECK(EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, &g_thread_activity) == ERROR_SUCCESS);
+    }
+    EventDescCreate(&desc, 7, 3, 0x10, TRACE_LEVEL_WARNING, 0x55, 12, 0x10);
     CHECK(EventEnabled(reg, &desc));
     for (i = 0; i < EVENTS; ++i) {
         EventDataDescCreate(&data[0], &i, sizeof i);
@@ -135,6 +177,14 @@ int main(void)
         }
         CHECK(EventWrite(reg, &gathered, 20, many) == ERROR_SUCCESS);
     }
+    /* With the caller's activity id and a related one. */
+    {
+        EVENT_DESCRIPTOR transfer = desc;
+        transfer.Opcode = 14;
+        CHECK(EventWriteTransfer(reg, &transfer, &Activity, &Related, 2, data) == ERROR_SUCCESS);
+        CHECK(EventWriteEx(reg, &transfer, 0, 0, &Activity, &Related, 2, data) == ERROR_SUCCESS);
+        CHECK(EventWriteString(reg, TRACE_LEVEL_WARNING, 0x10, Text) == ERROR_SUCCESS);
+    }
     /* Not taken: a keyword the session did not ask for, a level above its own. */
     {
         EVENT_DESCRIPTOR other = desc;
@@ -153,6 +203,8 @@ int main(void)
     CHECK(g_process_status == ERROR_SUCCESS);
     CHECK(g_events == EVENTS);
     CHECK(g_gathered == 1);
+    CHECK(g_transfers == 2);
+    CHECK(g_strings == 1);
     CHECK(g_callbacks_off == 1);
     CHECK(CloseTrace(g_trace) == ERROR_SUCCESS);
 

@@ -467,6 +467,81 @@ static ULONG write_above_64k(void)
     EventUnregister(h);
     return s;
 }
+/* 0x50 header + 24-byte RELATED_ACTIVITYID item + data: one byte above 0xFFFF. */
+static ULONG transfer_related_above_64k(void)
+{
+    REGHANDLE h;
+    EVENT_DESCRIPTOR d;
+    EVENT_DATA_DESCRIPTOR data;
+    static char big[0xFFFF - 0x50 - 24 + 1];
+    static const GUID related = {1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}};
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    memset(&d, 0, sizeof d);
+    EventDataDescCreate(&data, big, sizeof big);
+    s = s == ERROR_SUCCESS ? EventWriteTransfer(h, &d, NULL, &related, 1, &data) : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG transfer_unknown(void)
+{
+    EVENT_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    return EventWriteTransfer(0x7777777, &d, NULL, NULL, 0, NULL);
+}
+static ULONG transfer_null_descriptor(void)
+{
+    REGHANDLE h;
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    s = s == ERROR_SUCCESS ? EventWriteTransfer(h, NULL, NULL, NULL, 0, NULL) : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG write_ex_unknown_flag(void)
+{
+    REGHANDLE h;
+    EVENT_DESCRIPTOR d;
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    memset(&d, 0, sizeof d);
+    s = s == ERROR_SUCCESS ? EventWriteEx(h, &d, 0, 0x4, NULL, NULL, 0, NULL) : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG write_ex_known_flags(void)
+{
+    REGHANDLE h;
+    EVENT_DESCRIPTOR d;
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    memset(&d, 0, sizeof d);
+    s = s == ERROR_SUCCESS
+            ? EventWriteEx(h, &d, ~0ull, EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE, NULL, NULL, 0, NULL)
+            : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG write_string_null(void)
+{
+    REGHANDLE h;
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    s = s == ERROR_SUCCESS ? EventWriteString(h, 0, 0, NULL) : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG write_string_unknown(void)
+{
+    static const WCHAR text[] = {'x', 0};
+    return EventWriteString(0x7777777, 0, 0, text);
+}
+static ULONG activity_unknown_code(void)
+{
+    GUID g;
+    return EventActivityIdControl(6, &g);
+}
+static ULONG activity_null(void) { return EventActivityIdControl(EVENT_ACTIVITY_CTRL_GET_ID, NULL); }
+static ULONG activity_create(void)
+{
+    GUID g;
+    return EventActivityIdControl(EVENT_ACTIVITY_CTRL_CREATE_ID, &g);
+}
 
 /* ---- Consumers ---- */
 static ULONG open_null(void) { return OpenTraceA(NULL) == INVALID_PROCESSTRACE_HANDLE ? GetLastError() : 0xBAD; }
@@ -565,6 +640,17 @@ static const struct row rows[] = {
     {"EventWrite: unknown handle", write_unknown, ERROR_INVALID_HANDLE},
     {"EventWrite: more than MAX_EVENT_DATA_DESCRIPTORS", write_too_many_descriptors, ERROR_INVALID_PARAMETER},
     {"EventWrite: event above 64 KB", write_above_64k, ERROR_ARITHMETIC_OVERFLOW},
+    {"EventWriteTransfer: event and related activity item above 64 KB", transfer_related_above_64k,
+     ERROR_ARITHMETIC_OVERFLOW},
+    {"EventWriteTransfer: unknown handle", transfer_unknown, ERROR_INVALID_HANDLE},
+    {"EventWriteTransfer: NULL descriptor", transfer_null_descriptor, ERROR_INVALID_PARAMETER},
+    {"EventWriteEx: a flag Windows does not define", write_ex_unknown_flag, ERROR_INVALID_PARAMETER},
+    {"EventWriteEx: NO_FAULTING | INPRIVATE, any Filter", write_ex_known_flags, ERROR_SUCCESS},
+    {"EventWriteString: NULL String", write_string_null, ERROR_INVALID_PARAMETER},
+    {"EventWriteString: unknown handle", write_string_unknown, ERROR_INVALID_HANDLE},
+    {"EventActivityIdControl: unknown code", activity_unknown_code, ERROR_INVALID_PARAMETER},
+    {"EventActivityIdControl: NULL ActivityId", activity_null, ERROR_INVALID_PARAMETER},
+    {"EventActivityIdControl: CREATE_ID", activity_create, ERROR_SUCCESS},
     {"OpenTrace: NULL Logfile", open_null, ERROR_INVALID_PARAMETER},
     {"OpenTrace: no LoggerName, no LogFileName", open_no_file_name, ERROR_BAD_PATHNAME},
     {"OpenTrace: file does not exist", open_missing_file, ERROR_FILE_NOT_FOUND},

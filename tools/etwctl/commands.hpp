@@ -13,6 +13,9 @@ int cmd_simple(Ctx &c, const Args &a); // stop, query, flush and update
 int cmd_list(Ctx &c, const Args &a);
 int cmd_enable(Ctx &c, const Args &a);
 int cmd_grant(Ctx &c, const Args &a);
+// collect URL --output DIR [--machine M] [--session S] [--force] [--credentials FILE]
+// (collect.cpp, in etwctl_collect: it needs the library's internal part).
+int cmd_collect(Ctx &c, const Args &a);
 int cmd_sleep(Ctx &c, const std::vector<std::string> &a); // a: the command line, "sleep" first
 
 } // namespace etwctl::detail

@@ -46,6 +46,10 @@ int run(const std::vector<std::string> &args, std::FILE *out, std::FILE *err)
         Args p = split(a, 1, {});
         return p.error.empty() ? cmd_grant(c, p) : c.usage(p.error);
     }
+    if (c.command == "collect") {
+        Args p = split(a, 1, {"force"});
+        return p.error.empty() ? cmd_collect(c, p) : c.usage(p.error);
+    }
     if (c.command == "sleep")
         return cmd_sleep(c, a);
     if (c.command == "script")

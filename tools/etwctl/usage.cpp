@@ -17,6 +17,8 @@ const char kUsage[] = // external: declared in usage.hpp
     "             [--stackwalk EVENTS] [--profile-interval N]\n"
     "  enable NAME PROVIDER-GUID [--level L] [--flags F] [--all-flags F] [--disable]\n"
     "  grant NAME UID RIGHTS   RIGHTS: control,log,consume joined by , or all, none\n"
+    "  collect nats://HOST:PORT/STREAM --output DIR [--machine M] [--session S] [--force]\n"
+    "             [--credentials FILE]   one .etl per machine and session of the stream\n"
     "  script FILE|- [--keep-going]   run one command per line in this process\n"
     "  sleep MS                       (scripts) wait\n"
     "MODES: a list joined by , or | of sequential circular append newfile preallocate\n"
@@ -37,6 +39,8 @@ const char kUsage[] = // external: declared in usage.hpp
     "when etwctl exits (in a `script`, after the last line).\n"
     "--export also publishes every buffer to a NATS JetStream stream (docs/FLEET.md); its\n"
     "credentials come from FILE or the file $OPENETW_NATS_CREDENTIALS names, never the command\n"
-    "line. `etwdump nats://HOST:PORT/STREAM` reads the stream back.\n";
+    "line. `etwdump nats://HOST:PORT/STREAM` reads the stream back. `collect` writes\n"
+    "MACHINE.SESSION.START.etl files equal to the sessions' own, never replaces a file with\n"
+    "other contents unless --force, and fails (exit 1) naming what a session lacks in the stream.\n";
 
 } // namespace etwctl::detail

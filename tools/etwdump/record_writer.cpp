@@ -161,11 +161,23 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
     const std::size_t kind_length = std::strlen(kind);
 
     if (format_ == Format::Jsonl) {
-        // Keys in alphabetical order, as the golden lists have them.
+        // Keys in alphabetical order, as the golden lists have them. An
+        // EVENT_HEADER record's descriptor and activity ids beyond the
+        // golden columns: activity_id, channel, event_flags, keyword (a hex
+        // string), related_activity_id (when it has one), task.
+        const bool event = k == ETW_RECORD_KIND_EVENT;
+        if (event) {
+            key("activity_id");
+            guid(r.activity_id);
+        }
         field("buffer", r.buffer_index);
+        if (event)
+            field("channel", r.channel);
         field("cpu", r.processor);
-        if (k == ETW_RECORD_KIND_EVENT)
+        if (event) {
+            field("event_flags", r.event_flags);
             field("event_id", r.event_id);
+        }
         if (decoded) {
             key("event_name");
             openetw::append_json_string(pending_, decoded->event_name);
@@ -181,6 +193,14 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         field("header_type", r.header_type);
         if (r.present & ETW_RECORD_HAS_HOOK_ID)
             field("hook_id", r.hook_id);
+        if (event) {
+            // A string: keywords use the top bits (channels, reserved), past
+            // what JSON numbers keep exactly.
+            char hex[2 + 16];
+            hex[0] = '0';
+            hex[1] = 'x';
+            text_field("keyword", hex, std::size_t(put_hex(hex + 2, r.keyword, 16) - hex));
+        }
         text_field("kind", kind, kind_length);
         if (with_class)
             field("level", r.level);
@@ -196,7 +216,19 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         field("payload_size", r.payload_size);
         if (fixed_ids)
             field("process_id", r.process_id);
+        for (uint32_t i = 0; event && i < r.extended_count; ++i) {
+            if (r.extended[i].ext_type == ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID &&
+                r.extended[i].data_size == sizeof(etw_guid)) {
+                etw_guid related;
+                std::memcpy(&related, r.extended[i].data, sizeof related);
+                key("related_activity_id");
+                guid(related);
+                break;
+            }
+        }
         field("size", r.size);
+        if (event)
+            field("task", r.task);
         if (fixed_ids)
             field("thread_id", r.thread_id);
         if (stamped) {

@@ -17,6 +17,7 @@ public:
     void flush();
 
 private:
+    void event_header_text(const etw_record &r);
     std::FILE *out_;
     std::string pending_;
 };

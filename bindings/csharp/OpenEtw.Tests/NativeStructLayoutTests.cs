@@ -14,6 +14,8 @@ namespace OpenEtw.Tests
                 return;
             Assert.Equal(20, Unsafe.SizeOf<SessionOptionsNative>()); // profile_interval added in 1.1
             Assert.Equal(24, Unsafe.SizeOf<ClassicEventIdNative>());
+            Assert.Equal(16, Unsafe.SizeOf<EventDescriptorNative>());
+            Assert.Equal(16, Unsafe.SizeOf<EventDataDescriptorNative>());
             Assert.Equal(16, Unsafe.SizeOf<SessionHostInfoNative>());
             Assert.Equal(40, Unsafe.SizeOf<ProviderEnableInfoNative>());
             Assert.Equal(16, Unsafe.SizeOf<ExtendedItemNative>());

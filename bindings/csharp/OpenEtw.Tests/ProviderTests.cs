@@ -35,6 +35,97 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void WriteEventKeepsItsDescriptorAndActivityIds()
+        {
+            using var scratch = new Scratch();
+            var guid = Guid.NewGuid();
+            var path = scratch.File("evhdr.etl");
+            var activity = Guid.NewGuid();
+            var related = Guid.NewGuid();
+            var mine = Guid.Empty;
+            using (var props = Helpers.FileProperties(Scratch.SessionName("EventHeader"), path))
+            using (var provider = new Provider(guid))
+            using (var session = Session.Start(props))
+            {
+                session.EnableProvider(guid, EtwLevel.Information, 0x10, 0);
+                provider.WriteEvent(new EventDescriptor(4711, EtwLevel.Information, 0x8000000000000010, 2, 0x10, 1, 9),
+                                    Helpers.Utf8("shipped"), activity, related);
+                // Not taken: a keyword without a MatchAny bit, a level above the session's.
+                provider.WriteEvent(new EventDescriptor(1, EtwLevel.Information, 0x20), default);
+                provider.WriteEvent(new EventDescriptor(2, EtwLevel.Verbose, 0x10), default);
+                // Keyword 0 passes; the thread's activity id when none is given.
+                var writer = new System.Threading.Thread(() =>
+                {
+                    mine = ActivityId.Create();
+                    ActivityId.Set(mine);
+                    provider.TryWriteEvent(new EventDescriptor(3, EtwLevel.Information), Helpers.Utf8("xyz"));
+                });
+                writer.Start();
+                writer.Join();
+                Assert.Equal(Status.ArithmeticOverflow,
+                             provider.TryWriteEvent(new EventDescriptor(5), new byte[0x10000]));
+                session.Stop();
+            }
+            var seen = new List<(ushort, byte, byte, EtwLevel, byte, ushort, ulong, Guid, Guid, string, string)>();
+            using (var consumer = Consumer.Open(new[] { path }, new ConsumerOptions
+            {
+                OnEventRecord = e =>
+                {
+                    var rel = e.ExtendedDataCount == 1 && e.GetExtendedItem(0).ExtType == 1
+                        ? new Guid(e.GetExtendedItem(0).Data).ToString() : "";
+                    seen.Add((e.Id, e.Version, e.Channel, e.Level, e.Opcode, e.Task, e.Keyword, e.ProviderId,
+                              e.ActivityId, rel, System.Text.Encoding.UTF8.GetString(e.UserData)));
+                    return true;
+                },
+            }))
+            {
+                Assert.True(consumer.Process());
+            }
+            Assert.Equal(2, seen.Count);
+            seen.Sort((x, y) => y.Item1.CompareTo(x.Item1)); // two threads' buffers: by id, not by file order
+            Assert.Equal(((ushort)4711, (byte)2, (byte)0x10, EtwLevel.Information, (byte)1, (ushort)9, 0x8000000000000010UL,
+                          guid, activity, related.ToString(), "shipped"), seen[0]);
+            Assert.Equal(((ushort)3, (byte)0, (byte)0, EtwLevel.Information, (byte)0, (ushort)0, 0UL, guid, mine, "", "xyz"),
+                         seen[1]);
+        }
+
+        [Fact]
+        public void ActivityIdFollowsEventActivityIdControl()
+        {
+            // On a thread of its own: it starts with Guid.Empty.
+            Guid a = Guid.NewGuid(), b = Guid.NewGuid();
+            var got = new List<Guid>();
+            var thread = new System.Threading.Thread(() =>
+            {
+                got.Add(ActivityId.Get());
+                ActivityId.Set(a);
+                got.Add(ActivityId.Get());
+                got.Add(ActivityId.GetSet(b));
+                got.Add(ActivityId.CreateSet());
+                got.Add(ActivityId.Get());
+                got.Add(ActivityId.Create());
+                got.Add(ActivityId.Create());
+                got.Add(ActivityId.Get());
+            });
+            thread.Start();
+            thread.Join();
+            Assert.Equal(8, got.Count);
+            Assert.Equal(Guid.Empty, got[0]);
+            Assert.Equal(a, got[1]);
+            Assert.Equal(a, got[2]); // GET_SET returns the old id
+            Assert.Equal(b, got[3]); // CREATE_SET returns the old id ...
+            Assert.NotEqual(b, got[4]); // ... and sets a new one
+            Assert.NotEqual(Guid.Empty, got[4]);
+            Assert.NotEqual(got[5], got[6]); // CREATE makes a new id each time ...
+            Assert.Equal(got[4], got[7]); // ... and leaves the thread's
+            var seenByOther = Guid.NewGuid();
+            var other = new System.Threading.Thread(() => seenByOther = ActivityId.Get());
+            other.Start();
+            other.Join();
+            Assert.Equal(Guid.Empty, seenByOther); // each thread has its own
+        }
+
+        [Fact]
         public void ARegistrationLearnsAtOnceThatASessionEnablesIt()
         {
             using var scratch = new Scratch();

@@ -30,6 +30,7 @@ namespace OpenEtw
         AlreadyExists = N.ETW_ERROR_ALREADY_EXISTS,
         InvalidFlagNumber = N.ETW_ERROR_INVALID_FLAG_NUMBER,
         MoreData = N.ETW_ERROR_MORE_DATA,
+        ArithmeticOverflow = N.ETW_ERROR_ARITHMETIC_OVERFLOW, // an EVENT_HEADER event above 64 KB
         NoMoreItems = N.ETW_ERROR_NO_MORE_ITEMS,
         NotFound = N.ETW_ERROR_NOT_FOUND, // no schema describes the event (decode.h)
         NoUnicodeTranslation = N.ETW_ERROR_NO_UNICODE_TRANSLATION,

@@ -126,10 +126,84 @@ namespace OpenEtw
             }
         }
 
+        /// <summary>
+        /// Writes an event that keeps its descriptor (EventWrite, EventWriteTransfer): an
+        /// EVENT_HEADER record with <paramref name="descriptor"/>, the activity id (null: the
+        /// thread's, see <see cref="ActivityId"/>), a related activity id as an extended data
+        /// item, and <paramref name="payload"/> as its user data (not copied). Each session takes
+        /// it by its own level and keywords; written to no session is not an error.
+        /// </summary>
+        /// <exception cref="OpenEtwException">ArithmeticOverflow above 0xFFFF bytes in all,
+        /// MoreData when a session's buffers are too small, NotEnoughMemory / LogFileFull when a
+        /// session dropped it.</exception>
+        public void WriteEvent(in EventDescriptor descriptor, ReadOnlySpan<byte> payload, Guid? activityId = null,
+                               Guid? relatedActivityId = null)
+        {
+            var status = TryWriteEvent(descriptor, payload, activityId, relatedActivityId);
+            if (status != Status.Ok)
+                throw new OpenEtwException(status, ""); // the write path leaves no message: the status text is used
+        }
+
+        /// <summary>As <see cref="WriteEvent"/>, returning the status instead of throwing.</summary>
+        public unsafe Status TryWriteEvent(in EventDescriptor descriptor, ReadOnlySpan<byte> payload,
+                                           Guid? activityId = null, Guid? relatedActivityId = null)
+        {
+            var d = new EventDescriptorNative
+            {
+                Id = descriptor.Id, Version = descriptor.Version, Channel = descriptor.Channel,
+                Level = (byte)descriptor.Level, Opcode = descriptor.Opcode, Task = descriptor.Task,
+                Keyword = descriptor.Keyword,
+            };
+            Guid activity = activityId ?? default, related = relatedActivityId ?? default;
+            fixed (byte* bytes = payload)
+            {
+                var data = new EventDataDescriptorNative { Ptr = (ulong)bytes, Size = (uint)payload.Length };
+                return (Status)N.etw_provider_write_event(_handle, ref d, 0,
+                    activityId.HasValue ? (IntPtr)(&activity) : IntPtr.Zero,
+                    relatedActivityId.HasValue ? (IntPtr)(&related) : IntPtr.Zero,
+                    payload.IsEmpty ? 0u : 1u, (IntPtr)(&data));
+            }
+        }
+
         /// <summary>Unregisters: when this returns no enable callback runs any more.</summary>
         public void Dispose() => _handle.Dispose();
 
         /// <inheritdoc/>
         public override string ToString() => $"Provider({Guid})";
+    }
+
+    /// <summary>What an EVENT_HEADER event is: EVENT_DESCRIPTOR.</summary>
+    /// <param name="Id">The event's id.</param>
+    /// <param name="Level">Sessions take levels up to their own (0: always).</param>
+    /// <param name="Keyword">Sessions take it by their MatchAnyKeyword / MatchAllKeyword (0: always).</param>
+    /// <param name="Version">The event's version.</param>
+    /// <param name="Channel">The channel.</param>
+    /// <param name="Opcode">The opcode.</param>
+    /// <param name="Task">The task.</param>
+    public readonly record struct EventDescriptor(ushort Id, EtwLevel Level = 0, ulong Keyword = 0, byte Version = 0,
+                                                  byte Channel = 0, byte Opcode = 0, ushort Task = 0);
+
+    /// <summary>
+    /// The calling thread's activity id, as EventActivityIdControl: the ActivityId of the
+    /// EVENT_HEADER events it writes without one. A thread starts with Guid.Empty.
+    /// </summary>
+    public static class ActivityId
+    {
+        private static Guid Control(uint code, Guid id)
+        {
+            N.etw_activity_id_control(code, ref id);
+            return id;
+        }
+
+        /// <summary>The thread's id (EVENT_ACTIVITY_CTRL_GET_ID).</summary>
+        public static Guid Get() => Control(N.ETW_ACTIVITY_CTRL_GET_ID, default);
+        /// <summary>Sets the thread's id (EVENT_ACTIVITY_CTRL_SET_ID).</summary>
+        public static void Set(Guid id) => Control(N.ETW_ACTIVITY_CTRL_SET_ID, id);
+        /// <summary>A new unique id; the thread's is unchanged (EVENT_ACTIVITY_CTRL_CREATE_ID).</summary>
+        public static Guid Create() => Control(N.ETW_ACTIVITY_CTRL_CREATE_ID, default);
+        /// <summary>Sets the thread's id, returns the old one (EVENT_ACTIVITY_CTRL_GET_SET_ID).</summary>
+        public static Guid GetSet(Guid id) => Control(N.ETW_ACTIVITY_CTRL_GET_SET_ID, id);
+        /// <summary>Sets a new unique id as the thread's, returns the old one (EVENT_ACTIVITY_CTRL_CREATE_SET_ID).</summary>
+        public static Guid CreateSet() => Control(N.ETW_ACTIVITY_CTRL_CREATE_SET_ID, default);
     }
 }

@@ -121,6 +121,27 @@ class Provider:
         _native.openetw_provider_write(self._live(), self._guid if guid is None else _guid_bytes(guid),
                                        type, level, version, payload)
 
+    def write_event(self, payload=b"", *, id: int = 0, version: int = 0, channel: int = 0, level: int = 0,
+                    opcode: int = 0, task: int = 0, keyword: int = 0,
+                    activity_id: Optional[GuidLike] = None,
+                    related_activity_id: Optional[GuidLike] = None) -> None:
+        """Writes an event that keeps its descriptor (EventWrite, EventWriteTransfer):
+        an EVENT_HEADER record with id, version, channel, level, opcode, task and
+        keyword, to every session whose level and keywords take it.
+
+        payload: any bytes-like object (not copied); activity_id: the event's
+        ActivityId (default: the thread's, see activity_id_control);
+        related_activity_id: stored as a RELATED_ACTIVITYID extended item.
+        Raises MoreDataError when the event does not fit a session's buffer,
+        Error with ARITHMETIC_OVERFLOW past 0xFFFF bytes in all, an Error with
+        NOT_ENOUGH_MEMORY / LOG_FILE_FULL when a session dropped it. Returns
+        normally (and writes nothing) when no session takes it.
+        """
+        _native.openetw_provider_write_event(
+            self._live(), id, version, channel, level, opcode, task, keyword,
+            b"" if activity_id is None else _guid_bytes(activity_id),
+            b"" if related_activity_id is None else _guid_bytes(related_activity_id), payload)
+
     def close(self) -> None:
         """Unregisters (waiting for callbacks running on other threads); the
         callback is released. Idempotent."""
@@ -137,3 +158,13 @@ class Provider:
     def __repr__(self) -> str:
         state = "registered" if self._handle is not None else "unregistered"
         return f"<Provider {self.guid} {state}>"
+
+
+def activity_id_control(code: int, activity_id: Optional[GuidLike] = None) -> uuid.UUID:
+    """The calling thread's activity id, as EventActivityIdControl: code is one
+    of ETW_ACTIVITY_CTRL_GET_ID (returns the thread's), SET_ID (sets it to
+    activity_id), CREATE_ID (returns a new unique id), GET_SET_ID (sets it,
+    returns the old one), CREATE_SET_ID (sets a new one, returns the old).
+    Returns the id the call gives back (activity_id itself for SET_ID)."""
+    given = b"" if activity_id is None else _guid_bytes(activity_id)
+    return uuid.UUID(bytes_le=bytes(_native.openetw_activity_id_control(code, given)))

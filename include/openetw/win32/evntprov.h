@@ -2,11 +2,12 @@
  * openetw/win32/evntprov.h - manifest-style providers: EventRegister,
  * EventEnabled, EventWrite (libopenetw-win32).
  *
- * OpenETW logs classic events, so EventWrite carries a manifest event as a
- * classic one (docs/WIN32.md, "EventWrite"): class GUID = the provider GUID,
- * Class.Type = Opcode, Class.Level = Level, Class.Version = Version, payload =
- * the data descriptors concatenated. Id, Task, Channel and Keyword are not
- * stored; Level and Keyword decide which sessions take the event.
+ * EventWrite, EventWriteTransfer, EventWriteEx and EventWriteString write
+ * EVENT_HEADER records, as Windows does (docs/WIN32.md, "EventWrite"): the
+ * whole EVENT_DESCRIPTOR, the provider GUID, the activity id (the caller's,
+ * or the thread's: EventActivityIdControl), a related activity id as an
+ * extended data item, the data descriptors concatenated. Level and Keyword
+ * decide, session by session, which sessions take the event.
  */
 #ifndef OPENETW_WIN32_EVNTPROV_H
 #define OPENETW_WIN32_EVNTPROV_H
@@ -41,6 +42,9 @@
 #define MAX_EVENT_FILTERS_COUNT (13)
 #define MAX_EVENT_FILTER_PID_COUNT (8)
 #define MAX_EVENT_FILTER_EVENT_ID_COUNT (64)
+
+#define EVENT_WRITE_FLAG_NO_FAULTING (0x00000001)
+#define EVENT_WRITE_FLAG_INPRIVATE (0x00000002)
 
 #define EVENT_DATA_DESCRIPTOR_TYPE_NONE (0)
 #define EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA (1)
@@ -110,18 +114,38 @@ ULONG EVNTAPI EventRegister(LPCGUID ProviderId, PENABLECALLBACK EnableCallback, 
                             PREGHANDLE RegHandle);
 /* ERROR_INVALID_HANDLE for a handle EventRegister did not return (or 0). */
 ULONG EVNTAPI EventUnregister(REGHANDLE RegHandle);
-/* TRUE when a session takes events of this level and keyword (0: any). */
+/* TRUE when some session takes events of this level and keyword: level 0 or
+ * at most the session's (enabled at 0: every level); keyword 0, or a bit of
+ * its MatchAnyKeyword (0: every bit) and every bit of its MatchAllKeyword. */
 BOOLEAN EVNTAPI EventEnabled(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor);
 BOOLEAN EVNTAPI EventProviderEnabled(REGHANDLE RegHandle, UCHAR Level, ULONGLONG Keyword);
-/* Writes the event (see the top of this header). ERROR_INVALID_HANDLE (bad
- * handle), ERROR_INVALID_PARAMETER (NULL descriptor, more than
- * MAX_EVENT_DATA_DESCRIPTORS, NULL data with a size), ERROR_ARITHMETIC_OVERFLOW
- * (header and data above 64 KB), ERROR_MORE_DATA (larger than a session's
- * buffer), ERROR_NOT_ENOUGH_MEMORY (no free buffer: lost, counted). */
+/* Writes the event (see the top of this header) with the thread's activity
+ * id. ERROR_INVALID_HANDLE (bad handle), ERROR_INVALID_PARAMETER (NULL
+ * descriptor, more than MAX_EVENT_DATA_DESCRIPTORS, NULL data with a size),
+ * ERROR_ARITHMETIC_OVERFLOW (header, items and data above 64 KB),
+ * ERROR_MORE_DATA (larger than a session's buffer), ERROR_NOT_ENOUGH_MEMORY
+ * (no free buffer: lost, counted). */
 ULONG EVNTAPI EventWrite(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, ULONG UserDataCount,
                          PEVENT_DATA_DESCRIPTOR UserData);
-/* Writes String (NUL included) as the payload, Level and Keyword as given. */
+/* EventWrite with ActivityId (NULL: the thread's) and RelatedActivityId
+ * (NULL: none; else an EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID item). */
+ULONG EVNTAPI EventWriteTransfer(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, LPCGUID ActivityId,
+                                 LPCGUID RelatedActivityId, ULONG UserDataCount, PEVENT_DATA_DESCRIPTOR UserData);
+/* EventWriteTransfer with Filter and Flags. Flags other than
+ * EVENT_WRITE_FLAG_NO_FAULTING and EVENT_WRITE_FLAG_INPRIVATE:
+ * ERROR_INVALID_PARAMETER. Filter is taken and excludes no session (no
+ * session has a filter identifier yet). */
+ULONG EVNTAPI EventWriteEx(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, ULONG64 Filter, ULONG Flags,
+                           LPCGUID ActivityId, LPCGUID RelatedActivityId, ULONG UserDataCount,
+                           PEVENT_DATA_DESCRIPTOR UserData);
+/* Writes String (NUL included) as the user data of an event with Level and
+ * Keyword (the rest of its descriptor 0) and EVENT_HEADER_FLAG_STRING_ONLY. */
 ULONG EVNTAPI EventWriteString(REGHANDLE RegHandle, UCHAR Level, ULONGLONG Keyword, PCWSTR String);
+/* The calling thread's activity id: EVENT_ACTIVITY_CTRL_GET_ID, SET_ID,
+ * CREATE_ID (a new id, unique on the machine), GET_SET_ID (swap),
+ * CREATE_SET_ID (returns the old, sets a new one). ERROR_INVALID_PARAMETER
+ * for another code or a NULL ActivityId. */
+ULONG EVNTAPI EventActivityIdControl(ULONG ControlCode, LPGUID ActivityId);
 
 FORCEINLINE VOID EventDataDescCreate(PEVENT_DATA_DESCRIPTOR desc, const VOID *data, ULONG size)
 {

@@ -11,7 +11,9 @@ using OpenEtw;
 
 /// <summary>A record copied (payload included) while the callback ran.</summary>
 internal sealed record CopiedRecord(RecordKind Kind, Guid Guid, byte Opcode, byte Level, ushort Version,
-                                    byte[] Payload, uint ProcessId, long Timestamp);
+                                    byte[] Payload, uint ProcessId, long Timestamp, ushort EventId = 0,
+                                    ushort Task = 0, byte Channel = 0, ulong Keyword = 0, Guid Activity = default,
+                                    Guid Related = default);
 
 /// <summary>What one consumer delivered: records, callback counts, statistics, header.</summary>
 internal sealed class Delivery
@@ -27,8 +29,17 @@ internal sealed class Delivery
         Order = order,
         OnRecord = r =>
         {
+            // An EVENT_HEADER record's RELATED_ACTIVITYID item (the zero GUID without one).
+            Guid related = default;
+            for (int i = 0; i < r.ExtendedCount; i++)
+            {
+                ExtendedItem x = r.GetExtendedItem(i);
+                if (x.ExtType == 1 && x.Data.Length == 16)
+                    related = new Guid(x.Data);
+            }
             Records.Add(new CopiedRecord(r.Kind, r.Guid, r.Opcode, (byte)r.Level, r.Version, r.Payload.ToArray(),
-                                         r.ProcessId, r.Timestamp));
+                                         r.ProcessId, r.Timestamp, r.EventId, r.Task, r.Channel, r.Keyword,
+                                         r.ActivityId, related));
             return ++RecordCallbacks != StopAfter;
         },
         OnEvent = e => { EventCallbacks++; return true; },
@@ -184,6 +195,26 @@ internal sealed class SessionSteps
                 }
                 break;
             }
+            case "write_event":
+            {
+                Provider provider = R;
+                int count = (int)Num(f, "count", 1);
+                var d = new EventDescriptor((ushort)Num(f, "id"), (EtwLevel)Num(f, "level"), Num(f, "keyword"),
+                                            (byte)Num(f, "version"), (byte)Num(f, "channel"), (byte)Num(f, "opcode"),
+                                            (ushort)Num(f, "task"));
+                Guid? activity = f.Remove("activity", out Value a) ? Scenario.GuidOf(a) : null;
+                Guid? related = f.Remove("related", out Value rel) ? Scenario.GuidOf(rel) : null;
+                byte[] payload = f.Remove("payload", out Value p) ? Encoding.UTF8.GetBytes(p.Text) : Array.Empty<byte>();
+                var (want, wantMessage) = TakeStatus(f);
+                for (int i = 0; i < count; i++)
+                {
+                    string got = "ETW_OK", message = "";
+                    try { provider.WriteEvent(d, payload, activity, related); }
+                    catch (OpenEtwException e) { got = e.StatusName; message = e.Message; }
+                    Expect(want, wantMessage, got, message);
+                }
+                break;
+            }
             case "unregister":
                 R.Dispose();
                 _provider = null;
@@ -269,6 +300,12 @@ internal sealed class SessionSteps
                         "opcode" => Filter(matching, r => r.Opcode == Scenario.Number(v)),
                         "level" => Filter(matching, r => r.Level == Scenario.Number(v)),
                         "version" => Filter(matching, r => r.Version == Scenario.Number(v)),
+                        "event_id" => Filter(matching, r => r.EventId == Scenario.Number(v)),
+                        "task" => Filter(matching, r => r.Task == Scenario.Number(v)),
+                        "channel" => Filter(matching, r => r.Channel == Scenario.Number(v)),
+                        "keyword" => Filter(matching, r => r.Keyword == Scenario.Number(v)),
+                        "activity" => Filter(matching, r => r.Activity == Scenario.GuidOf(v)),
+                        "related" => Filter(matching, r => r.Related == Scenario.GuidOf(v)),
                         "payload" => Filter(matching, r => r.Payload.AsSpan().SequenceEqual(Encoding.UTF8.GetBytes(v.Text))),
                         "process_id" => Filter(matching, r => r.ProcessId ==
                             (v.Text == "self" ? (ulong)Environment.ProcessId : Scenario.Number(v))),

@@ -17,6 +17,28 @@ namespace OpenEtw.Interop
         public uint ProfileInterval;
     }
 
+    // etw_event_descriptor (EVENT_DESCRIPTOR): 16 bytes.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct EventDescriptorNative
+    {
+        public ushort Id;
+        public byte Version;
+        public byte Channel;
+        public byte Level;
+        public byte Opcode;
+        public ushort Task;
+        public ulong Keyword;
+    }
+
+    // etw_event_data_descriptor (EVENT_DATA_DESCRIPTOR): 16 bytes.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct EventDataDescriptorNative
+    {
+        public ulong Ptr;
+        public uint Size;
+        public uint Reserved;
+    }
+
     // etw_classic_event_id (CLASSIC_EVENT_ID): 24 bytes.
     [StructLayout(LayoutKind.Sequential)]
     internal struct ClassicEventIdNative

@@ -22,6 +22,7 @@ pub const ETW_ERROR_BUSY: u32 = 170;
 pub const ETW_ERROR_ALREADY_EXISTS: u32 = 183;
 pub const ETW_ERROR_INVALID_FLAG_NUMBER: u32 = 186;
 pub const ETW_ERROR_MORE_DATA: u32 = 234;
+pub const ETW_ERROR_ARITHMETIC_OVERFLOW: u32 = 534;
 pub const ETW_ERROR_NO_MORE_ITEMS: u32 = 259;
 pub const ETW_ERROR_NO_UNICODE_TRANSLATION: u32 = 1113;
 pub const ETW_ERROR_NOT_FOUND: u32 = 1168;
@@ -193,6 +194,16 @@ pub const ETW_SESSION_RIGHT_CONTROL: u32 = 1;
 pub const ETW_SESSION_RIGHT_LOG: u32 = 2;
 pub const ETW_SESSION_RIGHT_CONSUME: u32 = 4;
 pub const ETW_SESSION_RIGHT_ALL: u32 = 7;
+pub const ETW_EVENT_WRITE_STRING_ONLY: u32 = 4;
+pub const ETW_EVENT_HEADER_FLAG_EXTENDED_INFO: u32 = 1;
+pub const ETW_EVENT_HEADER_FLAG_STRING_ONLY: u32 = 4;
+pub const ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID: u32 = 1;
+pub const ETW_MAX_EVENT_DATA_DESCRIPTORS: u32 = 128;
+pub const ETW_ACTIVITY_CTRL_GET_ID: u32 = 1;
+pub const ETW_ACTIVITY_CTRL_SET_ID: u32 = 2;
+pub const ETW_ACTIVITY_CTRL_CREATE_ID: u32 = 3;
+pub const ETW_ACTIVITY_CTRL_GET_SET_ID: u32 = 4;
+pub const ETW_ACTIVITY_CTRL_CREATE_SET_ID: u32 = 5;
 pub const ETW_RECORD_KIND_SYSTEM: u32 = 1;
 pub const ETW_RECORD_KIND_COMPACT: u32 = 2;
 pub const ETW_RECORD_KIND_PERFINFO: u32 = 3;
@@ -3369,8 +3380,12 @@ extern "C" {
     pub fn etw_provider_unregister(provider: *mut etw_provider);
 }
 extern "C" {
-    #[doc = " 1 if some session enables the provider for this level (0 = any level) and,"]
-    #[doc = " when flags is not 0, for one of these flags; else 0. 0 for NULL."]
+    #[doc = " 1 if some session would take an event of this level and keyword, by the"]
+    #[doc = " rules etw_provider_write_event applies per session (EventEnabled,"]
+    #[doc = " EventProviderEnabled): level 0, or level at most the session's (a session"]
+    #[doc = " enabled at level 0 takes every level); and keyword (flags) 0, or keyword"]
+    #[doc = " sharing a bit with the session's MatchAnyKeyword (0 there: every bit) and"]
+    #[doc = " holding every bit of its MatchAllKeyword. Else 0. 0 for NULL."]
     pub fn etw_provider_is_enabled(
         provider: *const etw_provider,
         level: u8,
@@ -3426,6 +3441,264 @@ extern "C" {
         provider: *mut etw_provider,
         header: *mut etw_event_trace_header,
     ) -> etw_status;
+}
+#[doc = " What an EVENT_HEADER event is (EVENT_DESCRIPTOR, Windows' layout: 16 bytes)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_descriptor {
+    pub Id: u16,
+    pub Version: u8,
+    pub Channel: u8,
+    pub Level: u8,
+    pub Opcode: u8,
+    pub Task: u16,
+    pub Keyword: u64,
+}
+#[test]
+fn bindgen_test_layout_etw_event_descriptor() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_descriptor>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_event_descriptor))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_descriptor>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_descriptor))
+    );
+    fn test_field_Id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Id)
+            )
+        );
+    }
+    test_field_Id();
+    fn test_field_Version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Version) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Version)
+            )
+        );
+    }
+    test_field_Version();
+    fn test_field_Channel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Channel) as usize - ptr as usize
+            },
+            3usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Channel)
+            )
+        );
+    }
+    test_field_Channel();
+    fn test_field_Level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Level) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Level)
+            )
+        );
+    }
+    test_field_Level();
+    fn test_field_Opcode() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Opcode) as usize - ptr as usize
+            },
+            5usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Opcode)
+            )
+        );
+    }
+    test_field_Opcode();
+    fn test_field_Task() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Task) as usize - ptr as usize
+            },
+            6usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Task)
+            )
+        );
+    }
+    test_field_Task();
+    fn test_field_Keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Keyword) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_descriptor),
+                "::",
+                stringify!(Keyword)
+            )
+        );
+    }
+    test_field_Keyword();
+}
+#[doc = " One piece of an event's user data (EVENT_DATA_DESCRIPTOR, 16 bytes)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_data_descriptor {
+    pub Ptr: u64,
+    pub Size: u32,
+    pub Reserved: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_event_data_descriptor() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_data_descriptor>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_event_data_descriptor))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_data_descriptor>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_data_descriptor))
+    );
+    fn test_field_Ptr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_data_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Ptr) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_data_descriptor),
+                "::",
+                stringify!(Ptr)
+            )
+        );
+    }
+    test_field_Ptr();
+    fn test_field_Size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_data_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Size) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_data_descriptor),
+                "::",
+                stringify!(Size)
+            )
+        );
+    }
+    test_field_Size();
+    fn test_field_Reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_data_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Reserved) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_data_descriptor),
+                "::",
+                stringify!(Reserved)
+            )
+        );
+    }
+    test_field_Reserved();
+}
+extern "C" {
+    #[doc = " Writes an event with its descriptor (EventWriteEx without its filter) to"]
+    #[doc = " every session that enables the provider and takes its level and keyword"]
+    #[doc = " (see etw_provider_is_enabled), as an EVENT_HEADER record"]
+    #[doc = " (docs/ETL_FORMAT.md section 3.5; HeaderType 0x13, 0x12 in a 32-bit"]
+    #[doc = " process): ThreadId, ProcessId, TimeStamp and KernelTime/UserTime (or"]
+    #[doc = " ProcessorTime in private sessions) filled as etw_provider_trace_event"]
+    #[doc = " fills them, ProviderId = the provider's GUID, the descriptor as given,"]
+    #[doc = " ActivityId = *activity_id, or the calling thread's (etw_activity_id_control)"]
+    #[doc = " when NULL; related_activity_id, when not NULL, as a RELATED_ACTIVITYID"]
+    #[doc = " extended item (Flags then has EVENT_HEADER_FLAG_EXTENDED_INFO); then the"]
+    #[doc = " data descriptors' bytes, in order. flags: 0 or ETW_EVENT_WRITE_STRING_ONLY."]
+    #[doc = " Returns ETW_OK (also when no session takes the event: nothing is checked"]
+    #[doc = " then when no session enables the provider at all, as for"]
+    #[doc = " etw_provider_trace_event); ETW_ERROR_INVALID_PARAMETER (NULL provider or"]
+    #[doc = " descriptor, data NULL with a count, a descriptor with Ptr 0 and a Size,"]
+    #[doc = " more than ETW_MAX_EVENT_DATA_DESCRIPTORS, an unknown flag);"]
+    #[doc = " ETW_ERROR_ARITHMETIC_OVERFLOW (header, items and data above 0xFFFF bytes);"]
+    #[doc = " and, per session, etw_provider_trace_event's ETW_ERROR_MORE_DATA,"]
+    #[doc = " ETW_ERROR_NOT_ENOUGH_MEMORY, ETW_ERROR_LOG_FILE_FULL and"]
+    #[doc = " ETW_ERROR_WMI_INSTANCE_NOT_FOUND (the first failure; the other sessions"]
+    #[doc = " still got the event). The caller keeps every pointer; none is kept."]
+    #[doc = " Any thread; no lock, no allocation, no system call in the common case."]
+    pub fn etw_provider_write_event(
+        provider: *mut etw_provider,
+        descriptor: *const etw_event_descriptor,
+        flags: u32,
+        activity_id: *const etw_guid,
+        related_activity_id: *const etw_guid,
+        data_count: u32,
+        data: *const etw_event_data_descriptor,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " The calling thread's activity id (EventActivityIdControl): the ActivityId"]
+    #[doc = " of the EVENT_HEADER events it writes without one. A thread starts with"]
+    #[doc = " the zero GUID. A created id is never the zero GUID and never repeats in"]
+    #[doc = " a process (a per-process counter); the process id and a random"]
+    #[doc = " per-process value keep processes apart. ETW_OK; ETW_ERROR_INVALID_PARAMETER for NULL"]
+    #[doc = " activity_id or an unknown code. Any thread; affects only the caller's."]
+    pub fn etw_activity_id_control(control_code: u32, activity_id: *mut etw_guid) -> etw_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -65,7 +65,7 @@ pub use kernel_trace::{KernelEvent, KernelFilter, KernelTrace, KernelTraceBuilde
 pub use logfile::{ConsumerStats, LogfileInfo};
 pub use openetw_sys as sys;
 pub use properties::{EventTraceProperties, Properties};
-pub use provider::{EnableInfo, EventClass, Provider};
+pub use provider::{activity_id_control, Activity, ActivityControl, EnableInfo, EventClass, EventDescriptor, Provider};
 pub use records::{BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, RecordKind};
 pub use schemas::{load_binary, load_manifest, source_count};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};

@@ -1,5 +1,6 @@
-//! Classic event providers (provider.h): RegisterTraceGuids, enable
-//! notifications, TraceEvent.
+//! Event providers (provider.h): RegisterTraceGuids / EventRegister, enable
+//! notifications, TraceEvent, EventWrite (events that keep their
+//! descriptor), activity ids.
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 
@@ -54,6 +55,66 @@ impl EventClass {
     pub fn new(guid: Guid) -> Self {
         EventClass { guid, ..Default::default() }
     }
+}
+
+/// What an EVENT_HEADER event is: EVENT_DESCRIPTOR.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventDescriptor {
+    /// The event's id (a manifest's event value).
+    pub id: u16,
+    /// The event's version.
+    pub version: u8,
+    /// The channel (a manifest's, or 0).
+    pub channel: u8,
+    /// ETW_LEVEL_*: sessions take levels up to their own (0: always).
+    pub level: u8,
+    /// The opcode: ETW_TYPE_* (INFO, START, END...) or a user opcode.
+    pub opcode: u8,
+    /// The task.
+    pub task: u16,
+    /// Sessions take it by their MatchAnyKeyword / MatchAllKeyword (0: always).
+    pub keyword: u64,
+}
+
+/// Optional activity ids of an event (EventWriteTransfer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Activity {
+    /// The event's ActivityId; None: the thread's (see [`activity_id_control`]).
+    pub id: Option<Guid>,
+    /// Stored as a RELATED_ACTIVITYID extended data item.
+    pub related: Option<Guid>,
+}
+
+/// EventActivityIdControl codes (ETW_ACTIVITY_CTRL_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActivityControl {
+    /// Returns the thread's id.
+    Get,
+    /// Sets the thread's id; returns it.
+    Set(Guid),
+    /// Returns a new unique id (the thread's unchanged).
+    Create,
+    /// Sets the thread's id; returns the old one.
+    GetSet(Guid),
+    /// Sets a new unique id as the thread's; returns the old one.
+    CreateSet,
+}
+
+/// The calling thread's activity id, as EventActivityIdControl: the id the
+/// events it writes without one carry. A thread starts with the zero GUID.
+pub fn activity_id_control(control: ActivityControl) -> Guid {
+    let (code, given) = match control {
+        ActivityControl::Get => (sys::ETW_ACTIVITY_CTRL_GET_ID, Guid::default()),
+        ActivityControl::Set(g) => (sys::ETW_ACTIVITY_CTRL_SET_ID, g),
+        ActivityControl::Create => (sys::ETW_ACTIVITY_CTRL_CREATE_ID, Guid::default()),
+        ActivityControl::GetSet(g) => (sys::ETW_ACTIVITY_CTRL_GET_SET_ID, g),
+        ActivityControl::CreateSet => (sys::ETW_ACTIVITY_CTRL_CREATE_SET_ID, Guid::default()),
+    };
+    let mut id: sys::etw_guid = given.into();
+    // Every code here is a valid one and id is not NULL: ETW_OK.
+    let status = unsafe { sys::etw_activity_id_control(code, &mut id) };
+    debug_assert_eq!(status, sys::ETW_OK);
+    id.into()
 }
 
 // The closure an enable callback runs. `Fn + Sync`: provider.h lets sessions
@@ -227,6 +288,52 @@ impl Provider {
         // the pointer comes from the whole block, not from the header alone.
         let header = (&mut event as *mut Gathered).cast::<sys::etw_event_trace_header>();
         check_quiet(unsafe { sys::etw_provider_trace_event(self.raw.as_ptr(), header) })
+    }
+
+    /// Writes an event that keeps its descriptor (EventWrite /
+    /// EventWriteTransfer): an EVENT_HEADER record with `descriptor`, the
+    /// activity ids of `activity`, and the `parts` concatenated as its user
+    /// data (up to ETW_MAX_EVENT_DATA_DESCRIPTORS pieces, not copied). Each
+    /// session takes it by its own level and keywords. Ok also when none
+    /// does. ARITHMETIC_OVERFLOW above 0xFFFF bytes in all, MORE_DATA when
+    /// a session's buffers are too small, NOT_ENOUGH_MEMORY /
+    /// LOG_FILE_FULL when a session dropped it.
+    pub fn write_event(&self, descriptor: &EventDescriptor, activity: &Activity, parts: &[&[u8]]) -> Result<()> {
+        const MAX: usize = sys::ETW_MAX_EVENT_DATA_DESCRIPTORS as usize;
+        if parts.len() > MAX {
+            return Err(Error::new(Status::INVALID_PARAMETER, format!("an event has at most {MAX} parts")));
+        }
+        let empty = sys::etw_event_data_descriptor { Ptr: 0, Size: 0, Reserved: 0 };
+        let mut data = [empty; MAX];
+        let mut count = 0;
+        for part in parts.iter().filter(|p| !p.is_empty()) {
+            let size = u32::try_from(part.len()).unwrap_or(u32::MAX);
+            data[count] = sys::etw_event_data_descriptor { Ptr: part.as_ptr() as usize as u64, Size: size, Reserved: 0 };
+            count += 1;
+        }
+        let d = sys::etw_event_descriptor {
+            Id: descriptor.id,
+            Version: descriptor.version,
+            Channel: descriptor.channel,
+            Level: descriptor.level,
+            Opcode: descriptor.opcode,
+            Task: descriptor.task,
+            Keyword: descriptor.keyword,
+        };
+        let id = activity.id.map(sys::etw_guid::from);
+        let related = activity.related.map(sys::etw_guid::from);
+        let ptr = |g: &Option<sys::etw_guid>| g.as_ref().map_or(ptr::null(), |g| g as *const sys::etw_guid);
+        check_quiet(unsafe {
+            sys::etw_provider_write_event(
+                self.raw.as_ptr(),
+                &d,
+                0,
+                ptr(&id),
+                ptr(&related),
+                count as u32,
+                data.as_ptr(),
+            )
+        })
     }
 }
 

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use openetw::{
-    Consumer, ConsumerBuilder, ConsumerStats, EnableInfo, EventClass, Guid, LogfileInfo, Order, Properties, Provider,
-    Session, SessionOptions, SessionRights,
+    Activity, Consumer, ConsumerBuilder, ConsumerStats, EnableInfo, EventClass, EventDescriptor, Guid, LogfileInfo,
+    Order, Properties, Provider, Session, SessionOptions, SessionRights,
 };
 
 use crate::{expect, guid, number, take, Failure, Fields, Value};
@@ -19,6 +19,12 @@ struct Copied {
     opcode: u8,
     level: u8,
     version: u16,
+    event_id: u16,
+    task: u16,
+    channel: u8,
+    keyword: u64,
+    activity: Guid,
+    related: Guid, // the RELATED_ACTIVITYID item's, zero without one
     payload: Vec<u8>,
     process_id: u32,
     timestamp: i64,
@@ -76,6 +82,19 @@ fn start_options(flags: &Value) -> Result<SessionOptions, Failure> {
     Ok(options)
 }
 
+// A record's RELATED_ACTIVITYID item (the zero GUID without one).
+fn related_id(items: &[openetw::sys::etw_extended_item]) -> Guid {
+    for x in items {
+        if u32::from(x.ext_type) == openetw::sys::ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID && x.data_size == 16 {
+            let mut g = openetw::sys::etw_guid { Data1: 0, Data2: 0, Data3: 0, Data4: [0; 8] };
+            // The library's item: data_size bytes at data, borrowed during the callback.
+            unsafe { std::ptr::copy_nonoverlapping(x.data, (&mut g as *mut openetw::sys::etw_guid).cast::<u8>(), 16) };
+            return g.into();
+        }
+    }
+    Guid::default()
+}
+
 // The closures every consumer of the runner uses; `stop_after` makes the
 // record closure ask to stop on its Nth call.
 fn builder(sink: &Arc<Mutex<Collected>>, stop_after: Option<usize>) -> ConsumerBuilder<'static> {
@@ -89,6 +108,12 @@ fn builder(sink: &Arc<Mutex<Collected>>, stop_after: Option<usize>) -> ConsumerB
                 opcode: r.opcode(),
                 level: r.level(),
                 version: r.version(),
+                event_id: r.event_id(),
+                task: r.raw().task,
+                channel: r.raw().channel,
+                keyword: r.raw().keyword,
+                activity: r.raw().activity_id.into(),
+                related: related_id(r.extended()),
                 payload: r.payload().to_vec(),
                 process_id: r.process_id(),
                 timestamp: r.timestamp(),
@@ -235,6 +260,7 @@ impl Trace {
                 }
             }
             "write" => self.write(f)?,
+            "write_event" => self.write_event(f)?,
             "unregister" => self.provider = None,
             "write_file" => {
                 let path = take(f, "path")?.text;
@@ -332,6 +358,31 @@ impl Trace {
         Ok(())
     }
 
+    fn write_event(&self, f: &mut Fields) -> Result<(), Failure> {
+        let provider = self.provider()?;
+        let count = opt_number(f, "count", 1)?;
+        let d = EventDescriptor {
+            id: opt_number(f, "id", 0)? as u16,
+            version: opt_number(f, "version", 0)? as u8,
+            channel: opt_number(f, "channel", 0)? as u8,
+            level: opt_number(f, "level", 0)? as u8,
+            opcode: opt_number(f, "opcode", 0)? as u8,
+            task: opt_number(f, "task", 0)? as u16,
+            keyword: opt_number(f, "keyword", 0)?,
+        };
+        let activity = Activity {
+            id: f.remove("activity").map(|v| guid(&v)).transpose()?,
+            related: f.remove("related").map(|v| guid(&v)).transpose()?,
+        };
+        let payload = f.remove("payload").map(|v| v.text).unwrap_or_default();
+        let control: Fields = ["status", "message"].iter().filter_map(|k| f.remove(*k).map(|v| (k.to_string(), v))).collect();
+        for i in 0..count {
+            expect(&mut control.clone(), provider.write_event(&d, &activity, &[payload.as_bytes()]))
+                .map_err(|e| format!("event {i}: {e}"))?;
+        }
+        Ok(())
+    }
+
     fn expect_records(&self, f: &mut Fields) -> Result<(), Failure> {
         let count = number(&take(f, "count")?)? as usize;
         let kind = f.remove("kind").map(|v| number(&v)).transpose()?;
@@ -339,6 +390,12 @@ impl Trace {
         let opcode = f.remove("opcode").map(|v| number(&v)).transpose()?;
         let level = f.remove("level").map(|v| number(&v)).transpose()?;
         let version = f.remove("version").map(|v| number(&v)).transpose()?;
+        let event_id = f.remove("event_id").map(|v| number(&v)).transpose()?;
+        let task = f.remove("task").map(|v| number(&v)).transpose()?;
+        let channel = f.remove("channel").map(|v| number(&v)).transpose()?;
+        let keyword = f.remove("keyword").map(|v| number(&v)).transpose()?;
+        let activity = f.remove("activity").map(|v| guid(&v)).transpose()?;
+        let related = f.remove("related").map(|v| guid(&v)).transpose()?;
         let payload = f.remove("payload").map(|v| v.text.into_bytes());
         let pid = match f.remove("process_id") {
             Some(v) if v.text == "self" => Some(u64::from(std::process::id())),
@@ -351,6 +408,12 @@ impl Trace {
                 && opcode.is_none_or(|o| u64::from(r.opcode) == o)
                 && level.is_none_or(|l| u64::from(r.level) == l)
                 && version.is_none_or(|v| u64::from(r.version) == v)
+                && event_id.is_none_or(|v| u64::from(r.event_id) == v)
+                && task.is_none_or(|v| u64::from(r.task) == v)
+                && channel.is_none_or(|v| u64::from(r.channel) == v)
+                && keyword.is_none_or(|v| r.keyword == v)
+                && activity.is_none_or(|g| r.activity == g)
+                && related.is_none_or(|g| r.related == g)
                 && payload.as_ref().is_none_or(|p| &r.payload == p)
                 && pid.is_none_or(|p| u64::from(r.process_id) == p)
         };
