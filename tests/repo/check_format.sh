@@ -18,10 +18,9 @@ if [ "${2:-}" = --self-test ]; then
   fi
   echo "ok: a misformatted file is caught"; exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  "$cf" --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done
+# One clang-format for all the files (one each took 15-25 s): it names each
+# file it would change in its "FILE:LINE:COL: error:" lines.
+mapfile -t bad < <("$cf" --dry-run -Werror "${files[@]}" 2>&1 | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
 if ((${#bad[@]})); then
   echo "FAIL: clang-format-14 would change ${#bad[@]} file(s) (run clang-format-14 -i on them):"
   printf '  %s\n' "${bad[@]}"
