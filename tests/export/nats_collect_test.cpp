@@ -4,6 +4,7 @@
 // file is never replaced with other contents unasked; a session still
 // running is reported as incomplete, with the status saying so.
 #include "../engine/engine_test_util.hpp"
+#include "../engine/etl_test_decoder.hpp"
 #include "export/stream_collect.hpp"
 #include "nats_server.hpp"
 
@@ -26,12 +27,6 @@ using natstest::NatsServer;
 namespace {
 
 const etw_guid kProvider = make_guid(0x7a75e0c1);
-
-std::vector<std::uint8_t> read_all(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 void write_events(etw_provider *p, std::uint32_t count)
 {
@@ -108,7 +103,7 @@ TEST(CollectNats, TheCollectedFileEqualsTheSessionsOwnByteForByte)
     Exporting s("collect-same", url);
     write_events(*s.provider, 30000);
     ASSERT_EQ(s.stop(), ETW_OK) << etw_last_error_message();
-    const std::vector<std::uint8_t> local = read_all(s.file);
+    const std::vector<std::uint8_t> local = etltest::read_all(s.file);
     ASSERT_GT(local.size(), 4u * 65536);
 
     const std::string out = fresh_dir("collected");
@@ -122,7 +117,7 @@ TEST(CollectNats, TheCollectedFileEqualsTheSessionsOwnByteForByte)
     }();
     ASSERT_EQ(files.size(), 1u) << text;
     EXPECT_NE(files[0].find("." + s.name() + "."), std::string::npos) << files[0];
-    const std::vector<std::uint8_t> collected = read_all(files[0]);
+    const std::vector<std::uint8_t> collected = etltest::read_all(files[0]);
     ASSERT_EQ(collected.size(), local.size());
     EXPECT_TRUE(collected == local) << "the collected file differs from the session's own";
     EXPECT_NE(text.find("written"), std::string::npos) << text;
@@ -134,10 +129,10 @@ TEST(CollectNats, TheCollectedFileEqualsTheSessionsOwnByteForByte)
     std::ofstream(files[0], std::ios::binary | std::ios::trunc) << "mine";
     EXPECT_EQ(etwctl("collect " + url + " --output " + out, &text), 1) << text;
     EXPECT_NE(text.find("ETW_ERROR_ALREADY_EXISTS"), std::string::npos) << text;
-    EXPECT_EQ(read_all(files[0]).size(), 4u) << "kept";
+    EXPECT_EQ(etltest::read_all(files[0]).size(), 4u) << "kept";
     ASSERT_EQ(etwctl("collect " + url + " --output " + out + " --force", &text), 0) << text;
     EXPECT_NE(text.find("replaced"), std::string::npos) << text;
-    EXPECT_TRUE(read_all(files[0]) == local);
+    EXPECT_TRUE(etltest::read_all(files[0]) == local);
 }
 
 TEST(CollectNats, ASessionStoppedWhileTheServerWasDownIsWholeOnceItsSpoolIsSent)
@@ -167,7 +162,7 @@ TEST(CollectNats, ASessionStoppedWhileTheServerWasDownIsWholeOnceItsSpoolIsSent)
     ASSERT_TRUE(st) << st.message;
     ASSERT_EQ(report.files.size(), 1u);
     EXPECT_TRUE(report.files[0].trace.complete());
-    EXPECT_TRUE(read_all(report.files[0].path) == read_all(s.file)) << "the collected file differs";
+    EXPECT_TRUE(etltest::read_all(report.files[0].path) == etltest::read_all(s.file)) << "the collected file differs";
 }
 
 TEST(CollectNats, ARunningSessionIsReportedIncompleteAndTheFiltersSelectOne)
@@ -210,7 +205,7 @@ TEST(CollectNats, ARunningSessionIsReportedIncompleteAndTheFiltersSelectOne)
     ASSERT_TRUE(st) << st.message;
     ASSERT_EQ(report.files.size(), 1u);
     EXPECT_EQ(report.skipped, 1u);
-    EXPECT_TRUE(read_all(report.files[0].path) == read_all(done.file));
+    EXPECT_TRUE(etltest::read_all(report.files[0].path) == etltest::read_all(done.file));
     // A machine that never exported: nothing matches, said so.
     o.filter = {};
     o.filter.machine = "no-such-machine";

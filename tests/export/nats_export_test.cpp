@@ -3,6 +3,7 @@
 // buffer by buffer, a resend stored once, a full spool counted, refused
 // credentials and absent servers reported with their reasons.
 #include "../engine/engine_test_util.hpp"
+#include "../engine/etl_test_decoder.hpp"
 #include "export/nats_export.hpp"
 #include "export/spool.hpp"
 #include "platform/process.hpp"
@@ -29,12 +30,6 @@ using natstest::NatsServer;
 namespace {
 
 const etw_guid kProvider = make_guid(0x7a75e001);
-
-std::vector<std::uint8_t> read_all(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 // Messages the stream holds now (duplicates included, were there any).
 std::uint64_t stream_messages(const NatsServer &srv, const std::string &stream)
@@ -132,7 +127,7 @@ TEST(ExportNats, AServerKilledMidRunLosesNothingAndTheStreamEqualsTheFileBufferB
     EXPECT_EQ(final.EventsLost, 0u);
     EXPECT_EQ(final.RealTimeBuffersLost, 0u);
 
-    const std::vector<std::uint8_t> etl = read_all(file);
+    const std::vector<std::uint8_t> etl = etltest::read_all(file);
     const std::size_t bs = std::size_t(final.BufferSize) * 1024;
     ASSERT_EQ(etl.size() % bs, 0u);
     const std::size_t file_buffers = etl.size() / bs;
