@@ -8,13 +8,9 @@ namespace openetw::kernel {
 
 namespace {
 
-Bytes perfinfo_record(DiskOp op, std::int64_t timestamp, std::uint32_t pointer_size, Bytes payload)
+Bytes disk_record(DiskOp op, std::int64_t timestamp, std::uint32_t pointer_size, Bytes payload)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupDiskIo, std::uint8_t(op));
-    h.version = kDiskIoVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, payload);
+    return perfinfo_record(hook_id(kGroupDiskIo, std::uint8_t(op)), kDiskIoVersion, timestamp, pointer_size, payload);
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -34,7 +30,7 @@ Bytes disk_io_record(DiskOp op, std::int64_t timestamp, const DiskIoFields &d, s
 {
     if (op != DiskOp::Read && op != DiskOp::Write)
         return {};
-    return perfinfo_record(op, timestamp, pointer_size, disk_io_payload(d, pointer_size));
+    return disk_record(op, timestamp, pointer_size, disk_io_payload(d, pointer_size));
 }
 
 Bytes disk_io_init_payload(const DiskIoInitFields &d, std::uint32_t pointer_size)
@@ -48,7 +44,7 @@ Bytes disk_io_init_record(DiskOp op, std::int64_t timestamp, const DiskIoInitFie
 {
     if (op != DiskOp::ReadInit && op != DiskOp::WriteInit && op != DiskOp::FlushInit)
         return {};
-    return perfinfo_record(op, timestamp, pointer_size, disk_io_init_payload(d, pointer_size));
+    return disk_record(op, timestamp, pointer_size, disk_io_init_payload(d, pointer_size));
 }
 
 Bytes disk_flush_payload(const DiskFlushFields &d, std::uint32_t pointer_size)
@@ -60,7 +56,7 @@ Bytes disk_flush_payload(const DiskFlushFields &d, std::uint32_t pointer_size)
 
 Bytes disk_flush_record(std::int64_t timestamp, const DiskFlushFields &d, std::uint32_t pointer_size)
 {
-    return perfinfo_record(DiskOp::FlushBuffers, timestamp, pointer_size, disk_flush_payload(d, pointer_size));
+    return disk_record(DiskOp::FlushBuffers, timestamp, pointer_size, disk_flush_payload(d, pointer_size));
 }
 
 std::optional<DiskOp> disk_op_from_rwbs(std::string_view rwbs)

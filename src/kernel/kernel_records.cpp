@@ -90,6 +90,16 @@ Bytes encode_record(HeaderKind kind, const HeaderFields &h, std::uint32_t pointe
     return out;
 }
 
+Bytes perfinfo_record(std::uint16_t hook, std::uint16_t version, std::int64_t timestamp, std::uint32_t pointer_size,
+                      const Bytes &payload)
+{
+    HeaderFields h;
+    h.hook_id = hook;
+    h.version = version;
+    h.timestamp = timestamp;
+    return encode_record(HeaderKind::PerfInfo, h, pointer_size, payload);
+}
+
 Bytes unix_user_sid(std::uint32_t uid)
 {
     Bytes sid = {1, 2, 0, 0, 0, 0, 0, 22}; // revision 1, 2 sub-authorities, authority 22 (big-endian)

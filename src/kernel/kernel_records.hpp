@@ -63,6 +63,10 @@ enum class HeaderKind : std::uint8_t {
 // tells readers the width of the payload's pointers. Empty when the record
 // would exceed kMaxRecordSize.
 Bytes encode_record(HeaderKind kind, const HeaderFields &header, std::uint32_t pointer_size, const Bytes &payload);
+// The same with a PERFINFO header, which holds only the hook, the version
+// and the time (the classes that name their thread in the payload).
+Bytes perfinfo_record(std::uint16_t hook, std::uint16_t version, std::int64_t timestamp, std::uint32_t pointer_size,
+                      const Bytes &payload);
 
 // ---- The SID of a Linux user ----
 // S-1-22-1-<uid>: the Unix-user SID form of Samba and SSSD, in the binary

@@ -28,11 +28,8 @@ Bytes hard_fault_payload(const HardFaultFields &f, std::uint32_t pointer_size)
 
 Bytes hard_fault_record(std::int64_t timestamp, const HardFaultFields &f, std::uint32_t pointer_size)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupMemory, kTypeHardFault);
-    h.version = kPageFaultVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, hard_fault_payload(f, pointer_size));
+    return perfinfo_record(hook_id(kGroupMemory, kTypeHardFault), kPageFaultVersion, timestamp, pointer_size,
+                           hard_fault_payload(f, pointer_size));
 }
 
 PageFaultType page_fault_type(std::uint64_t error_code)

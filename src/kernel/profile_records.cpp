@@ -24,12 +24,8 @@ Bytes sampled_profile_payload(std::uint64_t instruction_pointer, std::uint32_t t
 Bytes sampled_profile_record(std::int64_t timestamp, std::uint64_t instruction_pointer, std::uint32_t thread_id,
                              std::uint32_t pointer_size)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupPerfInfo, kTypeSampledProfile);
-    h.version = kSampledProfileVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size,
-                         sampled_profile_payload(instruction_pointer, thread_id, pointer_size));
+    return perfinfo_record(hook_id(kGroupPerfInfo, kTypeSampledProfile), kSampledProfileVersion, timestamp,
+                           pointer_size, sampled_profile_payload(instruction_pointer, thread_id, pointer_size));
 }
 
 Bytes stack_walk_payload(const StackFields &s, std::uint32_t pointer_size)
@@ -44,11 +40,8 @@ Bytes stack_walk_payload(const StackFields &s, std::uint32_t pointer_size)
 
 Bytes stack_walk_record(std::int64_t timestamp, const StackFields &s, std::uint32_t pointer_size)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupStackWalk, kTypeStackWalk);
-    h.version = kStackWalkVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, stack_walk_payload(s, pointer_size));
+    return perfinfo_record(hook_id(kGroupStackWalk, kTypeStackWalk), kStackWalkVersion, timestamp, pointer_size,
+                           stack_walk_payload(s, pointer_size));
 }
 
 std::optional<ProfileSample> parse_profile_sample(std::span<const std::uint8_t> r, bool with_callchain)

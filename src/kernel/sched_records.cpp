@@ -20,11 +20,8 @@ Bytes cswitch_payload(const CSwitchFields &c)
 
 Bytes cswitch_record(std::int64_t timestamp, const CSwitchFields &c, std::uint32_t pointer_size)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupThread, kTypeCSwitch);
-    h.version = kCSwitchVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, cswitch_payload(c));
+    return perfinfo_record(hook_id(kGroupThread, kTypeCSwitch), kCSwitchVersion, timestamp, pointer_size,
+                           cswitch_payload(c));
 }
 
 Bytes ready_thread_payload(const ReadyThreadFields &r)
@@ -37,11 +34,8 @@ Bytes ready_thread_payload(const ReadyThreadFields &r)
 
 Bytes ready_thread_record(std::int64_t timestamp, const ReadyThreadFields &r, std::uint32_t pointer_size)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupThread, kTypeReadyThread);
-    h.version = kReadyThreadVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, ready_thread_payload(r));
+    return perfinfo_record(hook_id(kGroupThread, kTypeReadyThread), kReadyThreadVersion, timestamp, pointer_size,
+                           ready_thread_payload(r));
 }
 
 SwitchOut switch_out(std::int64_t prev_state)

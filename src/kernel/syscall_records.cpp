@@ -8,11 +8,7 @@ namespace {
 
 Bytes perfinfo(std::uint8_t type, std::int64_t timestamp, std::uint32_t pointer_size, const Bytes &payload)
 {
-    HeaderFields h;
-    h.hook_id = hook_id(kGroupPerfInfo, type);
-    h.version = kSysCallVersion;
-    h.timestamp = timestamp;
-    return encode_record(HeaderKind::PerfInfo, h, pointer_size, payload);
+    return perfinfo_record(hook_id(kGroupPerfInfo, type), kSysCallVersion, timestamp, pointer_size, payload);
 }
 
 // Linux errno -> the NTSTATUS of the same meaning (ntstatus.h values).
