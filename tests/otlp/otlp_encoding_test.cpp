@@ -48,6 +48,18 @@ etw_event_property value(const char *name, const char *text, uint16_t in_type, u
     return p;
 }
 
+// An array or struct of children that follow it (their parent its index).
+etw_event_property node(const char *name, uint32_t kind, uint32_t children)
+{
+    etw_event_property p{};
+    p.name = name;
+    p.value = "";
+    p.parent = ETW_PROPERTY_NO_PARENT;
+    p.kind = kind;
+    p.child_count = children;
+    return p;
+}
+
 struct Sample {
     etw_record record{};
     std::vector<etw_event_property> props;
@@ -77,26 +89,14 @@ struct Sample {
         props.push_back(value("Text", "héllo", kString, 0));
         props.push_back(value("Id", "{00000000-0000-0000-0000-000000000001}", kGuid, 0));
         // Sizes[2] = {1, 2}
-        etw_event_property array{};
-        array.name = "Sizes";
-        array.value = "";
-        array.parent = ETW_PROPERTY_NO_PARENT;
-        array.kind = ETW_PROPERTY_KIND_ARRAY;
-        array.child_count = 2;
-        props.push_back(array);
+        props.push_back(node("Sizes", ETW_PROPERTY_KIND_ARRAY, 2));
         const uint32_t a = uint32_t(props.size() - 1);
         props.push_back(value("Sizes", "1", kInt32, ETW_PROPERTY_JSON_NUMBER));
         props.back().parent = a;
         props.push_back(value("Sizes", "2", kInt32, ETW_PROPERTY_JSON_NUMBER));
         props.back().parent = a;
         // Point = {X: 3, Name: "p"}
-        etw_event_property st{};
-        st.name = "Point";
-        st.value = "";
-        st.parent = ETW_PROPERTY_NO_PARENT;
-        st.kind = ETW_PROPERTY_KIND_STRUCT;
-        st.child_count = 2;
-        props.push_back(st);
+        props.push_back(node("Point", ETW_PROPERTY_KIND_STRUCT, 2));
         const uint32_t s = uint32_t(props.size() - 1);
         props.push_back(value("X", "3", kInt32, ETW_PROPERTY_JSON_NUMBER));
         props.back().parent = s;
