@@ -116,7 +116,17 @@ std::uint64_t KernelLogger::drain(const SessionSink &sink, bool all)
         drain_one(*process_, tracepoints);
     else
         tracepoints();
-    write_held(sink, all ? INT64_MAX : cutoff);
+    if (!all) {
+        write_held(sink, cutoff);
+        return lost;
+    }
+    // The last drain ends the session when it begins. What the sources
+    // recorded while it read them, one ring after another, happened after
+    // that: a ring read early would lack it and one read late hold it, so a
+    // system call read late would leave only its exit (the other half of a
+    // pair) in the trace. Those records are not written.
+    write_held(sink, clock.to_session(now_ns));
+    held_.clear();
     return lost;
 }
 
