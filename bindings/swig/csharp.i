@@ -281,4 +281,7 @@ OPENETW_POINTER(const etw_event_data_descriptor *data)
 OPENETW_STATUS_VALUE(etw_provider_trace_event)
 OPENETW_STATUS_VALUE(etw_provider_write_event)
 OPENETW_STATUS_VALUE(etw_session_list)
+/* The provider listing: ETW_ERROR_MORE_DATA gives the counts, not an exception. */
+OPENETW_STATUS_VALUE(etw_provider_list)
+OPENETW_STATUS_VALUE(etw_provider_query)
 OPENETW_STATUS_VALUE(etw_consumer_process)
