@@ -42,8 +42,7 @@ void Hosting::provider_registered()
         std::lock_guard<std::mutex> lock(mutex_);
         start_watcher();
     }
-    publish_own_registrations(); // listed before the registration returns (once a host made the registry)
-    sync_remote();
+    sync_remote(); // which lists it, once attached to the sessions enabling it
 }
 
 void Hosting::start_watcher()
@@ -117,9 +116,15 @@ void Hosting::sync_remote()
         Status st = request_writer(*reg, e, &region, &params);
         if (st)
             st = Session::attach_writer(region, params, &target);
-        if (st)
+        if (st) {
             remote_targets_[t] = target;
-        else
+            // Requests from now on are this process's: counted before its
+            // providers hear they are enabled, so none made after that is missed.
+            std::uint32_t count = 0, lost = 0;
+            std::vector<CaptureRecord> none;
+            reg->captures(e, 0, &count, &none, &lost);
+            captures_seen_[t] = count;
+        } else
             remote_denied_[t] = seq;
     }
     // Publish the new lists; sessions no longer wanted are let go after the
@@ -149,16 +154,17 @@ void Hosting::sync_remote()
     }
     engine_.set_remote_enables(std::move(next));
     deliver_captures(*reg, needed);
-    publish_own_registrations(); // again, in case the last try found no folder
+    // Listed once attached: a controller that sees the process listed can
+    // ask it to capture state and be heard.
+    publish_own_registrations();
 }
 
 void Hosting::deliver_captures(SystemRegistry &reg, const std::map<std::uint64_t, RegistryEntry> &sessions)
 {
     // Caller holds sync_mutex_: each request reaches each registration once.
-    // A session first met here starts from its current count: requests made
-    // before this process heard that it enables its providers are not
-    // delivered (the enable callback that comes with hearing it is the cue
-    // to log state then).
+    // A session starts from its count when this process attached to it:
+    // requests made before are not delivered (the enable callback that
+    // comes with attaching is the cue to log state then).
     for (const auto &[t, e] : sessions) {
         auto target = remote_targets_.find(t);
         if (target == remote_targets_.end())
