@@ -125,9 +125,15 @@ TEST(CrossProcess, ProviderListingShowsProcessesAndSessionsAndForgetsProcessesTh
     const etw_guid g = xp_guid(0);
     const auto pa = std::uint32_t(a.proc.pid), pb = std::uint32_t(b.proc.pid);
 
-    Listing l = query(g);
+    // Listed after the pass that enabled them (their file is written right after).
+    Listing l;
+    EXPECT_TRUE(eventually(3000,
+                           [&] {
+                               l = query(g);
+                               return l.has_pid(pa) && l.has_pid(pb);
+                           }))
+        << l.procs.size() << " processes listed";
     ASSERT_EQ(l.st, ETW_OK) << etw_last_error_message();
-    EXPECT_TRUE(l.has_pid(pa) && l.has_pid(pb)) << l.procs.size() << " processes listed";
     for (const etw_provider_process &pr : l.procs)
         EXPECT_EQ(pr.registrations, 1u);
     ASSERT_EQ(l.sessions.size(), 1u);
