@@ -1,4 +1,4 @@
-// EnumerateTraceGuidsEx over etw_provider_list and etw_provider_query: the
+// EnumerateTraceGuidsEx and EnumerateTraceGuids over etw_provider_list and etw_provider_query: the
 // layouts (TRACE_GUID_INFO, TRACE_PROVIDER_INSTANCE_INFO, TRACE_ENABLE_INFO)
 // and the ERROR_INSUFFICIENT_BUFFER protocol as Microsoft documents them
 // (docs/WIN32.md, "Provider listing").
@@ -65,6 +65,41 @@ void append(std::vector<unsigned char> &bytes, const T &v)
 }
 
 } // namespace
+
+OPENETW_WIN32_API ULONG EnumerateTraceGuids(PTRACE_GUID_PROPERTIES *array, ULONG array_count, PULONG guid_count)
+{
+    if (array == nullptr || array_count == 0 || guid_count == nullptr)
+        return ERROR_INVALID_PARAMETER;
+    for (ULONG i = 0; i < array_count; ++i)
+        if (array[i] == nullptr)
+            return ERROR_INVALID_PARAMETER;
+    std::vector<etw_guid> guids;
+    if (ULONG st = all_guids(&guids); st != ERROR_SUCCESS)
+        return st;
+    // Registered providers only (one a session enables ahead of its
+    // registration is not one yet), each once, with the first session enabling it.
+    ULONG n = 0;
+    for (const etw_guid &g : guids) {
+        std::vector<etw_provider_process> procs;
+        std::vector<etw_provider_session> sessions;
+        if (query(g, &procs, &sessions) != ERROR_SUCCESS || procs.empty())
+            continue;
+        if (n < array_count) {
+            TRACE_GUID_PROPERTIES *p = array[n];
+            std::memset(p, 0, sizeof *p);
+            std::memcpy(&p->Guid, &g, sizeof g);
+            if (!sessions.empty()) {
+                p->LoggerId = ULONG(sessions[0].session_handle & 0xFFFF);
+                p->EnableLevel = sessions[0].level;
+                p->EnableFlags = ULONG(sessions[0].match_any_keyword);
+                p->IsEnable = TRUE;
+            }
+        }
+        ++n;
+    }
+    *guid_count = n;
+    return n > array_count ? ERROR_MORE_DATA : ERROR_SUCCESS;
+}
 
 OPENETW_WIN32_API ULONG EnumerateTraceGuidsEx(TRACE_QUERY_INFO_CLASS info_class, PVOID in, ULONG in_size, PVOID out,
                                               ULONG out_size, PULONG length)

@@ -143,6 +143,32 @@ int main(int argc, char **argv)
     expect("TraceGuidQueryProcess", EnumerateTraceGuidsEx(TraceGuidQueryProcess, NULL, 0, buf, sizeof buf, &len),
            ERROR_NOT_SUPPORTED);
 
+    /* EnumerateTraceGuids: the registered GUID only (PreGuid is enabled, not registered). */
+    {
+        TRACE_GUID_PROPERTIES props[2], *array[2] = {&props[0], &props[1]};
+        ULONG count = 0;
+        expect("EnumerateTraceGuids", EnumerateTraceGuids(array, 2, &count), ERROR_SUCCESS);
+        expect("its GuidCount", count, 1);
+        expect("its Guid", memcmp(&props[0].Guid, &ProviderGuid, sizeof(GUID)) == 0, 1);
+        expect("its IsEnable", props[0].IsEnable, TRUE);
+        expect("its LoggerId", props[0].LoggerId, h & 0xFFFF);
+        expect("its EnableLevel", props[0].EnableLevel, 3);
+        expect("its EnableFlags", props[0].EnableFlags, 0xF0);
+        expect("EnumerateTraceGuids with a count of 0", EnumerateTraceGuids(array, 0, &count), ERROR_INVALID_PARAMETER);
+        expect("EnumerateTraceGuids with a NULL GuidCount", EnumerateTraceGuids(array, 2, NULL),
+               ERROR_INVALID_PARAMETER);
+        array[1] = NULL;
+        expect("EnumerateTraceGuids with a NULL element", EnumerateTraceGuids(array, 2, &count),
+               ERROR_INVALID_PARAMETER);
+        {
+            REGHANDLE r3 = 0;
+            expect("EventRegister of the GUID enabled ahead", EventRegister(&PreGuid, NULL, NULL, &r3), ERROR_SUCCESS);
+            expect("EnumerateTraceGuids into one element", EnumerateTraceGuids(array, 1, &count), ERROR_MORE_DATA);
+            expect("its GuidCount", count, 2);
+            EventUnregister(r3);
+        }
+    }
+
     EventUnregister(r1);
     EventUnregister(r2);
     memset(p, 0, BLOCK);

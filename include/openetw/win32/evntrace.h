@@ -753,6 +753,15 @@ ULONG WMIAPI TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS I
  * ReturnLength, OutBuffer NULL with a size, a wrong InBuffer for the class;
  * ERROR_WMI_GUID_NOT_FOUND for a GUID nobody registers or enables;
  * ERROR_NOT_SUPPORTED for the other classes. */
+/* The registered providers, each once, into the structures GuidPropertiesArray
+ * points to: Guid and, when a session enables it, IsEnable TRUE with the first
+ * such session's LoggerId (its handle's low 16 bits), EnableLevel and
+ * EnableFlags (the low 32 bits of its MatchAnyKeyword). *GuidCount receives
+ * how many there are; ERROR_MORE_DATA when PropertyArrayCount is smaller (the
+ * first PropertyArrayCount are filled). ERROR_INVALID_PARAMETER for a NULL
+ * array, element or GuidCount, or a count of 0. */
+ULONG WMIAPI EnumerateTraceGuids(PTRACE_GUID_PROPERTIES *GuidPropertiesArray, ULONG PropertyArrayCount,
+                                 PULONG GuidCount);
 ULONG WMIAPI EnumerateTraceGuidsEx(TRACE_QUERY_INFO_CLASS TraceQueryInfoClass, PVOID InBuffer, ULONG InBufferSize,
                                    PVOID OutBuffer, ULONG OutBufferSize, PULONG ReturnLength);
 
