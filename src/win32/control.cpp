@@ -267,8 +267,6 @@ ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLON
     ULONG status = find_session(handle, nullptr, &s.session, &s.owned);
     if (status != ERROR_SUCCESS)
         return status == ERROR_WMI_INSTANCE_NOT_FOUND ? ERROR_INVALID_HANDLE : status;
-    if (code == EVENT_CONTROL_CODE_CAPTURE_STATE)
-        return ERROR_NOT_SUPPORTED; // libopenetw has no capture-state request
     etw_guid g;
     std::memcpy(&g, guid, sizeof g);
     return etw_session_enable_provider(s.session, &g, code, level, any, all);
