@@ -29,6 +29,7 @@
 #include <openetw/provider.h>
 #include <openetw/consumer.h>
 #include <openetw/decode.h>
+#include <openetw/collect.h>
 %}
 
 %include <stdint.i>
@@ -49,6 +50,7 @@ OPENETW_HANDLE(etw_session, etw_session_close, SessionHandle)
 OPENETW_HANDLE(etw_provider, etw_provider_unregister, ProviderHandle)
 OPENETW_HANDLE(etw_consumer, etw_consumer_close, ConsumerHandle)
 OPENETW_HANDLE(etw_decoder, etw_decoder_destroy, DecoderHandle)
+OPENETW_HANDLE(etw_collect_report, etw_collect_report_destroy, CollectReportHandle)
 
 /* Caller-provided input bytes and output buffers. */
 OPENETW_IN_BYTES(const void *block, size_t block_size)
@@ -92,3 +94,11 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
 %include "csharp_decode.i"
 #endif
 %include "openetw/decode.h"
+/* Streams: a consumer with its credentials file (consumer.h, bound above) and a
+   stream rebuilt as files (collect.h), per language. */
+#if defined(SWIGPYTHON)
+%include "python_stream.i"
+#elif defined(SWIGCSHARP)
+%include "csharp_stream.i"
+#endif
+%include "openetw/collect.h"
