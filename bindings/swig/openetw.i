@@ -73,6 +73,15 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
    layers have no form for; the languages name flags with their own enums. */
 %ignore etw_enable_flags_format;
 
+/* Streams, per language: a consumer with its credentials file (consumer.h) and a
+   stream rebuilt as files (collect.h). Before the headers, so that features such as
+   Python's %thread reach their declarations. */
+#if defined(SWIGPYTHON)
+%include "python_stream.i"
+#elif defined(SWIGCSHARP)
+%include "csharp_stream.i"
+#endif
+
 /* ---- The public headers, and nothing else ---- */
 %include "openetw/export.h"
 %include "openetw/status.h"
@@ -94,11 +103,5 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
 %include "csharp_decode.i"
 #endif
 %include "openetw/decode.h"
-/* Streams: a consumer with its credentials file (consumer.h, bound above) and a
-   stream rebuilt as files (collect.h), per language. */
-#if defined(SWIGPYTHON)
-%include "python_stream.i"
-#elif defined(SWIGCSHARP)
-%include "csharp_stream.i"
-#endif
+/* A stream rebuilt as files (its roles: *_stream.i, above). */
 %include "openetw/collect.h"

@@ -54,6 +54,7 @@ typedef struct etw_collected_file {
     const char *path;          /* FOLDER/MACHINE.SESSION.START.etl, names escaped (docs/FLEET.md) */
     const char *machine;       /* the host name as the session's export sent it */
     const char *session;       /* the session name */
+    const char *start_utc;     /* start_time as the file name gives it: UTC YYYYMMDDTHHMMSS.fffffffZ */
     const char *missing;       /* what the stream lacks, one sentence per line ('\n' between them); "" when complete */
     const char *error;         /* why the file was kept or not written; "" otherwise */
 } etw_collected_file;

@@ -27,7 +27,8 @@ static_assert(ETW_COLLECT_WRITTEN == unsigned(CollectedFile::Outcome::Written) &
               ETW_COLLECT_KEPT == unsigned(CollectedFile::Outcome::Kept) &&
               ETW_COLLECT_NO_FILE == unsigned(CollectedFile::Outcome::NoFile) &&
               ETW_COLLECT_FAILED == unsigned(CollectedFile::Outcome::Failed));
-static_assert(offsetof(etw_collected_file, start_time) == 8 && offsetof(etw_collected_file, path) == 32);
+static_assert(offsetof(etw_collected_file, start_time) == 8 && offsetof(etw_collected_file, path) == 32 &&
+              sizeof(etw_collected_file) == 32 + 6 * sizeof(const char *)); // no padding on 32- or 64-bit
 
 static const char *text(const char *s) { return s ? s : ""; }
 
@@ -113,6 +114,7 @@ ETW_API etw_status etw_collect_report_file(etw_collected_file *out, const etw_co
         v.path = f.path.c_str();
         v.machine = f.trace.tag.machine.c_str();
         v.session = f.trace.tag.session.c_str();
+        v.start_utc = run.start_text[index].c_str();
         v.missing = run.missing_text[index].c_str();
         v.error = f.error.c_str();
         std::memcpy(out, &v, sizeof v);

@@ -14,6 +14,7 @@ namespace openetw::exporter {
 struct CollectRun {
     CollectReport report;
     std::vector<std::string> missing_text; // per file of report, sentences separated by '\n'
+    std::vector<std::string> start_text;   // per file of report, its start as UTC text (start_utc_text)
 
     // Replaces what the run held with a collect of url (collect_stream's
     // statuses); the report is kept as far as the collect went.

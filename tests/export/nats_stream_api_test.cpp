@@ -175,6 +175,9 @@ TEST(CollectApi, TheReportNamesEachFileAndTheFlagsAndFiltersApply)
     EXPECT_TRUE(etltest::read_all(fa.path) == etltest::read_all(a.file)) << "the file differs from the session's";
     EXPECT_TRUE(etltest::read_all(fb.path) == etltest::read_all(b.file));
     EXPECT_GT(std::strlen(fa.machine), 0u);
+    // The start as the file name gives it: UTC YYYYMMDDTHHMMSS.fffffffZ.
+    EXPECT_EQ(std::strlen(fa.start_utc), 24u) << fa.start_utc;
+    EXPECT_NE(std::string(fa.path).find(std::string(".") + fa.start_utc + ".etl"), std::string::npos) << fa.path;
 
     // Again: unchanged. Then other contents: kept, unless overwrite.
     const std::string path_a = fa.path;

@@ -72,6 +72,24 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void TheCollectedFileStructMatchesTheCHeader()
+        {
+            if (!Environment.Is64BitProcess)
+                return;
+            Assert.Equal(80, System.Runtime.CompilerServices.Unsafe.SizeOf<Interop.CollectedFileNative>());
+            var f = new Interop.CollectedFileNative();
+            Assert.Equal(8, Off(ref f, ref f.StartTime));
+            Assert.Equal(32, Off(ref f, ref f.Path));
+            Assert.Equal(56, Off(ref f, ref f.StartUtc));
+            Assert.Equal(72, Off(ref f, ref f.Error));
+        }
+
+        private static int Off<TStruct, TField>(ref TStruct s, ref TField field) =>
+            (int)System.Runtime.CompilerServices.Unsafe.ByteOffset(
+                ref System.Runtime.CompilerServices.Unsafe.As<TStruct, byte>(ref s),
+                ref System.Runtime.CompilerServices.Unsafe.As<TField, byte>(ref field));
+
+        [Fact]
         public void AnExportedSessionReadsBackAndCollectsAsItsFile()
         {
             using var scratch = new Scratch();
@@ -105,6 +123,7 @@ namespace OpenEtw.Tests
             Assert.Equal((CollectOutcome.Written, true, 0, ""), (f.Outcome, f.Complete, f.Missing.Count, f.Error));
             Assert.Equal((source.Machine, name, source.StartTime), (f.Machine, f.Session, f.StartTime));
             Assert.True(f.DataBuffers > 0);
+            Assert.EndsWith($".{f.StartUtc}.etl", f.Path);
             Assert.Equal(File.ReadAllBytes(local), File.ReadAllBytes(f.Path));
             Assert.Equal(CollectOutcome.Unchanged, stream.Collect(output, session: name.ToUpperInvariant()).Files[0].Outcome);
 

@@ -87,7 +87,8 @@ namespace OpenEtw
                     string missing = Marshal.PtrToStringUTF8(f.Missing) ?? "";
                     files.Add(new CollectedFile(
                         Marshal.PtrToStringUTF8(f.Path) ?? "", Marshal.PtrToStringUTF8(f.Machine) ?? "",
-                        Marshal.PtrToStringUTF8(f.Session) ?? "", f.StartTime, (CollectOutcome)f.Outcome,
+                        Marshal.PtrToStringUTF8(f.Session) ?? "", f.StartTime,
+                        Marshal.PtrToStringUTF8(f.StartUtc) ?? "", (CollectOutcome)f.Outcome,
                         f.DataBuffers, f.Complete != 0,
                         missing.Length == 0 ? Array.Empty<string>() : missing.Split('\n'),
                         Marshal.PtrToStringUTF8(f.Error) ?? ""));
@@ -122,13 +123,14 @@ namespace OpenEtw
     /// <param name="Machine">The host name the session's export sent.</param>
     /// <param name="Session">The session name.</param>
     /// <param name="StartTime">The session's StartTime, FILETIME (UTC).</param>
+    /// <param name="StartUtc">The start as the file name gives it, UTC YYYYMMDDTHHMMSS.fffffffZ.</param>
     /// <param name="Outcome">What was done with the file.</param>
     /// <param name="DataBuffers">Data buffers in the file.</param>
     /// <param name="Complete">The stream held all of it: the file is the session's own.</param>
     /// <param name="Missing">Sentences saying what the stream lacks; empty when complete.</param>
     /// <param name="Error">Why the file was kept or not written; "" otherwise.</param>
     public sealed record CollectedFile(string Path, string Machine, string Session, long StartTime,
-                                       CollectOutcome Outcome, ulong DataBuffers, bool Complete,
+                                       string StartUtc, CollectOutcome Outcome, ulong DataBuffers, bool Complete,
                                        IReadOnlyList<string> Missing, string Error);
 
     /// <summary>What a collect did: the files in (machine, session, start) order, and how many

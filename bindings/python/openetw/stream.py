@@ -37,6 +37,7 @@ class CollectedFile:
     machine: str
     session: str
     start_time: int          # FILETIME (UTC)
+    start_utc: str           # the start as the file name gives it, UTC YYYYMMDDTHHMMSS.fffffffZ
     outcome: str             # "written", "unchanged", "replaced", "kept", "no file", "failed"
     data_buffers: int
     complete: bool           # the stream held all of it: the file is the session's own
@@ -149,7 +150,7 @@ def collect(url: str, folder: os.PathLike, *, machine: Optional[str] = None,
     for i in range(_native.etw_collect_report_file_count(handle)):
         f = _native.etw_collect_report_file(handle, i)
         files.append(CollectedFile(
-            path=f.path, machine=f.machine, session=f.session, start_time=f.start_time,
+            path=f.path, machine=f.machine, session=f.session, start_time=f.start_time, start_utc=f.start_utc,
             outcome=_native.etw_collect_outcome_name(f.outcome), data_buffers=f.data_buffers,
             complete=bool(f.complete), missing=tuple(f.missing.split("\n")) if f.missing else (),
             error=f.error))

@@ -81,6 +81,7 @@ def test_an_exported_session_reads_back_and_collects_as_its_file(nats, tmp_path,
     assert (f.session, f.outcome, f.complete, f.missing, f.error) == (name, "written", True, (), "")
     assert f.machine == source.machine and f.start_time == source.start_time
     assert f.data_buffers > 0
+    assert f.path.endswith(f".{f.start_utc}.etl")
     assert open(f.path, "rb").read() == (tmp_path / "local.etl").read_bytes()
     assert openetw.collect(stream.url, out, credentials_file=creds, session=name.upper()).files[0].outcome \
         == "unchanged"

@@ -34,6 +34,7 @@ namespace OpenEtw.Interop
         public IntPtr Path;
         public IntPtr Machine;
         public IntPtr Session;
+        public IntPtr StartUtc;
         public IntPtr Missing;
         public IntPtr Error;
     }

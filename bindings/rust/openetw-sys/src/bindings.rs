@@ -6664,6 +6664,7 @@ pub struct etw_collected_file {
     pub path: *const core::ffi::c_char,
     pub machine: *const core::ffi::c_char,
     pub session: *const core::ffi::c_char,
+    pub start_utc: *const core::ffi::c_char,
     pub missing: *const core::ffi::c_char,
     pub error: *const core::ffi::c_char,
 }
@@ -6671,7 +6672,7 @@ pub struct etw_collected_file {
 fn bindgen_test_layout_etw_collected_file() {
     assert_eq!(
         ::core::mem::size_of::<etw_collected_file>(),
-        72usize,
+        80usize,
         concat!("Size of: ", stringify!(etw_collected_file))
     );
     assert_eq!(
@@ -6832,6 +6833,23 @@ fn bindgen_test_layout_etw_collected_file() {
         );
     }
     test_field_session();
+    fn test_field_start_utc() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).start_utc) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(start_utc)
+            )
+        );
+    }
+    test_field_start_utc();
     fn test_field_missing() {
         assert_eq!(
             unsafe {
@@ -6839,7 +6857,7 @@ fn bindgen_test_layout_etw_collected_file() {
                 let ptr = uninit.as_ptr();
                 ::core::ptr::addr_of!((*ptr).missing) as usize - ptr as usize
             },
-            56usize,
+            64usize,
             concat!(
                 "Offset of field: ",
                 stringify!(etw_collected_file),
@@ -6856,7 +6874,7 @@ fn bindgen_test_layout_etw_collected_file() {
                 let ptr = uninit.as_ptr();
                 ::core::ptr::addr_of!((*ptr).error) as usize - ptr as usize
             },
-            64usize,
+            72usize,
             concat!(
                 "Offset of field: ",
                 stringify!(etw_collected_file),

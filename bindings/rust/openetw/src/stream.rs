@@ -187,6 +187,8 @@ pub struct CollectedFile {
     pub session: String,
     /// The session's StartTime, FILETIME (UTC).
     pub start_time: i64,
+    /// The start as the file name gives it, UTC `YYYYMMDDTHHMMSS.fffffffZ`.
+    pub start_utc: String,
     /// What was done with the file.
     pub outcome: CollectOutcome,
     /// Data buffers in the file.
@@ -318,6 +320,7 @@ impl Collect<'_> {
                 machine: owned(f.machine),
                 session: owned(f.session),
                 start_time: f.start_time,
+                start_utc: owned(f.start_utc),
                 outcome: CollectOutcome::from_raw(f.outcome),
                 data_buffers: f.data_buffers,
                 complete: f.complete != 0,

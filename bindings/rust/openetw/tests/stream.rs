@@ -109,6 +109,7 @@ fn an_exported_session_reads_back_and_collects_as_its_file() {
     assert_eq!((f.outcome, f.complete, f.missing.is_empty()), (CollectOutcome::Written, true, true));
     assert_eq!((&f.machine, &f.session, f.start_time), (&source.machine, &name, source.start_time));
     assert!(f.data_buffers > 0);
+    assert!(f.path.to_str().unwrap().ends_with(&format!(".{}.etl", f.start_utc)), "{:?}", f.path);
     assert_eq!(std::fs::read(&f.path).unwrap(), std::fs::read(&local).unwrap());
     let again = stream.collect(&out).session(&name.to_uppercase()).run().unwrap();
     assert_eq!(again.files[0].outcome, CollectOutcome::Unchanged);
