@@ -7,7 +7,7 @@
  * the file that session wrote when the stream holds all of it
  * (docs/FLEET.md, "Collecting"). The result is an etw_collect_report: one
  * entry per instance (its path, names, start, outcome, what is missing) and
- * how many instances the filters left out.
+ * how many instances the session filter left out.
  *
  * Threads. etw_collect_stream blocks the calling thread while it reads the
  * stream and writes the files, and runs no callback. A report is not
@@ -110,8 +110,9 @@ ETW_API etw_status etw_collect_stream(etw_collect_report *report, const char *ur
 ETW_API etw_status etw_collect_report_file_count(uint32_t *out, const etw_collect_report *report);
 
 /**
- * *out = how many session instances of the stream the machine and session
- * filters left out. ETW_ERROR_INVALID_PARAMETER for NULL.
+ * *out = how many session instances of the stream the session filter left
+ * out. The machine filter is the server's subject filter: what it leaves
+ * out is never read, so never counted. ETW_ERROR_INVALID_PARAMETER for NULL.
  */
 ETW_API etw_status etw_collect_report_skipped(uint64_t *out, const etw_collect_report *report);
 

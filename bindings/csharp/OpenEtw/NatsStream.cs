@@ -134,7 +134,8 @@ namespace OpenEtw
                                        IReadOnlyList<string> Missing, string Error);
 
     /// <summary>What a collect did: the files in (machine, session, start) order, and how many
-    /// instances the machine and session filters left out.</summary>
+    /// instances the session filter left out (the machine filter is the server's: what it
+    /// leaves out is never read).</summary>
     public sealed record CollectReport(IReadOnlyList<CollectedFile> Files, ulong Skipped);
 
     /// <summary>A collect that did not rebuild every selected instance whole: the status says

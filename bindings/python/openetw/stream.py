@@ -48,7 +48,8 @@ class CollectedFile:
 @dataclasses.dataclass(frozen=True)
 class CollectReport:
     """What collect() did: files in (machine, session, start) order, and how
-    many instances the machine and session filters left out."""
+    many instances the session filter left out (the machine filter is the
+    server's: what it leaves out is never read)."""
     files: tuple
     skipped: int
 

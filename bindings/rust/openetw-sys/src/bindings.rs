@@ -6945,8 +6945,9 @@ extern "C" {
     ) -> etw_status;
 }
 extern "C" {
-    #[doc = " *out = how many session instances of the stream the machine and session"]
-    #[doc = " filters left out. ETW_ERROR_INVALID_PARAMETER for NULL."]
+    #[doc = " *out = how many session instances of the stream the session filter left"]
+    #[doc = " out. The machine filter is the server's subject filter: what it leaves"]
+    #[doc = " out is never read, so never counted. ETW_ERROR_INVALID_PARAMETER for NULL."]
     pub fn etw_collect_report_skipped(
         out: *mut u64,
         report: *const etw_collect_report,

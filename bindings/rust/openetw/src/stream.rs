@@ -206,7 +206,8 @@ pub struct CollectedFile {
 pub struct CollectReport {
     /// The files, in (machine, session, start) order.
     pub files: Vec<CollectedFile>,
-    /// Instances the machine and session filters left out.
+    /// Instances the session filter left out (the machine filter is the
+    /// server's: what it leaves out is never read).
     pub skipped: u64,
 }
 
