@@ -115,6 +115,10 @@ namespace OpenEtw.Tests
             Assert.Equal(Dns.GetHostName(), source.Machine);
             Assert.All(seen, s => Assert.Equal(0u, s.File));
             Assert.Equal(Enumerable.Range(0, 2000), seen.Select(s => s.Value));
+            using (var since = stream.Open(since: new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc)))
+                Assert.Equal(1, since.FileCount);
+            var later = Assert.Throws<OpenEtwException>(() => stream.Open(since: new DateTime(2100, 1, 1, 0, 0, 0, DateTimeKind.Utc)));
+            Assert.Equal(Status.HandleEof, later.Status); // nothing that recent
 
             string output = Directory.CreateDirectory(scratch.File("collected")).FullName;
             CollectReport report = stream.Collect(output);

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using OpenEtw.Interop;
@@ -54,7 +55,9 @@ namespace OpenEtw
         /// </summary>
         public Consumer Open(ConsumerOptions? options = null, DateTime? since = null)
         {
-            string url = since is DateTime t ? $"{Url}?since={t.ToUniversalTime():yyyy-MM-ddTHH:mm:ss}Z" : Url;
+            string url = since is DateTime t
+                ? Url + "?since=" + t.ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture)
+                : Url;
             return Consumer.OpenStream(url, CredentialsFile, options);
         }
 

@@ -72,6 +72,11 @@ def test_an_exported_session_reads_back_and_collects_as_its_file(nats, tmp_path,
         seen = [int.from_bytes(r.payload, "little") for s, r in consumer.events()
                 if r.kind_name == "full" and s == source]
     assert seen == list(range(2000))
+    with stream.open(since="2000-01-01T00:00:00Z") as since:
+        assert since.sources == (source,)
+    with pytest.raises(openetw.Error) as later:  # nothing that recent
+        stream.open(since="2100-01-01T00:00:00Z")
+    assert later.value.status == openetw.Status.HANDLE_EOF
 
     out = tmp_path / "collected"
     out.mkdir()

@@ -99,6 +99,10 @@ fn an_exported_session_reads_back_and_collects_as_its_file() {
     drop(consumer);
     assert!(seen.iter().all(|(f, _)| *f == 0));
     assert_eq!(seen.iter().map(|(_, v)| *v).collect::<Vec<_>>(), (0..2000).collect::<Vec<_>>());
+    let since = stream.open_since("2000-01-01T00:00:00Z", Consumer::builder()).unwrap();
+    assert_eq!(since.stream_source(0), Some(source.clone()));
+    let later = stream.open_since("2100-01-01T00:00:00Z", Consumer::builder()).unwrap_err();
+    assert_eq!(later.status(), Status::HANDLE_EOF); // nothing that recent
 
     let out = dir.join("collected");
     std::fs::create_dir_all(&out).unwrap();
