@@ -94,6 +94,7 @@ ETW_API etw_status etw_collect_report_file(etw_collected_file *out, const etw_co
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(out);
         ETW_REQUIRE_ARG(report);
+        // The struct's first version ends with error.
         if (out->struct_size < offsetof(etw_collected_file, error) + sizeof(out->error))
             return Fail(ETW_ERROR_INVALID_PARAMETER, "out->struct_size " + std::to_string(out->struct_size) +
                                                          " is smaller than etw_collected_file (" +
@@ -117,7 +118,10 @@ ETW_API etw_status etw_collect_report_file(etw_collected_file *out, const etw_co
         v.start_utc = run.start_text[index].c_str();
         v.missing = run.missing_text[index].c_str();
         v.error = f.error.c_str();
-        std::memcpy(out, &v, sizeof v);
+        // A caller built against a later header may pass more; fill what both know.
+        const std::size_t size = out->struct_size < sizeof v ? out->struct_size : sizeof v;
+        v.struct_size = static_cast<uint32_t>(size);
+        std::memcpy(out, &v, size);
         return Status::ok();
     });
 }

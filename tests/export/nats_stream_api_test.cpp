@@ -162,6 +162,14 @@ TEST(CollectApi, TheReportNamesEachFileAndTheFlagsAndFiltersApply)
         const etw_collected_file f = r.file(i);
         (std::string(f.session) == a.name ? fa : fb) = f;
     }
+    // A caller built against a later, longer struct gets what this library knows.
+    struct {
+        etw_collected_file f;
+        char later[16];
+    } longer{};
+    longer.f.struct_size = sizeof longer;
+    ASSERT_EQ(etw_collect_report_file(&longer.f, r, 0), ETW_OK);
+    EXPECT_EQ(longer.f.struct_size, sizeof(etw_collected_file));
     ASSERT_EQ(std::string(fa.session), a.name);
     ASSERT_EQ(std::string(fb.session), b.name);
     EXPECT_EQ(fa.outcome, ETW_COLLECT_WRITTEN);
