@@ -93,7 +93,6 @@ namespace OpenEtw.Tests
         public void AnExportedSessionReadsBackAndCollectsAsItsFile()
         {
             using var scratch = new Scratch();
-            Environment.SetEnvironmentVariable("OPENETW_SPOOL_DIR", scratch.File("spool"));
             using var server = new NatsServer(scratch.Folder);
             var stream = new NatsStream(server.Url + "/CSEXPORT", server.CredentialsFile);
             string name = Scratch.SessionName("Stream");
