@@ -14,7 +14,9 @@
 #     outlives its starter in the session host, $build/openetw-hostd, named to
 #     the tests by OPENETW_HOSTD);
 #   - every README example (C++, Python, C#, Rust) runs: the live traces must
-#     receive all 100,000 events with the default buffer pool.
+#     receive all 100,000 events with the default buffer pool; the fleet
+#     examples export to, read back and collect from a real nats-server this
+#     script starts (OPENETW_EXAMPLE_NATS_URL, OPENETW_EXAMPLE_NATS_CREDENTIALS).
 # Installs missing Debian packages; needs dotnet and cargo on PATH.
 # Exits non-zero if anything fails.
 #   OPENETW_BINDINGS_DIR  work folder (default: build-bindings in the tree)
@@ -39,6 +41,9 @@ bash "$root/scripts/deps.sh" bindings || exit 1
 for tool in dotnet cargo; do
   command -v "$tool" >/dev/null || { echo "$tool is not on PATH"; exit 1; }
 done
+# The stream tests of every binding start real servers: never skipped for want of one.
+nats_server=$(PATH=$PATH:/usr/sbin:/usr/local/sbin command -v nats-server) ||
+  { echo "nats-server is not installed (scripts/deps.sh bindings installs it)"; exit 1; }
 
 failed=()
 step() { # name, command...: runs and times one step, records a failure
@@ -157,6 +162,26 @@ step "conformance runners: build" build_runners
 step "conformance: C, Python, C#, Rust agree" conformance_all
 step "conformance: every runner fails a broken scenario" conformance_can_fail
 
+# ---- A nats-server for the fleet examples (JetStream on temporary storage, a password) ----
+nats_dir=$(mktemp -d) nats_pid=
+trap '[ -n "$nats_pid" ] && kill "$nats_pid" 2>/dev/null; rm -rf "$nats_dir"' EXIT
+nats_start() {
+  local port i
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$nats_server" -js -sd "$nats_dir/js" -a 127.0.0.1 -p "$port" --user openetw --pass example-secret \
+    -l "$nats_dir/nats.log" &
+  nats_pid=$!
+  for i in $(seq 400); do
+    grep -q "Server is ready" "$nats_dir/nats.log" 2>/dev/null && break
+    sleep 0.025
+  done
+  grep -q "Server is ready" "$nats_dir/nats.log" || { cat "$nats_dir/nats.log"; return 1; }
+  printf 'user = openetw\npassword = example-secret\n' >"$nats_dir/nats.conf"
+  export OPENETW_EXAMPLE_NATS_URL=nats://127.0.0.1:$port OPENETW_EXAMPLE_NATS_CREDENTIALS=$nats_dir/nats.conf
+  export OPENETW_SPOOL_DIR=$nats_dir/spool
+}
+step "nats-server for the fleet examples" nats_start
+
 # ---- Each language's own tests ----
 python_tests() {
   "$vpython" -P -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
@@ -205,7 +230,10 @@ EOF
   grep -qx 'Manifest CSharp: Contoso-Orders/Shipped OrderId=4711 Customer=Fabrikam' "$work/manifest.txt" &&
   cp "$root/bindings/csharp/examples/KernelTrace.cs" "$work/App/Program.cs" && # the system logger: root, as CI
   (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/kernel.txt" &&
-  grep -qx 'Kernel CSharp: Process/Start true (parent this process), Process/End exit 0' "$work/kernel.txt"
+  grep -qx 'Kernel CSharp: Process/Start true (parent this process), Process/End exit 0' "$work/kernel.txt" &&
+  cp "$root/bindings/csharp/examples/FleetStream.cs" "$work/App/Program.cs" &&
+  (cd "$work/App" && NUGET_PACKAGES=$work/packages dotnet run -v:q) | tee "$work/fleet.txt" &&
+  grep -qx 'Fleet CSharp: 1000 events read back, 1 file collected (Written, complete=True, identical=True)' "$work/fleet.txt"
 }
 rust_tests() {
   "$root/bindings/rust/openetw-sys/regenerate.sh" --check &&
@@ -238,7 +266,9 @@ readme_examples() { # the README's examples are these files, and each runs
     "$root/bindings/python/examples/manifest_schemas.py" "$root/bindings/csharp/examples/ManifestSchemas.cs" \
     "$root/bindings/rust/openetw/examples/manifest_schemas.rs" \
     "$root/bindings/python/examples/kernel_trace.py" "$root/bindings/csharp/examples/KernelTrace.cs" \
-    "$root/bindings/rust/openetw/examples/kernel_trace.rs" &&
+    "$root/bindings/rust/openetw/examples/kernel_trace.rs" \
+    "$root/bindings/python/examples/fleet_stream.py" "$root/bindings/csharp/examples/FleetStream.cs" \
+    "$root/bindings/rust/openetw/examples/fleet_stream.rs" &&
   py=$("$vpython" -P "$root/bindings/python/examples/quickstart.py") &&
   echo "$py" && grep -qx "Quickstart Python 4 records" <<<"$py" &&
   py=$("$vpython" -P "$root/bindings/python/examples/live_trace.py") &&
@@ -259,7 +289,12 @@ readme_examples() { # the README's examples are these files, and each runs
   py=$("$vpython" -P "$root/bindings/python/examples/kernel_trace.py") && echo "$py" &&
   grep -qx 'Kernel Python: Process/Start true (parent this process), Process/End exit 0' <<<"$py" &&
   rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example kernel_trace) && echo "$rs" &&
-  grep -qx 'Kernel Rust: Process/Start true (parent this process), Process/End exit 0' <<<"$rs"
+  grep -qx 'Kernel Rust: Process/Start true (parent this process), Process/End exit 0' <<<"$rs" &&
+  # The fleet examples: the nats-server this script started (nats_start).
+  py=$("$vpython" -P "$root/bindings/python/examples/fleet_stream.py") && echo "$py" &&
+  grep -qx 'Fleet Python: 1000 events read back, 1 file collected (written, complete=True, identical=True)' <<<"$py" &&
+  rs=$(cd "$root/bindings/rust" && LD_LIBRARY_PATH=$build cargo run --offline -q --example fleet_stream) && echo "$rs" &&
+  grep -qx 'Fleet Rust: 1000 events read back, 1 file collected (Written, complete=true, identical=true)' <<<"$rs"
 }
 step "python: pytest" python_tests
 step "csharp: xunit" csharp_tests

@@ -9,7 +9,8 @@ test_pkgs=("${build_pkgs[@]}" nats-server clang-format-14 g++-mingw-w64-x86-64-p
            python3-pip python3-venv python3-setuptools
            python3-protobuf)  # tests/otlp: the receiver decodes with the generated Python classes
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest python3-pip python3-venv python3-setuptools
-               g++-aarch64-linux-gnu g++-mingw-w64-x86-64-posix)
+               g++-aarch64-linux-gnu g++-mingw-w64-x86-64-posix
+               nats-server)  # the stream tests and examples of every binding
 case "${1:-build}" in
   build) want=("${build_pkgs[@]}") ;;
   test) want=("${test_pkgs[@]}") ;;

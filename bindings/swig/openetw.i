@@ -29,6 +29,7 @@
 #include <openetw/provider.h>
 #include <openetw/consumer.h>
 #include <openetw/decode.h>
+#include <openetw/collect.h>
 %}
 
 %include <stdint.i>
@@ -49,6 +50,7 @@ OPENETW_HANDLE(etw_session, etw_session_close, SessionHandle)
 OPENETW_HANDLE(etw_provider, etw_provider_unregister, ProviderHandle)
 OPENETW_HANDLE(etw_consumer, etw_consumer_close, ConsumerHandle)
 OPENETW_HANDLE(etw_decoder, etw_decoder_destroy, DecoderHandle)
+OPENETW_HANDLE(etw_collect_report, etw_collect_report_destroy, CollectReportHandle)
 
 /* Caller-provided input bytes and output buffers. */
 OPENETW_IN_BYTES(const void *block, size_t block_size)
@@ -71,6 +73,15 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
    layers have no form for; the languages name flags with their own enums. */
 %ignore etw_enable_flags_format;
 
+/* Streams, per language: a consumer with its credentials file (consumer.h) and a
+   stream rebuilt as files (collect.h). Before the headers, so that features such as
+   Python's %thread reach their declarations. */
+#if defined(SWIGPYTHON)
+%include "python_stream.i"
+#elif defined(SWIGCSHARP)
+%include "csharp_stream.i"
+#endif
+
 /* ---- The public headers, and nothing else ---- */
 %include "openetw/export.h"
 %include "openetw/status.h"
@@ -92,3 +103,5 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
 %include "csharp_decode.i"
 #endif
 %include "openetw/decode.h"
+/* A stream rebuilt as files (its roles: *_stream.i, above). */
+%include "openetw/collect.h"

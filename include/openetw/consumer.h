@@ -347,6 +347,23 @@ ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *path
                                      const etw_consumer_options *options);
 
 /**
+ * Opens the NATS JetStream stream url ("nats://HOST[:PORT]/STREAM",
+ * optionally "?since=YYYY-MM-DDTHH:MM:SSZ") as etw_consumer_open opens it
+ * as a path, with the credentials of credentials_file (the `key = value`
+ * file of etw_properties_set_export); NULL or "" for the file that the
+ * environment variable OPENETW_NATS_CREDENTIALS names, if set. For callers
+ * whose credentials are not in the process environment (a language
+ * runtime that keeps its own copy of it). The same options, statuses and
+ * ownership rules as etw_consumer_open; besides them
+ * ETW_ERROR_INVALID_PARAMETER for a NULL url or one that is not nats://,
+ * and the credentials file's statuses (ETW_ERROR_FILE_NOT_FOUND,
+ * ETW_ERROR_PATH_NOT_FOUND: missing; ETW_ERROR_INVALID_DATA: malformed,
+ * its line named).
+ */
+ETW_API etw_status etw_consumer_open_stream(etw_consumer **out, const char *url, const char *credentials_file,
+                                            const etw_consumer_options *options);
+
+/**
  * Reads every buffer of every file and runs the callbacks on the calling
  * thread. Each call starts from the beginning of the files again.
  * Returns ETW_OK when everything was read cleanly; ETW_ERROR_CANCELLED when

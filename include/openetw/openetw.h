@@ -15,6 +15,7 @@
 #include "session.h"
 #include "provider.h"
 #include "consumer.h"
+#include "collect.h"
 #include "decode.h"
 #include "version.h"
 

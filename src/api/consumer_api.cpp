@@ -50,6 +50,18 @@ ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *path
     });
 }
 
+ETW_API etw_status etw_consumer_open_stream(etw_consumer **out, const char *url, const char *credentials_file,
+                                            const etw_consumer_options *options)
+{
+    return guarded([&]() -> Status {
+        Consumer *c = nullptr;
+        Status st = Consumer::open_stream(out ? &c : nullptr, url, credentials_file, options);
+        if (out)
+            *out = reinterpret_cast<etw_consumer *>(c);
+        return st;
+    });
+}
+
 ETW_API etw_status etw_consumer_open_session(etw_consumer **out, const char *session_name,
                                              const etw_consumer_options *options)
 {

@@ -156,6 +156,23 @@ Status Consumer::open(Consumer **out, const char *const *paths, std::uint32_t pa
     return Status::ok();
 }
 
+Status Consumer::open_stream(Consumer **out, const char *url, const char *credentials_file,
+                             const etw_consumer_options *options)
+{
+    std::unique_ptr<Consumer> consumer;
+    if (Status st = create(out, options, consumer); !st)
+        return st;
+    if (url == nullptr)
+        return Fail(ETW_ERROR_INVALID_PARAMETER, "url is NULL");
+    if (!exporter::is_nats_url(url))
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    std::string("url \"") + url + "\" is not a stream URL (nats://HOST[:PORT]/STREAM)");
+    if (Status st = consumer->add_stream(url, credentials_file ? credentials_file : ""); !st)
+        return st;
+    *out = consumer.release();
+    return Status::ok();
+}
+
 Consumer::~Consumer()
 {
     sources_.clear();
@@ -172,11 +189,13 @@ Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::Ra
     return Status::ok();
 }
 
-Status Consumer::add_stream(const std::string &url)
+Status Consumer::add_stream(const std::string &url, const std::string &credentials_file)
 {
-    const char *creds = std::getenv(exporter::kCredentialsVariable);
+    std::string creds = credentials_file;
+    if (const char *env = std::getenv(exporter::kCredentialsVariable); creds.empty() && env != nullptr)
+        creds = env;
     std::vector<exporter::StreamTrace> traces;
-    if (Status st = exporter::read_nats_stream(url, creds ? creds : "", &traces); !st)
+    if (Status st = exporter::read_nats_stream(url, creds, &traces); !st)
         return st;
     for (exporter::StreamTrace &t : traces) {
         const std::string name = url + "#" + exporter::escape_token(t.tag.machine) + "/" +

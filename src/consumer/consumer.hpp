@@ -33,6 +33,12 @@ public:
     // session session_name (UTF-8, case-insensitive). Same user_data rules.
     static Status open_session(Consumer **out, const char *session_name, const etw_consumer_options *options);
 
+    // etw_consumer_open_stream: the session instances of a nats:// stream,
+    // read with credentials_file (NULL or "": the file
+    // $OPENETW_NATS_CREDENTIALS names). Same user_data rules.
+    static Status open_stream(Consumer **out, const char *url, const char *credentials_file,
+                              const etw_consumer_options *options);
+
     // Live consumers: callbacks run on the processing thread before each
     // buffer's records. ETW_ERROR_BUSY while processing.
     Status set_loss_callback(etw_loss_callback callback);
@@ -46,7 +52,8 @@ public:
 
     // Adds a file (or, for tests and fuzzing, any input) as the next file
     // index; a nats:// URL adds each session instance of the stream (add_stream).
-    Status add_stream(const std::string &url);
+    // credentials_file empty: the file $OPENETW_NATS_CREDENTIALS names, if set.
+    Status add_stream(const std::string &url, const std::string &credentials_file = {});
     // Adds a file (or, for tests and fuzzing, any input) as the next file index.
     Status add_file(const std::string &path);
     Status add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input);

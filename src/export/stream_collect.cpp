@@ -64,9 +64,11 @@ bool windows_device(const std::string &token)
     return l.size() == 4 && (l.compare(0, 3, "com") == 0 || l.compare(0, 3, "lpt") == 0) && l[3] >= '0' && l[3] <= '9';
 }
 
+} // namespace
+
 // FILETIME as YYYYMMDDTHHMMSS.fffffffZ (UTC), or its decimal when it is
 // before 1601 (no session starts then; the name stays unique either way).
-std::string start_text(std::int64_t filetime)
+std::string start_utc_text(std::int64_t filetime)
 {
     if (filetime < 0)
         return std::to_string(filetime);
@@ -93,8 +95,6 @@ std::string start_text(std::int64_t filetime)
                   static_cast<long long>(ticks));
     return out;
 }
-
-} // namespace
 
 bool StreamFilter::matches(const BufferTag &tag) const
 {
@@ -170,7 +170,7 @@ std::string collected_file_name(const BufferTag &tag)
         std::snprintf(esc, sizeof esc, "%%%02X", static_cast<unsigned char>(machine[0]));
         machine = esc + machine.substr(1);
     }
-    return machine + "." + bounded_token(tag.session) + "." + start_text(tag.start_time) + ".etl";
+    return machine + "." + bounded_token(tag.session) + "." + start_utc_text(tag.start_time) + ".etl";
 }
 
 const char *outcome_name(CollectedFile::Outcome o)

@@ -62,6 +62,8 @@ CollectedTrace assemble_instance(const StreamInstance &inst);
 // YYYYMMDDTHHMMSS.fffffffZ. Distinct instances get distinct names.
 inline constexpr std::size_t kMaxNameToken = 96;
 std::string collected_file_name(const BufferTag &tag);
+// A session's start as that name gives it: FILETIME as UTC YYYYMMDDTHHMMSS.fffffffZ.
+std::string start_utc_text(std::int64_t filetime);
 
 struct CollectOptions {
     std::string folder; // must exist

@@ -17,7 +17,7 @@ int cmd_grant(Ctx &c, const Args &a);
 int cmd_providers(Ctx &c, const Args &a);
 int cmd_capture_state(Ctx &c, const Args &a);
 // collect URL --output DIR [--machine M] [--session S] [--force] [--credentials FILE]
-// (collect.cpp, in etwctl_collect: it needs the library's internal part).
+// (collect.cpp, over openetw/collect.h).
 int cmd_collect(Ctx &c, const Args &a);
 int cmd_sleep(Ctx &c, const std::vector<std::string> &a); // a: the command line, "sleep" first
 

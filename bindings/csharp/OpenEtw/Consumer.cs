@@ -67,6 +67,24 @@ namespace OpenEtw
         }
 
         /// <summary>
+        /// Opens a NATS JetStream stream, <c>nats://HOST[:PORT]/STREAM[?since=UTC]</c>, as a file
+        /// is opened: each machine's session instance becomes one file of the consumer
+        /// (etw_consumer_open_stream). <paramref name="credentialsFile"/>: the stream's
+        /// <c>key = value</c> credentials file; null for the file OPENETW_NATS_CREDENTIALS names
+        /// in the process's native environment. See <see cref="NatsStream"/>.
+        /// </summary>
+        public static Consumer OpenStream(string url, string? credentialsFile, ConsumerOptions? options = null)
+        {
+            ArgumentNullException.ThrowIfNull(url);
+            options ??= new ConsumerOptions();
+            var state = new ConsumerState(options);
+            ConsumerOptionsNative native = ToNative(options, state);
+            // On failure the library has already run user_data_free: nothing to free here.
+            N.etw_consumer_open_stream(out ConsumerHandle handle, url, credentialsFile, ref native);
+            return new Consumer(handle, state);
+        }
+
+        /// <summary>
         /// Attaches a live consumer to the running real-time session <paramref name="sessionName"/>:
         /// its backlog is delivered first, then every buffer as the session flushes it.
         /// </summary>

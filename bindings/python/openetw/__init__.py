@@ -20,6 +20,7 @@ from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer
 from .trace import Enable, LiveTrace
 from .kernel_trace import KERNEL_LOGGER_NAME, KernelTrace, parse_kernel_flags
+from .stream import CollectedFile, CollectReport, Source, Stream, StreamConsumer, collect
 
 
 def version() -> str:

@@ -7,5 +7,6 @@
 #include <openetw/session.h>
 #include <openetw/provider.h>
 #include <openetw/consumer.h>
+#include <openetw/collect.h>
 #include <openetw/version.h>
 #include <openetw/decode.h>

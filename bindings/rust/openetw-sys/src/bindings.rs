@@ -232,6 +232,13 @@ pub const ETW_BUFFER_STATUS_WARNING: u32 = 4;
 pub const ETW_CONSUMER_ORDER_TIME: u32 = 0;
 pub const ETW_CONSUMER_ORDER_FILE: u32 = 1;
 pub const ETW_CONSUMER_RAW_TIMESTAMP: u32 = 2;
+pub const ETW_COLLECT_OVERWRITE: u32 = 1;
+pub const ETW_COLLECT_WRITTEN: u32 = 0;
+pub const ETW_COLLECT_UNCHANGED: u32 = 1;
+pub const ETW_COLLECT_REPLACED: u32 = 2;
+pub const ETW_COLLECT_KEPT: u32 = 3;
+pub const ETW_COLLECT_NO_FILE: u32 = 4;
+pub const ETW_COLLECT_FAILED: u32 = 5;
 pub const OPENETW_VERSION_MAJOR: u32 = 0;
 pub const OPENETW_VERSION_MINOR: u32 = 1;
 pub const OPENETW_VERSION_PATCH: u32 = 0;
@@ -6670,6 +6677,26 @@ extern "C" {
     ) -> etw_status;
 }
 extern "C" {
+    #[doc = " Opens the NATS JetStream stream url (\"nats://HOST[:PORT]/STREAM\","]
+    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\") as etw_consumer_open opens it"]
+    #[doc = " as a path, with the credentials of credentials_file (the `key = value`"]
+    #[doc = " file of etw_properties_set_export); NULL or \"\" for the file that the"]
+    #[doc = " environment variable OPENETW_NATS_CREDENTIALS names, if set. For callers"]
+    #[doc = " whose credentials are not in the process environment (a language"]
+    #[doc = " runtime that keeps its own copy of it). The same options, statuses and"]
+    #[doc = " ownership rules as etw_consumer_open; besides them"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for a NULL url or one that is not nats://,"]
+    #[doc = " and the credentials file's statuses (ETW_ERROR_FILE_NOT_FOUND,"]
+    #[doc = " ETW_ERROR_PATH_NOT_FOUND: missing; ETW_ERROR_INVALID_DATA: malformed,"]
+    #[doc = " its line named)."]
+    pub fn etw_consumer_open_stream(
+        out: *mut *mut etw_consumer,
+        url: *const core::ffi::c_char,
+        credentials_file: *const core::ffi::c_char,
+        options: *const etw_consumer_options,
+    ) -> etw_status;
+}
+extern "C" {
     #[doc = " Reads every buffer of every file and runs the callbacks on the calling"]
     #[doc = " thread. Each call starts from the beginning of the files again."]
     #[doc = " Returns ETW_OK when everything was read cleanly; ETW_ERROR_CANCELLED when"]
@@ -6887,6 +6914,333 @@ extern "C" {
 extern "C" {
     #[doc = " Canonical name of a record kind (\"system\", \"event\", ...); \"unknown\" otherwise. Static text."]
     pub fn etw_record_kind_name(kind: u32) -> *const core::ffi::c_char;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_collect_report {
+    _unused: [u8; 0],
+}
+#[doc = " One session instance of the stream and what became of its file. Set"]
+#[doc = " struct_size to sizeof(etw_collected_file) before etw_collect_report_file."]
+#[doc = " The strings (UTF-8) belong to the report and stay valid until"]
+#[doc = " etw_collect_report_destroy or the next etw_collect_stream on it."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_collected_file {
+    pub struct_size: u32,
+    pub outcome: u32,
+    pub start_time: i64,
+    pub data_buffers: u64,
+    pub complete: u32,
+    pub missing_count: u32,
+    pub path: *const core::ffi::c_char,
+    pub machine: *const core::ffi::c_char,
+    pub session: *const core::ffi::c_char,
+    pub start_utc: *const core::ffi::c_char,
+    pub missing: *const core::ffi::c_char,
+    pub error: *const core::ffi::c_char,
+}
+#[test]
+fn bindgen_test_layout_etw_collected_file() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_collected_file>(),
+        80usize,
+        concat!("Size of: ", stringify!(etw_collected_file))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_collected_file>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_collected_file))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_outcome() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).outcome) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(outcome)
+            )
+        );
+    }
+    test_field_outcome();
+    fn test_field_start_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).start_time) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(start_time)
+            )
+        );
+    }
+    test_field_start_time();
+    fn test_field_data_buffers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data_buffers) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(data_buffers)
+            )
+        );
+    }
+    test_field_data_buffers();
+    fn test_field_complete() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).complete) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(complete)
+            )
+        );
+    }
+    test_field_complete();
+    fn test_field_missing_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).missing_count) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(missing_count)
+            )
+        );
+    }
+    test_field_missing_count();
+    fn test_field_path() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).path) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(path)
+            )
+        );
+    }
+    test_field_path();
+    fn test_field_machine() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).machine) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(machine)
+            )
+        );
+    }
+    test_field_machine();
+    fn test_field_session() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).session) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(session)
+            )
+        );
+    }
+    test_field_session();
+    fn test_field_start_utc() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).start_utc) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(start_utc)
+            )
+        );
+    }
+    test_field_start_utc();
+    fn test_field_missing() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).missing) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(missing)
+            )
+        );
+    }
+    test_field_missing();
+    fn test_field_error() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_collected_file>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).error) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_collected_file),
+                "::",
+                stringify!(error)
+            )
+        );
+    }
+    test_field_error();
+}
+extern "C" {
+    #[doc = " Creates an empty report (no files, none skipped) into *out, for"]
+    #[doc = " etw_collect_stream to fill. Destroy it with etw_collect_report_destroy."]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL out; ETW_ERROR_OUTOFMEMORY."]
+    pub fn etw_collect_report_create(out: *mut *mut etw_collect_report) -> etw_status;
+}
+extern "C" {
+    #[doc = " Frees a report and its strings. NULL is accepted."]
+    pub fn etw_collect_report_destroy(report: *mut etw_collect_report);
+}
+extern "C" {
+    #[doc = " Reads the stream url (\"nats://HOST[:PORT][,HOST[:PORT]...]/STREAM\","]
+    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\", as etw_consumer_open takes it)"]
+    #[doc = " and writes each selected session instance as"]
+    #[doc = " folder/MACHINE.SESSION.START.etl. The report's previous contents are"]
+    #[doc = " replaced; it is filled as far as the collect went, also when the status"]
+    #[doc = " is not ETW_OK."]
+    #[doc = ""]
+    #[doc = " machine: NULL or \"\" for every machine, else only that host name (compared"]
+    #[doc = " as written; the server filters by subject). session: NULL or \"\" for every"]
+    #[doc = " session, else only that name (compared case-insensitively, as session"]
+    #[doc = " names are). credentials_file: the `key = value` file of"]
+    #[doc = " etw_properties_set_export; NULL or \"\" for the file that the environment"]
+    #[doc = " variable OPENETW_NATS_CREDENTIALS names, if set. flags: 0 or"]
+    #[doc = " ETW_COLLECT_OVERWRITE. A file that exists with the same bytes is left as"]
+    #[doc = " it is (ETW_COLLECT_UNCHANGED); with other bytes it is kept"]
+    #[doc = " (ETW_COLLECT_KEPT) unless ETW_COLLECT_OVERWRITE."]
+    #[doc = ""]
+    #[doc = " Returns ETW_OK when every selected instance was complete and its file"]
+    #[doc = " written or unchanged. Before anything is read:"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER (NULL report, url or folder, unknown flags)"]
+    #[doc = " and ETW_ERROR_PATH_NOT_FOUND (the folder does not exist). Reading the"]
+    #[doc = " stream: the statuses of etw_consumer_open for a nats:// path"]
+    #[doc = " (ETW_ERROR_FILE_NOT_FOUND no server or no such stream,"]
+    #[doc = " ETW_ERROR_ACCESS_DENIED credentials refused, ETW_ERROR_INVALID_NAME /"]
+    #[doc = " ETW_ERROR_INVALID_PARAMETER a bad URL, ETW_ERROR_NOT_SUPPORTED a build"]
+    #[doc = " without NATS); ETW_ERROR_NO_MORE_ITEMS when no instance matches the"]
+    #[doc = " filters. Then, with the report filled, the first that applies:"]
+    #[doc = " ETW_ERROR_WRITE_FAULT or ETW_ERROR_DISK_FULL (a file could not be"]
+    #[doc = " written), ETW_ERROR_ALREADY_EXISTS (a file was kept),"]
+    #[doc = " ETW_ERROR_HANDLE_EOF (an instance is incomplete in the stream: the"]
+    #[doc = " message counts them). Each failure's message says what was wrong."]
+    pub fn etw_collect_stream(
+        report: *mut etw_collect_report,
+        url: *const core::ffi::c_char,
+        folder: *const core::ffi::c_char,
+        machine: *const core::ffi::c_char,
+        session: *const core::ffi::c_char,
+        credentials_file: *const core::ffi::c_char,
+        flags: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " *out = the number of files (session instances) in the report. ETW_ERROR_INVALID_PARAMETER for NULL."]
+    pub fn etw_collect_report_file_count(
+        out: *mut u32,
+        report: *const etw_collect_report,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " *out = how many session instances of the stream the session filter left"]
+    #[doc = " out. The machine filter is the server's subject filter: what it leaves"]
+    #[doc = " out is never read, so never counted. ETW_ERROR_INVALID_PARAMETER for NULL."]
+    pub fn etw_collect_report_skipped(
+        out: *mut u64,
+        report: *const etw_collect_report,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Fills *out with file index of the report, in (machine, session, start)"]
+    #[doc = " order. out->struct_size must be set; the library fills at most that many"]
+    #[doc = " bytes. ETW_ERROR_INVALID_PARAMETER for NULL, a struct_size too small, or"]
+    #[doc = " index out of range."]
+    pub fn etw_collect_report_file(
+        out: *mut etw_collected_file,
+        report: *const etw_collect_report,
+        index: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " The name of an outcome, as etwctl collect --json gives it: \"written\","]
+    #[doc = " \"unchanged\", \"replaced\", \"kept\", \"no file\", \"failed\"; \"unknown\" for any"]
+    #[doc = " other value. Static text."]
+    pub fn etw_collect_outcome_name(outcome: u32) -> *const core::ffi::c_char;
 }
 extern "C" {
     #[doc = " \"MAJOR.MINOR.PATCH\" of the library actually loaded. Static text."]

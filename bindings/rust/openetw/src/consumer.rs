@@ -204,6 +204,20 @@ impl<'a> ConsumerBuilder<'a> {
         Ok(Consumer::new(raw, handlers))
     }
 
+    /// Opens a NATS JetStream stream, `nats://HOST[:PORT]/STREAM[?since=UTC]`,
+    /// as a file is opened: each machine's session instance is one file
+    /// (`etw_consumer_open_stream`). `credentials_file`: the stream's
+    /// `key = value` file; `None` for the file `OPENETW_NATS_CREDENTIALS` names.
+    pub fn open_stream(self, url: &str, credentials_file: Option<&Path>) -> Result<Consumer<'a>> {
+        let url = c_string(url, "stream URL")?;
+        let creds = credentials_file.map(c_path).transpose()?;
+        let (options, handlers) = self.into_options();
+        let mut raw = ptr::null_mut();
+        let creds_ptr = creds.as_ref().map_or(ptr::null(), |c| c.as_ptr());
+        check(unsafe { sys::etw_consumer_open_stream(&mut raw, url.as_ptr(), creds_ptr, &options) })?;
+        Ok(Consumer::new(raw, handlers))
+    }
+
     /// Opens a live consumer of the running real-time session `name`: the
     /// backlog first, then every buffer the session flushes, until it stops.
     pub fn open_session(self, name: &str) -> Result<Consumer<'a>> {

@@ -55,6 +55,7 @@ mod provider;
 mod records;
 mod schemas;
 mod session;
+mod stream;
 mod trace;
 mod types;
 
@@ -69,6 +70,9 @@ pub use provider::{activity_id_control, Activity, ActivityControl, EnableInfo, E
 pub use records::{BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, RecordKind};
 pub use schemas::{load_binary, load_manifest, source_count};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
+pub use stream::{
+    Collect, CollectError, CollectOutcome, CollectReport, CollectedFile, NatsStream, StreamSource,
+};
 pub use trace::{LiveTrace, LiveTraceBuilder};
 pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode, SessionRights};
 pub use core::ops::ControlFlow;
