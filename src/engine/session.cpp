@@ -21,6 +21,13 @@ namespace openetw::engine {
 
 namespace {
 
+// A lossless session's logger offers a buffer the export's full queue
+// refused again every kExportRoomWaitMs (checking for a stop in between);
+// once the stop began it gives up after kExportStopWaitMs in all, the
+// stop's own wait for acknowledgements (exporter::kFinishWaitMs).
+constexpr std::int64_t kExportRoomWaitMs = 100;
+constexpr std::int64_t kExportStopWaitMs = 20000;
+
 std::string utf8(const std::u16string &s)
 {
     auto r = utf16_to_utf8(s);
@@ -426,8 +433,28 @@ void Session::drain_buffers()
 
 void Session::export_buffer(const std::uint8_t *buffer)
 {
-    if (export_ && !export_->publish(buffer, pool_.buffer_size()))
-        pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+    if (!export_)
+        return;
+    for (;;) {
+        const BufferExport::Offer r =
+            export_->publish(buffer, pool_.buffer_size(), options_.lossless ? kExportRoomWaitMs : 0);
+        if (r == BufferExport::Offer::Queued)
+            return;
+        if (r == BufferExport::Offer::Failed || !options_.lossless || !export_may_wait())
+            break;
+    }
+    pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+}
+
+bool Session::export_may_wait()
+{
+    std::lock_guard<std::mutex> lock(control_mutex_);
+    if (!stop_requested_)
+        return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (export_stop_deadline_ == std::chrono::steady_clock::time_point{})
+        export_stop_deadline_ = now + std::chrono::milliseconds(kExportStopWaitMs);
+    return now < export_stop_deadline_;
 }
 
 Status Session::flush(const std::string &path)

@@ -18,6 +18,7 @@
 #include <openetw/session.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -319,7 +320,11 @@ private:
     void drain_buffers();
     // Logger thread: hands a written buffer to the export; one it drops
     // counts in RealTimeBuffersLost (a buffer the stream's readers miss).
+    // Lossless: a full export queue holds the logger until the sender makes
+    // room (the pool then fills and writers wait as lossless says); a stop
+    // ends the holding after kExportStopWaitMs in all.
     void export_buffer(const std::uint8_t *buffer);
+    bool export_may_wait();
     // EventsLost and LogBuffersLost now, for the log file's headers.
     LogFile::Losses losses() const
     {
@@ -447,6 +452,7 @@ private:
     std::uint64_t flush_requested_ = 0;
     std::uint64_t flush_done_ = 0;
     bool stop_requested_ = false;
+    std::chrono::steady_clock::time_point export_stop_deadline_{}; // a lossless export's last wait (set at the stop)
     bool stopped_ = false;
     bool switch_requested_ = false;
     std::string switch_path_;

@@ -145,11 +145,11 @@ Spool::Push Spool::push(const std::vector<std::uint8_t> &record, std::string *wh
     return Push::Stored;
 }
 
-bool Spool::front(std::vector<std::uint8_t> *out, std::string *why)
+bool Spool::read(std::size_t i, std::vector<std::uint8_t> *out, std::string *why)
 {
-    if (index_.empty())
+    if (i >= index_.size())
         return false;
-    const Entry &e = index_.front();
+    const Entry &e = index_[i];
     out->resize(e.length);
     platform::File f;
     platform::File *from = &tail_;
