@@ -267,10 +267,13 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     s->file_config_ = fc;
     s->start_time_ = h.start_time;
     s->export_ = std::move(exporter);
+    if (s->export_ && s->is_buffering())
+        s->ring_arrival_.assign(s->pool_.capacity(), 0);
     {
         etl::LogfileHeaderFields live = h;
         live.log_file_name = file;
         s->header_buffer_ = etl::encode_header_buffer(live, logger_id);
+        s->header_fields_ = live;
     }
     if (mode & ETW_BUFFERING_MODE) {
         // The file is written only when flushed; its folder must exist now.
@@ -403,7 +406,9 @@ void Session::drain_buffers()
         etl::write_buffer_header(b, h);
         etl::fill_buffer_tail(b, filled, bs);
         if (is_buffering()) {
-            ring_.push_back(idx); // kept until recycled or flushed (never full: each buffer once)
+            if (!ring_arrival_.empty())
+                ring_arrival_[idx] = ++ring_arrivals_; // a flush exports each buffer once (write_snapshot)
+            ring_.push_back(idx);                      // kept until recycled or flushed (never full: each buffer once)
             continue;
         }
         if (file_.is_open()) {
@@ -435,6 +440,7 @@ void Session::export_buffer(const std::uint8_t *buffer)
 {
     if (!export_)
         return;
+    ++export_offered_;
     for (;;) {
         const BufferExport::Offer r =
             export_->publish(buffer, pool_.buffer_size(), options_.lossless ? kExportRoomWaitMs : 0);
@@ -444,6 +450,17 @@ void Session::export_buffer(const std::uint8_t *buffer)
             break;
     }
     pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+}
+
+std::vector<std::uint8_t> Session::export_final_header() const
+{
+    const ControlBlock &cb = pool_.control();
+    etl::LogfileHeaderFields f = header_fields_;
+    f.end_time = platform::filetime_now();
+    f.buffers_written = 1 + export_offered_;
+    f.events_lost = cb.events_lost.load(std::memory_order_acquire);
+    f.buffers_lost = cb.log_buffers_lost.load(std::memory_order_acquire);
+    return etl::encode_header_buffer(f, logger_id_);
 }
 
 bool Session::export_may_wait()
