@@ -27,9 +27,13 @@ public:
     // One data buffer, exactly as it went to the file (SequenceNumber set).
     // Never waits for the network: queued (spooled) for sending. A full
     // queue holds the caller up to room_wait_ms for the sender to make room
-    // (a lossless session's logger), 0 not at all. What it could not take
-    // the session counts (RealTimeBuffersLost) or, lossless, offers again.
-    virtual Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms) = 0;
+    // (a lossless session's logger), 0 not at all. Each buffer takes the
+    // next sequence; again: the same buffer offered once more after Full
+    // (it keeps its sequence). One the session gives up on keeps its
+    // sequence too, a gap the stream's readers report; the session counts
+    // it (RealTimeBuffersLost).
+    virtual Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms, bool again) = 0;
+
     // The stop: sends the final header buffer (the file's, rewritten with
     // the final counts), then waits, bounded, until everything queued is
     // acknowledged. A failure says what is still queued and where.

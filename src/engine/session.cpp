@@ -441,9 +441,9 @@ void Session::export_buffer(const std::uint8_t *buffer)
     if (!export_)
         return;
     ++export_offered_;
-    for (;;) {
+    for (bool again = false;; again = true) {
         const BufferExport::Offer r =
-            export_->publish(buffer, pool_.buffer_size(), options_.lossless ? kExportRoomWaitMs : 0);
+            export_->publish(buffer, pool_.buffer_size(), options_.lossless ? kExportRoomWaitMs : 0, again);
         if (r == BufferExport::Offer::Queued)
             return;
         if (r == BufferExport::Offer::Failed || !options_.lossless || !export_may_wait())

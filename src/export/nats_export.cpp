@@ -115,13 +115,11 @@ public:
         return stored;
     }
 
-    Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms) override
+    Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms, bool again) override
     {
-        ++tag_.sequence;
-        const Offer r = push(buffer, size, room_wait_ms);
-        if (r == Offer::Full)
-            --tag_.sequence; // offered again (lossless), it keeps its sequence; counted lost, the reader sees the gap
-        return r;
+        if (!again)
+            ++tag_.sequence;
+        return push(buffer, size, room_wait_ms);
     }
 
     // What a spool left by a host that is gone holds: sent, then the spool

@@ -176,7 +176,7 @@ TEST(ExportNats, SendingTheSameBuffersAgainStoresThemOnce)
         ASSERT_TRUE(exp->begin(header.data(), 4096, 133000000000000000));
         for (int i = 0; i < 5; ++i) {
             data[0] = std::uint8_t(i);
-            ASSERT_EQ(exp->publish(data.data(), 4096, 0), engine::BufferExport::Offer::Queued);
+            ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
         }
         const Status done = exp->finish(header.data(), 4096);
         ASSERT_TRUE(done) << done.message;
@@ -379,7 +379,7 @@ TEST(ExportNats, AStopWithTheServerGoneSaysWhatStaysSpooledAndTheNextExportSends
     ASSERT_EQ(stream_messages(srv, "LATER"), 1u);
     srv.kill9();
     for (int i = 0; i < 3; ++i)
-        ASSERT_EQ(exp->publish(data.data(), 4096, 0), engine::BufferExport::Offer::Queued);
+        ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
     st = exp->finish(header.data(), 4096);
     EXPECT_EQ(st.code, ETW_ERROR_TIMEOUT);
     EXPECT_NE(st.message.find("4 buffers"), std::string::npos) << st.message;
@@ -505,7 +505,7 @@ TEST(ExportNats, SinceReadsWhatTheStreamGotFromThatTimeOn)
     ASSERT_TRUE(st) << st.message;
     const std::vector<std::uint8_t> header(4096, 0x11), data(4096, 0x22);
     ASSERT_TRUE(exp->begin(header.data(), 4096, 5));
-    ASSERT_EQ(exp->publish(data.data(), 4096, 0), engine::BufferExport::Offer::Queued);
+    ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
     ASSERT_TRUE(exp->finish(header.data(), 4096));
     std::vector<exporter::StreamTrace> traces;
     st = exporter::read_nats_stream(url + "?since=2000-01-01T00:00:00Z", "", &traces);
