@@ -3,7 +3,8 @@
 namespace openetw::exporter {
 
 namespace {
-constexpr std::uint64_t kFrame = 8; // as the spool counts a record
+constexpr std::uint64_t kFrame = 8;   // as the spool counts a record
+constexpr std::size_t kMaxSpares = 8; // a window's worth of turnover; more is memory held for nothing
 } // namespace
 
 ExportQueue::ExportQueue(std::unique_ptr<Spool> spool, std::uint64_t bound, std::uint64_t memory_limit)
@@ -17,14 +18,34 @@ Spool::Push ExportQueue::push(std::vector<std::uint8_t> &&record, std::string *w
         return Spool::Push::Full;
     if (spool_->records() == 0 && memory_bytes_ + need <= memory_limit_) {
         memory_bytes_ += need;
-        memory_.push_back(std::make_shared<const std::vector<std::uint8_t>>(std::move(record)));
+        memory_.push_back(std::make_shared<std::vector<std::uint8_t>>(std::move(record)));
         return Spool::Push::Stored;
     }
     if (Status st = spill(); !st) {
         *why = st.message;
         return Spool::Push::Failed;
     }
-    return spool_->push(record, why);
+    const Spool::Push r = spool_->push(record, why);
+    if (r == Spool::Push::Stored)
+        keep_spare(std::move(record));
+    return r;
+}
+
+void ExportQueue::keep_spare(std::vector<std::uint8_t> &&v)
+{
+    if (spares_.size() < kMaxSpares) {
+        v.clear();
+        spares_.push_back(std::move(v));
+    }
+}
+
+std::vector<std::uint8_t> ExportQueue::take_spare()
+{
+    if (spares_.empty())
+        return {};
+    std::vector<std::uint8_t> v = std::move(spares_.back());
+    spares_.pop_back();
+    return v;
 }
 
 Status ExportQueue::spill()
@@ -36,6 +57,8 @@ Status ExportQueue::spill()
             return Fail(ETW_ERROR_WRITE_FAULT,
                         r == Spool::Push::Full ? "the spool " + spool_->folder() + " is full" : why);
         memory_bytes_ -= kFrame + memory_.front()->size();
+        if (memory_.front().use_count() == 1) // the sender holds none of it now
+            keep_spare(std::move(*memory_.front()));
         memory_.pop_front();
     }
     return Status::ok();
@@ -74,6 +97,8 @@ Status ExportQueue::pop()
     if (spool_->records() != 0)
         return spool_->pop();
     memory_bytes_ -= kFrame + memory_.front()->size();
+    if (memory_.front().use_count() == 1) // the sender holds none of it now
+        keep_spare(std::move(*memory_.front()));
     memory_.pop_front();
     return Status::ok();
 }

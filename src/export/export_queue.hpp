@@ -44,6 +44,11 @@ public:
     Status pop();
     // Moves every record in memory to the spool (a stop that gives up keeps them there).
     Status spill();
+    // An empty vector for the next record, with the storage of one that
+    // left (sent and acknowledged, or spooled) when there is one: a record
+    // costs no fresh pages (which a new 64 KiB allocation takes, page fault
+    // by page fault, each time the allocator gave the last one back).
+    std::vector<std::uint8_t> take_spare();
 
     std::uint64_t first() const { return first_; }
     std::uint64_t end() const { return first_ + records(); }
@@ -54,7 +59,10 @@ public:
 
 private:
     std::unique_ptr<Spool> spool_;
-    std::deque<Record> memory_;
+    void keep_spare(std::vector<std::uint8_t> &&v);
+
+    std::deque<std::shared_ptr<std::vector<std::uint8_t>>> memory_;
+    std::vector<std::vector<std::uint8_t>> spares_;
     std::uint64_t memory_bytes_ = 0;
     std::uint64_t bound_;
     std::uint64_t memory_limit_;

@@ -197,8 +197,11 @@ private:
     // sender makes room (a lossless session's logger), 0 not at all.
     Offer push(const std::uint8_t *bytes, std::uint32_t size, std::int64_t room_wait_ms)
     {
-        std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
         std::unique_lock<std::mutex> lock(mutex_);
+        std::vector<std::uint8_t> record = queue_->take_spare();
+        lock.unlock();
+        encode_record(tag_, bytes, size, &record);
+        lock.lock();
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(room_wait_ms);
         for (;;) {
             std::string why;

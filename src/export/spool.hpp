@@ -71,6 +71,9 @@ private:
     std::uint64_t tail_size_ = 0;
     platform::File tail_;
     platform::File head_;
+    static constexpr std::uint32_t kNoSegment = 0xFFFFFFFFu;
+    platform::File reader_; // an older segment being read (read), kept open
+    std::uint32_t reader_segment_ = kNoSegment;
 };
 
 // The host's state folder for spools: $OPENETW_SPOOL_DIR, else root's

@@ -122,6 +122,28 @@ TEST(ExportQueue, AnOrdinalNamesTheSameRecordWhereverItSits)
     EXPECT_EQ((*r)[0], 9u);
 }
 
+// The storage of a record that left is reused for the next one, but never
+// while the sender still holds the record it is publishing.
+TEST(ExportQueue, ARecordsStorageIsReusedOnlyOnceNobodyHoldsIt)
+{
+    auto q = make_queue("spare", 10000, 1000);
+    std::string why;
+    ASSERT_EQ(q->push(record(1), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(2), &why), Spool::Push::Stored);
+    ExportQueue::Record sending;
+    ASSERT_TRUE(q->peek(0, &sending, &why));
+    ASSERT_TRUE(q->pop()); // acknowledged while the sender still holds it
+    EXPECT_EQ(q->take_spare().capacity(), 0u) << "held: not reused";
+    EXPECT_EQ(sending->size(), 92u);
+    EXPECT_EQ((*sending)[0], 1u);
+    sending.reset();
+    ASSERT_TRUE(q->pop()); // nobody holds record 2
+    std::vector<std::uint8_t> spare = q->take_spare();
+    EXPECT_TRUE(spare.empty());
+    EXPECT_GE(spare.capacity(), 92u) << "its storage, for the next record";
+    EXPECT_EQ(q->take_spare().capacity(), 0u) << "one spare, taken";
+}
+
 TEST(ExportQueue, TheBoundCoversMemoryAndSpool)
 {
     auto q = make_queue("bound", 300, 200);
