@@ -93,6 +93,8 @@ public:
         tag_.machine = machine_name();
         tag_.session = target.session;
         stream_ = conn_->url().stream;
+        if (natsStatistics_Create(&stats_) != NATS_OK)
+            stats_ = nullptr; // then a lost connection's records wait for their 2 s
         sender_ = std::thread([this] { sender_main(); });
     }
 
@@ -100,6 +102,7 @@ public:
     {
         stop_sender();
         natsSubscription_Destroy(acks_);
+        natsStatistics_Destroy(stats_);
         // A start that failed after the export was made queued nothing: no spool to leave behind.
         if (queue_->records() == 0)
             queue_->spool().remove_files();
@@ -244,6 +247,7 @@ private:
     void sender_main()
     {
         PublishWindow window(window_, kPublishWaitMs, kRetryWaitMs);
+        std::string reported; // the window's last error as last_error_ was given it
         for (;;) {
             ExportQueue::Record record;
             std::uint64_t ordinal = 0;
@@ -266,16 +270,18 @@ private:
                     if (!sending)
                         window.failed(ordinal, why);
                 }
-                if (!window.last_error().empty())
-                    last_error_ = window.last_error();
+                if (window.last_error() != reported) { // a new failure (others may have been said since)
+                    reported = window.last_error();
+                    last_error_ = reported;
+                }
                 if (!sending && !window.in_flight()) {
                     // Nothing awaited: sleep until a record is queued or the retry is due.
                     const std::int64_t hint = window.wait_hint(now);
-                    const auto pred = [&] { return quit_ || (hint == INT64_MAX && queue_->end() > queue_->first()); };
                     if (hint == INT64_MAX)
                         work_cv_.wait(lock, [&] { return quit_ || queue_->records() != 0; });
                     else
-                        work_cv_.wait_for(lock, std::chrono::milliseconds(std::max<std::int64_t>(hint, 1)), pred);
+                        work_cv_.wait_for(lock, std::chrono::milliseconds(std::max<std::int64_t>(hint, 1)),
+                                          [&] { return quit_; });
                     continue;
                 }
             }
@@ -288,7 +294,22 @@ private:
             }
             // While more can be sent, only the answers already here; else wait a little for one.
             read_acks(window, !sending);
+            if (!sending && window.awaited() != 0 && reconnected())
+                // Sent over a connection that is gone: their answers may be lost with it.
+                window.fail_awaited("the connection to " + url_text_ + " was lost and made again");
         }
+    }
+
+    // Whether the client reconnected since the last call (sender thread).
+    bool reconnected()
+    {
+        std::uint64_t in_msgs = 0, in_bytes = 0, out_msgs = 0, out_bytes = 0, reconnects = 0;
+        if (stats_ == nullptr || natsConnection_GetStats(conn_->connection(), stats_) != NATS_OK ||
+            natsStatistics_GetCounts(stats_, &in_msgs, &in_bytes, &out_msgs, &out_bytes, &reconnects) != NATS_OK)
+            return false;
+        const bool changed = reconnects != reconnects_;
+        reconnects_ = reconnects;
+        return changed;
     }
 
     // JetStream's answers on the inbox: each names its record's ordinal.
@@ -368,10 +389,12 @@ private:
     std::string url_text_;
     std::int64_t finish_wait_ms_;
     std::string stream_;
-    std::string inbox_;      // JetStream answers on inbox_.<ordinal>
-    natsSubscription *acks_; // the sender thread reads it
-    std::uint32_t window_;   // acknowledgements outstanding at most
-    BufferTag tag_;          // logger thread only
+    std::string inbox_;               // JetStream answers on inbox_.<ordinal>
+    natsSubscription *acks_;          // the sender thread reads it
+    std::uint32_t window_;            // acknowledgements outstanding at most
+    natsStatistics *stats_ = nullptr; // the client's counts (reconnects), read by the sender
+    std::uint64_t reconnects_ = 0;
+    BufferTag tag_; // logger thread only
     std::mutex mutex_;
     std::condition_variable work_cv_; // a record spooled, or quit
     std::condition_variable idle_cv_; // records acknowledged (room made, or the queue emptied)

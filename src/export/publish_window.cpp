@@ -25,13 +25,14 @@ bool PublishWindow::next(std::uint64_t first, std::uint64_t end, std::int64_t no
         flight_.clear();
         next_ = first;
         failing_ = false;
+        probing_ = true;
         retry_at_ = now + retry_wait_ms_;
         ++failures_;
     }
     if (now < retry_at_)
         return false;
     next_ = std::max(next_, first);
-    if (flight_.size() >= capacity_ || next_ >= end)
+    if (flight_.size() >= (probing_ ? 1u : capacity_) || next_ >= end)
         return false;
     *ordinal = next_;
     return true;
@@ -45,8 +46,10 @@ void PublishWindow::sent(std::uint64_t ordinal, std::int64_t now)
 
 void PublishWindow::acked(std::uint64_t ordinal)
 {
-    if (Entry *e = find(ordinal))
+    if (Entry *e = find(ordinal)) {
         e->state = State::Acked;
+        probing_ = false; // the server stores again: the whole window
+    }
 }
 
 void PublishWindow::failed(std::uint64_t ordinal, const std::string &why)
@@ -64,6 +67,16 @@ void PublishWindow::expire(std::int64_t now)
             e.state = State::Failed;
             failing_ = true;
             last_error_ = "no acknowledgement within " + std::to_string(ack_wait_ms_) + " ms";
+        }
+}
+
+void PublishWindow::fail_awaited(const std::string &why)
+{
+    for (Entry &e : flight_)
+        if (e.state == State::Awaited) {
+            e.state = State::Failed;
+            failing_ = true;
+            last_error_ = why;
         }
 }
 

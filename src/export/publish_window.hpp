@@ -11,7 +11,9 @@
 // any more the window goes back to the oldest unacknowledged record and,
 // after retry_wait_ms, sends it and everything after it again, in order and
 // with the same Nats-Msg-Id, so records the server did store are stored once
-// (its duplicate window) and none is skipped.
+// (its duplicate window) and none is skipped. It sends that first record
+// alone until an acknowledgement comes (a server still electing a leader or
+// restarting gets one record every ack_wait_ms, not the whole window again).
 //
 // Pure bookkeeping with times passed in (milliseconds of a steady clock): the
 // sender thread alone owns one.
@@ -40,6 +42,9 @@ public:
     void failed(std::uint64_t ordinal, const std::string &why);
     // Fails every record awaited longer than ack_wait_ms.
     void expire(std::int64_t now);
+    // Fails every record still awaited (the connection was replaced: their
+    // answers may be lost with it), without waiting for ack_wait_ms.
+    void fail_awaited(const std::string &why);
     // How many records at the window's front are acknowledged, removed from
     // the window: the caller pops as many from its queue.
     std::uint64_t take_acked();
@@ -66,6 +71,7 @@ private:
     std::deque<Entry> flight_; // consecutive ordinals from the queue's oldest
     std::uint64_t next_ = 0;   // the ordinal to send next
     bool failing_ = false;
+    bool probing_ = false; // after a go-back: one record in flight until one is acknowledged
     std::int64_t retry_at_ = 0;
     std::uint64_t failures_ = 0;
     std::string last_error_;

@@ -53,7 +53,10 @@ TEST(PublishWindow, AFailureResendsFromTheOldestUnacknowledgedInOrderOnceNothing
     EXPECT_TRUE(send_all(w, 1, 6, 20).empty()) << "the retry waits 100 ms";
     EXPECT_EQ(w.failures(), 1u);
     EXPECT_EQ(w.last_error(), "refused");
-    EXPECT_EQ(send_all(w, 1, 6, 120), (std::vector<std::uint64_t>{1, 2, 3, 4}));
+    EXPECT_EQ(send_all(w, 1, 6, 120), (std::vector<std::uint64_t>{1})) << "one alone until the server stores again";
+    w.acked(1);
+    EXPECT_EQ(w.take_acked(), 1u);
+    EXPECT_EQ(send_all(w, 2, 6, 130), (std::vector<std::uint64_t>{2, 3, 4, 5})) << "then the whole window, in order";
 }
 
 TEST(PublishWindow, AnAcknowledgementLaterThanTheWaitIsAFailure)
@@ -69,7 +72,7 @@ TEST(PublishWindow, AnAcknowledgementLaterThanTheWaitIsAFailure)
     EXPECT_TRUE(send_all(w, 0, 5, 2000).empty());
     w.acked(0); // the late answer to a send given up on: ignored
     EXPECT_EQ(w.take_acked(), 0u);
-    EXPECT_EQ(send_all(w, 0, 5, 2100), (std::vector<std::uint64_t>{0, 1}));
+    EXPECT_EQ(send_all(w, 0, 5, 2100), (std::vector<std::uint64_t>{0}));
 }
 
 TEST(PublishWindow, APublishCallThatFailsIsSentAgainAfterTheRetryWait)
@@ -83,4 +86,17 @@ TEST(PublishWindow, APublishCallThatFailsIsSentAgainAfterTheRetryWait)
     EXPECT_FALSE(w.next(0, 3, 149, &o));
     ASSERT_TRUE(w.next(0, 3, 150, &o));
     EXPECT_EQ(o, 0u);
+}
+
+TEST(PublishWindow, ARecordAwaitedOverALostConnectionIsSentAgainWithoutWaitingForItsTime)
+{
+    PublishWindow w(4, 2000, 100);
+    ASSERT_EQ(send_all(w, 0, 3, 0), (std::vector<std::uint64_t>{0, 1, 2}));
+    w.acked(0);
+    EXPECT_EQ(w.take_acked(), 1u);
+    w.fail_awaited("reconnected");
+    EXPECT_EQ(w.awaited(), 0u);
+    EXPECT_EQ(w.last_error(), "reconnected");
+    EXPECT_TRUE(send_all(w, 1, 3, 10).empty()) << "the retry wait still applies";
+    EXPECT_EQ(send_all(w, 1, 3, 110), (std::vector<std::uint64_t>{1}));
 }
