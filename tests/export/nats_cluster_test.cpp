@@ -188,6 +188,16 @@ TEST(ExportNatsCluster, KillingTheStreamLeaderMidRunLosesNothing)
     cluster.kill9(victim);
     killed = true;
     writer.join();
+    // The election is the cluster's (4-9 s of raft timeouts, more on a busy
+    // machine): waited for here, bounded, so that the stop's 20 s are for
+    // the acknowledgements, not the vote.
+    std::string elected;
+    for (int i = 0; i < 600 && (elected.empty() || elected == leader); ++i) {
+        elected = client.leader("FLEET");
+        if (elected.empty() || elected == leader)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_FALSE(elected.empty()) << "the stream elected no leader within 30 s";
 
     ASSERT_EQ(etw_session_stop(s, props), ETW_OK) << etw_last_error_message();
     etw_session_close(s.s);
