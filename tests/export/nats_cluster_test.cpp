@@ -267,6 +267,14 @@ TEST(ExportNatsCluster, AFullSpoolWhileTheStreamHasNoQuorumIsCountedAndNothingEl
     for (int i = 0; i < NatsCluster::kNodes; ++i)
         if (i != kept)
             cluster.restart(i);
+    // Quorum again once the stream has a leader (the vote bounded at 30 s, as above).
+    bool led = false;
+    for (int i = 0; i < 600 && !led; ++i) {
+        led = !client.leader("NOQUORUM").empty();
+        if (!led)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(led) << "the stream elected no leader within 30 s of the nodes' return";
     ASSERT_EQ(etw_session_stop(s, props), ETW_OK) << etw_last_error_message();
     etw_session_close(s.s);
     s.s = nullptr;
