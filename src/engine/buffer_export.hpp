@@ -19,10 +19,21 @@ public:
     // (FILETIME), which names this instance of the session. False when it
     // had to be dropped, as publish.
     virtual bool begin(const std::uint8_t *header, std::uint32_t size, std::int64_t start_time) = 0;
+    enum class Offer {
+        Queued, // taken (in memory or spooled) for sending
+        Full,   // the bound is reached: nothing taken; offer it again once room is made, or count it
+        Failed, // the spool cannot be written: nothing taken; count it
+    };
     // One data buffer, exactly as it went to the file (SequenceNumber set).
-    // Never waits for the network: queued (spooled) for sending. False when
-    // it had to be dropped (the spool full or failing): the session counts it.
-    virtual bool publish(const std::uint8_t *buffer, std::uint32_t size) = 0;
+    // Never waits for the network: queued (spooled) for sending. A full
+    // queue holds the caller up to room_wait_ms for the sender to make room
+    // (a lossless session's logger), 0 not at all. Each buffer takes the
+    // next sequence; again: the same buffer offered once more after Full
+    // (it keeps its sequence). One the session gives up on keeps its
+    // sequence too, a gap the stream's readers report; the session counts
+    // it (RealTimeBuffersLost).
+    virtual Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms, bool again) = 0;
+
     // The stop: sends the final header buffer (the file's, rewritten with
     // the final counts), then waits, bounded, until everything queued is
     // acknowledged. A failure says what is still queued and where.

@@ -21,6 +21,13 @@ namespace openetw::engine {
 
 namespace {
 
+// A lossless session's logger offers a buffer the export's full queue
+// refused again every kExportRoomWaitMs (checking for a stop in between);
+// once the stop began it gives up after kExportStopWaitMs in all, the
+// stop's own wait for acknowledgements (exporter::kFinishWaitMs).
+constexpr std::int64_t kExportRoomWaitMs = 100;
+constexpr std::int64_t kExportStopWaitMs = 20000;
+
 std::string utf8(const std::u16string &s)
 {
     auto r = utf16_to_utf8(s);
@@ -260,10 +267,13 @@ Status Session::create(Properties &props, const SessionOptions &options, std::ui
     s->file_config_ = fc;
     s->start_time_ = h.start_time;
     s->export_ = std::move(exporter);
+    if (s->export_ && s->is_buffering())
+        s->ring_arrival_.assign(s->pool_.capacity(), 0);
     {
         etl::LogfileHeaderFields live = h;
         live.log_file_name = file;
         s->header_buffer_ = etl::encode_header_buffer(live, logger_id);
+        s->header_fields_ = live;
     }
     if (mode & ETW_BUFFERING_MODE) {
         // The file is written only when flushed; its folder must exist now.
@@ -396,7 +406,9 @@ void Session::drain_buffers()
         etl::write_buffer_header(b, h);
         etl::fill_buffer_tail(b, filled, bs);
         if (is_buffering()) {
-            ring_.push_back(idx); // kept until recycled or flushed (never full: each buffer once)
+            if (!ring_arrival_.empty())
+                ring_arrival_[idx] = ++ring_arrivals_; // a flush exports each buffer once (write_snapshot)
+            ring_.push_back(idx);                      // kept until recycled or flushed (never full: each buffer once)
             continue;
         }
         if (file_.is_open()) {
@@ -426,8 +438,40 @@ void Session::drain_buffers()
 
 void Session::export_buffer(const std::uint8_t *buffer)
 {
-    if (export_ && !export_->publish(buffer, pool_.buffer_size()))
-        pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+    if (!export_)
+        return;
+    ++export_offered_;
+    for (bool again = false;; again = true) {
+        const BufferExport::Offer r =
+            export_->publish(buffer, pool_.buffer_size(), options_.lossless ? kExportRoomWaitMs : 0, again);
+        if (r == BufferExport::Offer::Queued)
+            return;
+        if (r == BufferExport::Offer::Failed || !options_.lossless || !export_may_wait())
+            break;
+    }
+    pool_.control().real_time_buffers_lost.fetch_add(1, std::memory_order_release);
+}
+
+std::vector<std::uint8_t> Session::export_final_header() const
+{
+    const ControlBlock &cb = pool_.control();
+    etl::LogfileHeaderFields f = header_fields_;
+    f.end_time = platform::filetime_now();
+    f.buffers_written = 1 + export_offered_;
+    f.events_lost = cb.events_lost.load(std::memory_order_acquire);
+    f.buffers_lost = cb.log_buffers_lost.load(std::memory_order_acquire);
+    return etl::encode_header_buffer(f, logger_id_);
+}
+
+bool Session::export_may_wait()
+{
+    std::lock_guard<std::mutex> lock(control_mutex_);
+    if (!stop_requested_)
+        return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (export_stop_deadline_ == std::chrono::steady_clock::time_point{})
+        export_stop_deadline_ = now + std::chrono::milliseconds(kExportStopWaitMs);
+    return now < export_stop_deadline_;
 }
 
 Status Session::flush(const std::string &path)

@@ -18,6 +18,7 @@
 #include <openetw/session.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -319,7 +320,15 @@ private:
     void drain_buffers();
     // Logger thread: hands a written buffer to the export; one it drops
     // counts in RealTimeBuffersLost (a buffer the stream's readers miss).
+    // Lossless: a full export queue holds the logger until the sender makes
+    // room (the pool then fills and writers wait as lossless says); a stop
+    // ends the holding after kExportStopWaitMs in all.
     void export_buffer(const std::uint8_t *buffer);
+    bool export_may_wait();
+    // The final header buffer an export of a session without a file gets
+    // at the stop: the header it began with, its counts final
+    // (BuffersWritten: the header and every data buffer offered to it).
+    std::vector<std::uint8_t> export_final_header() const;
     // EventsLost and LogBuffersLost now, for the log file's headers.
     LogFile::Losses losses() const
     {
@@ -416,6 +425,8 @@ private:
     LogFile::Config file_config_;          // for buffering-mode snapshots
     std::vector<std::uint32_t> batch_;
     std::vector<std::uint8_t> header_buffer_;
+    etl::LogfileHeaderFields header_fields_; // what header_buffer_ was encoded from
+    std::uint32_t export_offered_ = 0;       // data buffers handed to the export (logger thread)
     SessionOptions options_;
 
     // Buffering mode: full buffers kept, oldest first. The logger and
@@ -425,6 +436,12 @@ private:
     std::mutex ring_mutex_;
     BufferRing ring_;
     std::uint32_t ring_pinned_ = 0;
+    // With an export: each pool buffer's arrival number in the ring (under
+    // ring_mutex_), and the newest arrival a flush exported (logger thread),
+    // so that a buffer two flushes write is published once.
+    std::vector<std::uint64_t> ring_arrival_;
+    std::uint64_t ring_arrivals_ = 0;
+    std::uint64_t ring_exported_ = 0;
     std::uint32_t reserve_ = 1;                     // free buffers the logger keeps (plan_ring)
     std::atomic<std::uint32_t> writer_recycles_{0}; // recycle_oldest calls (testing aid)
 
@@ -447,6 +464,7 @@ private:
     std::uint64_t flush_requested_ = 0;
     std::uint64_t flush_done_ = 0;
     bool stop_requested_ = false;
+    std::chrono::steady_clock::time_point export_stop_deadline_{}; // a lossless export's last wait (set at the stop)
     bool stopped_ = false;
     bool switch_requested_ = false;
     std::string switch_path_;

@@ -121,7 +121,7 @@ void Session::logger_main()
             Status st = file_.finish(platform::filetime_now(), losses());
             if (export_) {
                 // The file is complete either way; the stop reports what the export could not deliver.
-                const std::vector<std::uint8_t> &h = had_file ? file_.header() : header_buffer_;
+                const std::vector<std::uint8_t> h = had_file ? file_.header() : export_final_header();
                 Status sent = export_->finish(h.data(), std::uint32_t(h.size()));
                 if (st && !sent)
                     st = sent;

@@ -87,13 +87,22 @@ Status Session::write_snapshot(const std::string &path)
             pinned.push_back(ring_.at(i));
     }
     std::uint32_t lost = 0;
+    std::uint64_t exported = ring_exported_;
     for (std::uint32_t idx : pinned) {
         const std::uint32_t events = BufferPool::events_of(pool_.desc(idx).state.load(std::memory_order_acquire));
-        if (out.write_buffer(pool_.buffer(idx), events, {}) == LogFile::Outcome::Written)
+        if (out.write_buffer(pool_.buffer(idx), events, {}) == LogFile::Outcome::Written) {
             cb.buffers_written.fetch_add(1, std::memory_order_release);
-        else
+            // An export gets what this flush wrote that no earlier flush did,
+            // as this file has it (docs/FLEET.md, "Buffering mode").
+            if (!ring_arrival_.empty() && ring_arrival_[idx] > ring_exported_) {
+                export_buffer(pool_.buffer(idx));
+                exported = std::max(exported, ring_arrival_[idx]);
+            }
+        } else {
             ++lost;
+        }
     }
+    ring_exported_ = exported;
     {
         std::lock_guard<std::mutex> lock(ring_mutex_);
         ring_pinned_ = 0;

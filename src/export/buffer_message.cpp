@@ -158,6 +158,14 @@ Status tag_from_headers(const std::function<bool(const char *name, std::string *
 std::vector<std::uint8_t> encode_record(const BufferTag &tag, const std::uint8_t *bytes, std::uint32_t size)
 {
     std::vector<std::uint8_t> out;
+    encode_record(tag, bytes, size, &out);
+    return out;
+}
+
+void encode_record(const BufferTag &tag, const std::uint8_t *bytes, std::uint32_t size, std::vector<std::uint8_t> *into)
+{
+    std::vector<std::uint8_t> &out = *into;
+    out.clear();
     out.reserve(8 + 8 + 1 + 4 + tag.machine.size() + tag.session.size() + size);
     put(out, &tag.sequence, 8);
     put(out, &tag.start_time, 8);
@@ -168,7 +176,6 @@ std::vector<std::uint8_t> encode_record(const BufferTag &tag, const std::uint8_t
         put(out, s->data(), n);
     }
     put(out, bytes, size);
-    return out;
 }
 
 Status decode_record(const std::vector<std::uint8_t> &record, BufferTag *tag, std::size_t *payload_offset)

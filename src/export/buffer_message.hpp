@@ -69,6 +69,9 @@ Status tag_from_headers(const std::function<bool(const char *name, std::string *
 // The spool's record of one buffer: the tag, then the bytes
 // (u64 sequence, i64 start, u8 kind, u16 + machine, u16 + session, payload).
 std::vector<std::uint8_t> encode_record(const BufferTag &tag, const std::uint8_t *bytes, std::uint32_t size);
+// The same into *into, its storage reused (the export recycles its records' vectors).
+void encode_record(const BufferTag &tag, const std::uint8_t *bytes, std::uint32_t size,
+                   std::vector<std::uint8_t> *into);
 // ETW_ERROR_INVALID_DATA for a record encode_record cannot have made.
 Status decode_record(const std::vector<std::uint8_t> &record, BufferTag *tag, std::size_t *payload_offset);
 

@@ -3,9 +3,13 @@
 // to memory only while the spool is empty and memory holds less than
 // memory_limit; otherwise memory is first moved to the spool (in order) and
 // the record appended there, so every spooled record is older than every
-// record in memory and sending "spool first, then memory" keeps the order.
+// record in memory: "spool first, then memory" is the order, and the oldest
+// record is the spool's front whenever the spool holds any.
 // The bound covers both: push refuses (Full) a record that would take the
 // queued bytes past it.
+// Records have ordinals (0 for the first this queue held, counting those a
+// continued spool brought), so a sender with several records in flight names
+// each wherever a spill moved it meanwhile.
 // Not thread-safe: its owner serialises calls (export/nats_export.cpp).
 #pragma once
 
@@ -22,19 +26,32 @@ namespace openetw::exporter {
 
 class ExportQueue {
 public:
+    using Record = std::shared_ptr<const std::vector<std::uint8_t>>;
+
     // bound: at most this many bytes queued (records with their 8-byte
     // frames); the spool must have been opened with the same bound.
     ExportQueue(std::unique_ptr<Spool> spool, std::uint64_t bound, std::uint64_t memory_limit);
 
-    Spool::Push push(std::vector<std::uint8_t> record, std::string *why);
+    // Takes the record only when it returns Stored (Full and Failed leave it to the caller).
+    Spool::Push push(std::vector<std::uint8_t> &&record, std::string *why);
+    // The record with this ordinal (first() <= ordinal < end()): memory's
+    // shared, the spool's read. False past the end or on a spool read error
+    // (why says which).
+    bool peek(std::uint64_t ordinal, Record *out, std::string *why);
     // A copy of the oldest record; false when nothing is queued.
     bool front(std::vector<std::uint8_t> *out, std::string *why);
-    // Removes the record the last front() gave (acknowledged), wherever a
-    // spill moved it meanwhile.
+    // Removes the oldest record (acknowledged).
     Status pop();
     // Moves every record in memory to the spool (a stop that gives up keeps them there).
     Status spill();
+    // An empty vector for the next record, with the storage of one that
+    // left (sent and acknowledged, or spooled) when there is one: a record
+    // costs no fresh pages (which a new 64 KiB allocation takes, page fault
+    // by page fault, each time the allocator gave the last one back).
+    std::vector<std::uint8_t> take_spare();
 
+    std::uint64_t first() const { return first_; }
+    std::uint64_t end() const { return first_ + records(); }
     std::uint64_t records() const { return memory_.size() + spool_->records(); }
     std::uint64_t bytes() const { return memory_bytes_ + spool_->bytes(); }
     std::uint64_t in_memory() const { return memory_.size(); }
@@ -42,13 +59,14 @@ public:
 
 private:
     std::unique_ptr<Spool> spool_;
-    std::deque<std::vector<std::uint8_t>> memory_;
+    void keep_spare(std::vector<std::uint8_t> &&v);
+
+    std::deque<std::shared_ptr<std::vector<std::uint8_t>>> memory_;
+    std::vector<std::vector<std::uint8_t>> spares_;
     std::uint64_t memory_bytes_ = 0;
     std::uint64_t bound_;
     std::uint64_t memory_limit_;
-    std::uint64_t spills_ = 0;       // records moved to the spool so far
-    bool front_from_memory_ = false; // the last front() was memory's
-    std::uint64_t front_spills_ = 0; // spills_ at that front()
+    std::uint64_t first_ = 0; // the oldest record's ordinal
 };
 
 } // namespace openetw::exporter

@@ -1,21 +1,26 @@
 // The export of one session to a JetStream stream: the logger queues each
 // buffer (ExportQueue: memory while the server keeps up, the on-disk spool
-// once it does not), a sender thread publishes the oldest, waits for its
-// acknowledgement, and only then removes it from the queue. One buffer is in
-// flight at a time, so the stream holds a session's buffers in the order the
-// logger wrote them; a publish that fails (server gone, slow, restarting) is
-// tried again with the same Nats-Msg-Id, which JetStream stores once.
+// once it does not), and a sender thread publishes the oldest ones with up to
+// a window of acknowledgements outstanding (PublishWindow): each publish
+// carries a reply subject naming its queue ordinal, JetStream's answers come
+// back on the export's own inbox, and a record leaves the queue only when it
+// and every older one are acknowledged. A failure goes back to the oldest
+// unacknowledged record and sends from there again, in order, with the same
+// Nats-Msg-Id, which JetStream stores once.
 #include "export/nats_export.hpp"
 
 #include "export/nats_connection.hpp"
 #include "export/export_queue.hpp"
+#include "export/publish_window.hpp"
 #include "export/spool.hpp"
 #include "platform/files.hpp"
 #include "platform/machine_config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -26,6 +31,12 @@ namespace {
 
 constexpr std::int64_t kPublishWaitMs = 2000; // an acknowledgement later than this: send again
 constexpr std::int64_t kRetryWaitMs = 100;    // after a failed publish
+constexpr std::int64_t kAckPollMs = 2;        // the sender's wait for an answer while it has no more to send
+// Bytes published ahead of their acknowledgements: enough to keep a local
+// server busy while acknowledgements travel, little enough that a failure's
+// resend is short.
+constexpr std::uint64_t kWindowBytes = 8ull << 20;
+constexpr std::uint32_t kWindowMin = 4, kWindowMax = 256;
 // Buffers queued in memory before the spool on disk takes them: a server
 // that keeps up costs the logger no second write per buffer.
 constexpr std::uint64_t kMemoryBytes = 16ull << 20;
@@ -71,19 +82,27 @@ Status ensure_stream(NatsConnection &c, const std::string &stream)
 
 class NatsExport final : public engine::BufferExport {
 public:
-    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue)
+    // acks: the subscription to inbox.* on which JetStream answers this export's publishes.
+    NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue,
+               std::string inbox, natsSubscription *acks)
         : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
-          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs)
+          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs), inbox_(std::move(inbox)),
+          acks_(acks), window_(std::uint32_t(std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size),
+                                                                       kWindowMin, kWindowMax)))
     {
         tag_.machine = machine_name();
         tag_.session = target.session;
         stream_ = conn_->url().stream;
+        if (natsStatistics_Create(&stats_) != NATS_OK)
+            stats_ = nullptr; // then a lost connection's records wait for their 2 s
         sender_ = std::thread([this] { sender_main(); });
     }
 
     ~NatsExport() override
     {
         stop_sender();
+        natsSubscription_Destroy(acks_);
+        natsStatistics_Destroy(stats_);
         // A start that failed after the export was made queued nothing: no spool to leave behind.
         if (queue_->records() == 0)
             queue_->spool().remove_files();
@@ -94,15 +113,16 @@ public:
         tag_.start_time = start_time;
         tag_.sequence = 0;
         tag_.kind = BufferTag::Kind::Header;
-        const bool stored = push(header, size);
+        const bool stored = push(header, size, 0) == Offer::Queued;
         tag_.kind = BufferTag::Kind::Buffer;
         return stored;
     }
 
-    bool publish(const std::uint8_t *buffer, std::uint32_t size) override
+    Offer publish(const std::uint8_t *buffer, std::uint32_t size, std::int64_t room_wait_ms, bool again) override
     {
-        ++tag_.sequence;
-        return push(buffer, size);
+        if (!again)
+            ++tag_.sequence;
+        return push(buffer, size, room_wait_ms);
     }
 
     // What a spool left by a host that is gone holds: sent, then the spool
@@ -137,7 +157,7 @@ public:
         bool ended = false;
         for (;;) {
             std::string failed;
-            const Spool::Push r = queue_->push(end, &failed);
+            const Spool::Push r = queue_->push(std::vector<std::uint8_t>(end), &failed);
             if (r == Spool::Push::Stored) {
                 ended = true;
                 work_cv_.notify_one();
@@ -176,23 +196,34 @@ public:
     }
 
 private:
-    bool push(const std::uint8_t *bytes, std::uint32_t size)
+    // room_wait_ms: how long a full queue may hold the caller until the
+    // sender makes room (a lossless session's logger), 0 not at all.
+    Offer push(const std::uint8_t *bytes, std::uint32_t size, std::int64_t room_wait_ms)
     {
-        std::vector<std::uint8_t> record = encode_record(tag_, bytes, size);
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::string why;
-        switch (queue_->push(std::move(record), &why)) {
-        case Spool::Push::Stored:
-            work_cv_.notify_one();
-            return true;
-        case Spool::Push::Full:
-            last_error_ = "the spool " + queue_->spool().folder() + " is full";
-            return false;
-        case Spool::Push::Failed:
-            last_error_ = why;
-            return false;
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::vector<std::uint8_t> record = queue_->take_spare();
+        lock.unlock();
+        encode_record(tag_, bytes, size, &record);
+        lock.lock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(room_wait_ms);
+        for (;;) {
+            std::string why;
+            switch (queue_->push(std::move(record), &why)) {
+            case Spool::Push::Stored:
+                work_cv_.notify_one();
+                return Offer::Queued;
+            case Spool::Push::Full:
+                // Full refuses before it moves the record, so it is still ours to offer again.
+                last_error_ = "the spool " + queue_->spool().folder() + " is full";
+                if (room_wait_ms <= 0 || idle_cv_.wait_until(lock, until) == std::cv_status::timeout)
+                    return Offer::Full;
+                continue;
+            case Spool::Push::Failed:
+                last_error_ = why;
+                return Offer::Failed;
+            }
+            return Offer::Failed;
         }
-        return false;
     }
 
     void stop_sender()
@@ -206,61 +237,147 @@ private:
             sender_.join();
     }
 
+    static std::int64_t now_ms()
+    {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+
     void sender_main()
     {
-        std::vector<std::uint8_t> record;
+        PublishWindow window(window_, kPublishWaitMs, kRetryWaitMs);
+        std::string reported; // the window's last error as last_error_ was given it
         for (;;) {
+            ExportQueue::Record record;
+            std::uint64_t ordinal = 0;
+            bool sending = false;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                work_cv_.wait(lock, [&] { return quit_ || queue_->records() != 0; });
                 if (quit_)
                     return;
-                std::string why;
-                if (!queue_->front(&record, &why)) {
-                    last_error_ = why;
-                    work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+                if (std::uint64_t done = window.take_acked(); done != 0) {
+                    while (done-- != 0)
+                        if (Status st = queue_->pop(); !st)
+                            last_error_ = st.message;
+                    idle_cv_.notify_all(); // room made, or the queue emptied
+                }
+                const std::int64_t now = now_ms();
+                window.expire(now);
+                if (window.next(queue_->first(), queue_->end(), now, &ordinal)) {
+                    std::string why;
+                    sending = queue_->peek(ordinal, &record, &why);
+                    if (!sending)
+                        window.failed(ordinal, why);
+                }
+                if (window.last_error() != reported) { // a new failure (others may have been said since)
+                    reported = window.last_error();
+                    last_error_ = reported;
+                }
+                if (!sending && !window.in_flight()) {
+                    // Nothing awaited: sleep until a record is queued or the retry is due.
+                    const std::int64_t hint = window.wait_hint(now);
+                    if (hint == INT64_MAX)
+                        work_cv_.wait(lock, [&] { return quit_ || queue_->records() != 0; });
+                    else
+                        work_cv_.wait_for(lock, std::chrono::milliseconds(std::max<std::int64_t>(hint, 1)),
+                                          [&] { return quit_; });
                     continue;
                 }
             }
-            std::string why;
-            const bool acked = send(record, &why);
-            std::unique_lock<std::mutex> lock(mutex_);
-            if (acked) {
-                if (Status st = queue_->pop(); !st)
-                    last_error_ = st.message;
-                idle_cv_.notify_all(); // room made, or the spool emptied
-
-            } else {
-                last_error_ = why;
-                work_cv_.wait_for(lock, std::chrono::milliseconds(kRetryWaitMs), [&] { return quit_; });
+            if (sending) {
+                std::string why;
+                if (publish_record(*record, ordinal, &why))
+                    window.sent(ordinal, now_ms());
+                else
+                    window.failed(ordinal, why);
             }
+            // While more can be sent, only the answers already here; else wait a little for one.
+            read_acks(window, !sending);
+            if (!sending && window.awaited() != 0 && reconnected())
+                // Sent over a connection that is gone: their answers may be lost with it.
+                window.fail_awaited("the connection to " + url_text_ + " was lost and made again");
         }
     }
 
-    // Publishes one spooled record and waits for JetStream's acknowledgement.
-    bool send(const std::vector<std::uint8_t> &record, std::string *why)
+    // Whether the client reconnected since the last call (sender thread).
+    bool reconnected()
+    {
+        std::uint64_t in_msgs = 0, in_bytes = 0, out_msgs = 0, out_bytes = 0, reconnects = 0;
+        if (stats_ == nullptr || natsConnection_GetStats(conn_->connection(), stats_) != NATS_OK ||
+            natsStatistics_GetCounts(stats_, &in_msgs, &in_bytes, &out_msgs, &out_bytes, &reconnects) != NATS_OK)
+            return false;
+        const bool changed = reconnects != reconnects_;
+        reconnects_ = reconnects;
+        return changed;
+    }
+
+    // JetStream's answers on the inbox: each names its record's ordinal.
+    void read_acks(PublishWindow &window, bool wait)
+    {
+        for (bool first = true;; first = false) {
+            if (!(wait && first)) {
+                int pending = 0;
+                if (natsSubscription_GetPending(acks_, &pending, nullptr) != NATS_OK || pending == 0)
+                    return;
+            }
+            natsMsg *m = nullptr;
+            if (natsSubscription_NextMsg(&m, acks_, wait && first ? kAckPollMs : 1) != NATS_OK)
+                return;
+            const char *subject = natsMsg_GetSubject(m);
+            const std::size_t prefix = inbox_.size() + 1;
+            std::uint64_t ordinal = 0;
+            const std::size_t length = subject ? std::strlen(subject) : 0;
+            if (length > prefix &&
+                std::from_chars(subject + prefix, subject + length, ordinal).ptr == subject + length) {
+                std::string why;
+                if (ack_stored(m, &why))
+                    window.acked(ordinal);
+                else
+                    window.failed(ordinal, "publishing to " + url_text_ + ": " + why);
+            }
+            natsMsg_Destroy(m);
+        }
+    }
+
+    // Whether JetStream's answer says it stored the message (a duplicate too).
+    static bool ack_stored(natsMsg *m, std::string *why)
+    {
+        if (natsMsg_IsNoResponders(m)) {
+            *why = "no responders (the stream is not available)";
+            return false;
+        }
+        const std::string body(natsMsg_GetData(m) ? natsMsg_GetData(m) : "", std::size_t(natsMsg_GetDataLength(m)));
+        const std::size_t err = body.find("\"error\"");
+        if (err == std::string::npos)
+            return body.find("\"seq\"") != std::string::npos;
+        const std::string key = "\"description\":\"";
+        const std::size_t d = body.find(key, err);
+        *why = d == std::string::npos ? body
+                                      : body.substr(d + key.size(), body.find('"', d + key.size()) - d - key.size());
+        return false;
+    }
+
+    // Publishes one queued record, its answer to come on inbox.<ordinal>.
+    bool publish_record(const std::vector<std::uint8_t> &record, std::uint64_t ordinal, std::string *why)
     {
         BufferTag tag;
         std::size_t at = 0;
         if (Status st = decode_record(record, &tag, &at); !st) {
-            *why = st.message;
-            return true; // unreadable: dropping it is all that can be done (cannot happen: this process wrote it)
+            *why = st.message; // cannot happen: this process wrote it
+            return false;
         }
         natsMsg *msg = nullptr;
-        natsStatus s = natsMsg_Create(&msg, subject_of(stream_, tag).c_str(), nullptr,
+        const std::string reply = inbox_ + "." + std::to_string(ordinal);
+        natsStatus s = natsMsg_Create(&msg, subject_of(stream_, tag).c_str(), reply.c_str(),
                                       reinterpret_cast<const char *>(record.data() + at), int(record.size() - at));
         for (const auto &[name, value] : message_headers(tag))
             if (s == NATS_OK)
                 s = natsMsgHeader_Set(msg, name.c_str(), value.c_str());
-        jsPubOptions po;
-        jsPubOptions_Init(&po);
-        po.MaxWait = kPublishWaitMs;
-        po.ExpectStream = stream_.c_str();
-        jsPubAck *ack = nullptr;
-        jsErrCode jerr = jsErrCode(0);
+        if (s == NATS_OK) // what jsPubOptions.ExpectStream sends: another stream's subjects must not take it
+            s = natsMsgHeader_Set(msg, "Nats-Expected-Stream", stream_.c_str());
         if (s == NATS_OK)
-            s = js_PublishMsg(&ack, conn_->jetstream(), msg, &po, &jerr);
-        jsPubAck_Destroy(ack);
+            s = natsConnection_PublishMsg(conn_->connection(), msg);
         natsMsg_Destroy(msg);
         if (s != NATS_OK)
             *why = "publishing to " + url_text_ + ": " + nats_reason(s);
@@ -272,10 +389,15 @@ private:
     std::string url_text_;
     std::int64_t finish_wait_ms_;
     std::string stream_;
+    std::string inbox_;               // JetStream answers on inbox_.<ordinal>
+    natsSubscription *acks_;          // the sender thread reads it
+    std::uint32_t window_;            // acknowledgements outstanding at most
+    natsStatistics *stats_ = nullptr; // the client's counts (reconnects), read by the sender
+    std::uint64_t reconnects_ = 0;
     BufferTag tag_; // logger thread only
     std::mutex mutex_;
     std::condition_variable work_cv_; // a record spooled, or quit
-    std::condition_variable idle_cv_; // a record acknowledged (room made, or the spool emptied)
+    std::condition_variable idle_cv_; // records acknowledged (room made, or the queue emptied)
     bool quit_ = false;
     std::string last_error_;
     std::thread sender_;
@@ -324,8 +446,23 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
     if (f.open(folder + "/target", platform::OpenMode::CreateTruncate) != ETW_OK ||
         f.write_at(0, where.data(), where.size()) != ETW_OK)
         return Fail(ETW_ERROR_WRITE_FAULT, "cannot write the spool's target file in " + folder);
+    // JetStream answers each publish on a subject of this inbox (the sender reads them).
+    natsInbox *inbox = nullptr;
+    natsSubscription *acks = nullptr;
+    natsStatus s = natsInbox_Create(&inbox);
+    const std::string prefix = s == NATS_OK ? std::string(inbox) : std::string();
+    natsInbox_Destroy(inbox);
+    if (s == NATS_OK)
+        s = natsConnection_SubscribeSync(&acks, conn->connection(), (prefix + ".*").c_str());
+    if (s == NATS_OK) // no limit of its own: the window bounds what is awaited
+        s = natsSubscription_SetPendingLimits(acks, -1, -1);
+    if (s != NATS_OK) {
+        natsSubscription_Destroy(acks);
+        return Fail(ETW_ERROR_NOT_SUPPORTED,
+                    "cannot subscribe to the acknowledgements of " + url.server() + ": " + nats_reason(s));
+    }
     auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(kMemoryBytes, spool_bytes));
-    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue));
+    *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue), prefix, acks);
     return Status::ok();
 }
 

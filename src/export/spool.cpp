@@ -145,20 +145,25 @@ Spool::Push Spool::push(const std::vector<std::uint8_t> &record, std::string *wh
     return Push::Stored;
 }
 
-bool Spool::front(std::vector<std::uint8_t> *out, std::string *why)
+bool Spool::read(std::size_t i, std::vector<std::uint8_t> *out, std::string *why)
 {
-    if (index_.empty())
+    if (i >= index_.size())
         return false;
-    const Entry &e = index_.front();
+    const Entry &e = index_[i];
     out->resize(e.length);
-    platform::File f;
     platform::File *from = &tail_;
     if (e.segment != tail_segment_) {
-        if (f.open(segment_path(e.segment), platform::OpenMode::ReadExisting) != ETW_OK) {
-            *why = "cannot open the spool segment " + segment_path(e.segment);
-            return false;
+        // Kept open for the records after it: a sender reads a segment through.
+        if (reader_segment_ != e.segment) {
+            reader_.close();
+            reader_segment_ = kNoSegment;
+            if (reader_.open(segment_path(e.segment), platform::OpenMode::ReadExisting) != ETW_OK) {
+                *why = "cannot open the spool segment " + segment_path(e.segment);
+                return false;
+            }
+            reader_segment_ = e.segment;
         }
-        from = &f;
+        from = &reader_;
     }
     if (from->read_at(e.offset, out->data(), e.length) != ETW_OK) {
         *why = "cannot read the spool segment " + segment_path(e.segment);
@@ -175,8 +180,13 @@ Status Spool::pop()
     index_.pop_front();
     bytes_ -= kFrame + e.length;
     if (index_.empty() || index_.front().segment != e.segment) {
-        if (e.segment != tail_segment_)
+        if (e.segment != tail_segment_) {
+            if (reader_segment_ == e.segment) {
+                reader_.close();
+                reader_segment_ = kNoSegment;
+            }
             platform::remove_file(segment_path(e.segment));
+        }
     }
     if (index_.empty() && tail_size_ > 0) {
         // Nothing left: start the tail segment over rather than let it grow.
@@ -201,6 +211,8 @@ Status Spool::write_head()
 void Spool::remove_files()
 {
     tail_.close();
+    reader_.close();
+    reader_segment_ = kNoSegment;
     head_.close();
     for (const std::string &name : platform::list_folder(folder_))
         platform::remove_file(folder_ + "/" + name);

@@ -39,7 +39,9 @@ public:
     // Failed: a write error (why says which), nothing kept.
     Push push(const std::vector<std::uint8_t> &record, std::string *why);
     // The oldest record not yet popped; false when the spool is empty.
-    bool front(std::vector<std::uint8_t> *out, std::string *why);
+    bool front(std::vector<std::uint8_t> *out, std::string *why) { return read(0, out, why); }
+    // The i-th oldest (0: the front); false past the last or on a read error (why says which).
+    bool read(std::size_t i, std::vector<std::uint8_t> *out, std::string *why);
     // Drops the oldest record (acknowledged).
     Status pop();
 
@@ -69,6 +71,9 @@ private:
     std::uint64_t tail_size_ = 0;
     platform::File tail_;
     platform::File head_;
+    static constexpr std::uint32_t kNoSegment = 0xFFFFFFFFu;
+    platform::File reader_; // an older segment being read (read), kept open
+    std::uint32_t reader_segment_ = kNoSegment;
 };
 
 // The host's state folder for spools: $OPENETW_SPOOL_DIR, else root's

@@ -89,6 +89,61 @@ TEST(ExportQueue, ARecordInFlightWhenMemorySpillsIsPoppedFromTheSpool)
     EXPECT_EQ(q->records(), 0u);
 }
 
+// A sender with several records in flight names them by ordinal: each
+// ordinal reads the same record before and after a spill moves it.
+TEST(ExportQueue, AnOrdinalNamesTheSameRecordWhereverItSits)
+{
+    auto q = make_queue("ordinal", 10000, 300);
+    std::string why;
+    for (std::uint32_t n = 0; n < 3; ++n)
+        ASSERT_EQ(q->push(record(n), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->in_memory(), 3u);
+    ExportQueue::Record r;
+    ASSERT_TRUE(q->peek(2, &r, &why));
+    EXPECT_EQ((*r)[0], 2u);
+    ASSERT_EQ(q->push(record(3), &why), Spool::Push::Stored); // spills 0..2
+    ASSERT_EQ(q->in_memory(), 0u);
+    ASSERT_TRUE(q->pop()); // 0 acknowledged
+    EXPECT_EQ(q->first(), 1u);
+    EXPECT_EQ(q->end(), 4u);
+    for (std::uint32_t n = 1; n < 4; ++n) {
+        ASSERT_TRUE(q->peek(n, &r, &why)) << why;
+        EXPECT_EQ((*r)[0], n) << "ordinal " << n;
+    }
+    EXPECT_FALSE(q->peek(0, &r, &why)) << "popped";
+    EXPECT_FALSE(q->peek(4, &r, &why)) << "past the end";
+    EXPECT_EQ((*r)[0], 3u) << "a failed peek leaves *out alone";
+    // Spool empty again: a new record goes to memory and follows the spooled ones.
+    while (q->records() > 0)
+        ASSERT_TRUE(q->pop());
+    ASSERT_EQ(q->push(record(9), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->in_memory(), 1u);
+    ASSERT_TRUE(q->peek(4, &r, &why));
+    EXPECT_EQ((*r)[0], 9u);
+}
+
+// The storage of a record that left is reused for the next one, but never
+// while the sender still holds the record it is publishing.
+TEST(ExportQueue, ARecordsStorageIsReusedOnlyOnceNobodyHoldsIt)
+{
+    auto q = make_queue("spare", 10000, 1000);
+    std::string why;
+    ASSERT_EQ(q->push(record(1), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(2), &why), Spool::Push::Stored);
+    ExportQueue::Record sending;
+    ASSERT_TRUE(q->peek(0, &sending, &why));
+    ASSERT_TRUE(q->pop()); // acknowledged while the sender still holds it
+    EXPECT_EQ(q->take_spare().capacity(), 0u) << "held: not reused";
+    EXPECT_EQ(sending->size(), 92u);
+    EXPECT_EQ((*sending)[0], 1u);
+    sending.reset();
+    ASSERT_TRUE(q->pop()); // nobody holds record 2
+    std::vector<std::uint8_t> spare = q->take_spare();
+    EXPECT_TRUE(spare.empty());
+    EXPECT_GE(spare.capacity(), 92u) << "its storage, for the next record";
+    EXPECT_EQ(q->take_spare().capacity(), 0u) << "one spare, taken";
+}
+
 TEST(ExportQueue, TheBoundCoversMemoryAndSpool)
 {
     auto q = make_queue("bound", 300, 200);

@@ -49,6 +49,8 @@ public:
         return u + "/" + stream;
     }
     void kill9(int i) { stop(nodes_[i], SIGKILL); }
+    // Starts a killed node again (its storage kept), once it says it is ready.
+    void restart(int i) { start(i); }
     // The node's monitoring page at path (/connz, /jsz...): the HTTP
     // response's body, "" when the node does not answer.
     std::string monitor(int i, const std::string &path) const

@@ -3,7 +3,9 @@
 // (and the export's client is connected to) is killed with SIGKILL mid-run,
 // the client moves to another node of the URL's list, the stream elects
 // another leader, and at the end the stream holds every buffer of the
-// file, once, byte for byte.
+// file, once, byte for byte. And with two nodes of three gone the stream has
+// no quorum: a tiny spool fills, and what it cannot take is counted, the
+// rest arrives once the nodes are back.
 #include "../engine/engine_test_util.hpp"
 #include "export/nats_export.hpp"
 #include "nats_cluster.hpp"
@@ -13,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -185,6 +188,16 @@ TEST(ExportNatsCluster, KillingTheStreamLeaderMidRunLosesNothing)
     cluster.kill9(victim);
     killed = true;
     writer.join();
+    // The election is the cluster's (4-9 s of raft timeouts, more on a busy
+    // machine): waited for here, bounded, so that the stop's 20 s are for
+    // the acknowledgements, not the vote.
+    std::string elected;
+    for (int i = 0; i < 600 && (elected.empty() || elected == leader); ++i) {
+        elected = client.leader("FLEET");
+        if (elected.empty() || elected == leader)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_FALSE(elected.empty()) << "the stream elected no leader within 30 s";
 
     ASSERT_EQ(etw_session_stop(s, props), ETW_OK) << etw_last_error_message();
     etw_session_close(s.s);
@@ -211,4 +224,89 @@ TEST(ExportNatsCluster, KillingTheStreamLeaderMidRunLosesNothing)
     const std::string new_leader = client.leader("FLEET", &messages);
     EXPECT_EQ(messages, file_buffers + 1) << "header, data buffers and final header, each once";
     EXPECT_NE(new_leader, leader) << "another node leads the stream now";
+}
+
+TEST(ExportNatsCluster, AFullSpoolWhileTheStreamHasNoQuorumIsCountedAndNothingElseIsLost)
+{
+    NatsCluster cluster;
+    Client client(cluster);
+    client.add_replicated_stream("NOQUORUM");
+    const std::string url = cluster.url("NOQUORUM");
+    const std::string file = temp_file("export-noquorum");
+    Props props(unique_name("ExportNoQuorum"), file);
+    ASSERT_EQ(etw_properties_set_export(props, url.c_str(), nullptr), ETW_OK) << etw_last_error_message();
+    etw_session_options opt{};
+    opt.struct_size = sizeof opt;
+    opt.flags = ETW_SESSION_IN_PROCESS;
+    // Room for three 64 KiB buffers with their tags.
+    ASSERT_EQ(setenv("OPENETW_SPOOL_BYTES", std::to_string(3 * (65536 + 200)).c_str(), 1), 0);
+    SessionHandle s;
+    ASSERT_EQ(etw_session_start_ex(&s.s, props, &opt), ETW_OK) << etw_last_error_message();
+    unsetenv("OPENETW_SPOOL_BYTES");
+    ASSERT_EQ(etw_session_enable_provider(s, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0),
+              ETW_OK);
+    // The export's node stays; the other two go: publishes reach a node of a
+    // stream that cannot store anything.
+    const int kept = cluster.node_of_client("openetw export of " + std::string(etw_properties_session_name(props)));
+    ASSERT_GE(kept, 0);
+    for (int i = 0; i < NatsCluster::kNodes; ++i)
+        if (i != kept)
+            cluster.kill9(i);
+    {
+        Provider p(kProvider);
+        Event ev(kProvider, 100);
+        for (std::uint32_t n = 0; n < 30000; ++n) { // about 60 buffers
+            std::memcpy(ev.bytes + 0x30, &n, 4);
+            ASSERT_EQ(etw_provider_trace_event(p, ev.h()), ETW_OK);
+        }
+    }
+    ASSERT_EQ(etw_session_flush(s, nullptr), ETW_OK);
+    ASSERT_EQ(etw_session_query(s, props), ETW_OK);
+    const std::uint32_t lost_while_down = props.rec().RealTimeBuffersLost;
+    EXPECT_GT(lost_while_down, 0u) << "the spool is full: what it cannot take is counted";
+    for (int i = 0; i < NatsCluster::kNodes; ++i)
+        if (i != kept)
+            cluster.restart(i);
+    // Quorum again once the stream has a leader (the vote bounded at 30 s, as above).
+    bool led = false;
+    for (int i = 0; i < 600 && !led; ++i) {
+        led = !client.leader("NOQUORUM").empty();
+        if (!led)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(led) << "the stream elected no leader within 30 s of the nodes' return";
+    ASSERT_EQ(etw_session_stop(s, props), ETW_OK) << etw_last_error_message();
+    etw_session_close(s.s);
+    s.s = nullptr;
+    const etw_event_trace_properties final = props.rec();
+    EXPECT_EQ(final.EventsLost, 0u) << "the file has every event";
+    EXPECT_GE(final.RealTimeBuffersLost, lost_while_down);
+
+    // Every data buffer is in the stream, byte for byte as in the file, or
+    // counted; a dropped one leaves a gap in the sequences that readers
+    // report, never a silent renumbering.
+    std::ifstream f(file, std::ios::binary);
+    const std::vector<std::uint8_t> etl{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    const std::size_t bs = std::size_t(final.BufferSize) * 1024;
+    ASSERT_EQ(etl.size(), (std::size_t(final.BuffersWritten) + 1) * bs);
+    std::vector<exporter::StreamInstance> instances;
+    std::uint64_t skipped = 0;
+    const Status st = exporter::fetch_nats_stream(url, "", exporter::StreamFilter{}, &instances, &skipped);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(instances.size(), 1u);
+    const exporter::StreamInstance &inst = instances[0];
+    ASSERT_FALSE(inst.end.empty()) << "the final header arrived";
+    EXPECT_EQ(inst.end_sequence, std::uint64_t(final.BuffersWritten) + 1);
+    EXPECT_EQ(inst.data.size() + final.RealTimeBuffersLost, final.BuffersWritten);
+    for (const auto &[sequence, bytes] : inst.data) {
+        ASSERT_LE(sequence, final.BuffersWritten);
+        ASSERT_EQ(bytes.size(), bs);
+        EXPECT_EQ(std::memcmp(bytes.data(), etl.data() + sequence * bs, bs), 0) << "buffer " << sequence;
+    }
+    const exporter::CollectedTrace collected = exporter::assemble_instance(inst);
+    ASSERT_FALSE(collected.complete()) << "the gaps are reported";
+    EXPECT_NE(collected.missing.back().find(std::to_string(final.RealTimeBuffersLost) + " of " +
+                                            std::to_string(final.BuffersWritten) + " data buffers"),
+              std::string::npos)
+        << collected.missing.back();
 }

@@ -65,14 +65,21 @@ struct Started {
     std::unique_ptr<Provider> provider;
 };
 
-// An in-process file session exporting to url, with the test's provider enabled.
-void start_exporting(Started &s, const std::string &name, const std::string &file, const std::string &url)
+// An in-process session exporting to url (a file session unless mode says
+// otherwise), with the test's provider enabled.
+void start_exporting(Started &s, const std::string &name, const std::string &file, const std::string &url,
+                     std::uint32_t mode = 0, std::uint32_t flags = 0)
 {
     s.props = std::make_unique<Props>(name, file);
     ASSERT_EQ(etw_properties_set_export(*s.props, url.c_str(), nullptr), ETW_OK) << etw_last_error_message();
+    if (mode != 0) {
+        ASSERT_EQ(etw_properties_set_log_file_mode(*s.props, mode), ETW_OK) << etw_last_error_message();
+        ASSERT_EQ(etw_properties_set_minimum_buffers(*s.props, 64), ETW_OK); // a buffering ring that keeps all
+    }
     etw_session_options opt{};
     opt.struct_size = sizeof opt;
-    opt.flags = ETW_SESSION_IN_PROCESS;
+    opt.flags = ETW_SESSION_IN_PROCESS | flags;
+    opt.lossless_timeout_ms = 60000;
     ASSERT_EQ(etw_session_start_ex(&s.session.s, *s.props, &opt), ETW_OK) << etw_last_error_message();
     ASSERT_EQ(
         etw_session_enable_provider(s.session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0),
@@ -98,7 +105,7 @@ std::uint32_t count_events(const std::string &url)
     EXPECT_EQ(etw_consumer_open(&c, paths, 1, &o), ETW_OK) << etw_last_error_message();
     if (c == nullptr)
         return 0;
-    EXPECT_EQ(etw_consumer_process(c), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(etw_consumer_process(c), ETW_OK) << url << ": " << etw_last_error_message();
     etw_consumer_close(c);
     return count.n;
 }
@@ -169,7 +176,7 @@ TEST(ExportNats, SendingTheSameBuffersAgainStoresThemOnce)
         ASSERT_TRUE(exp->begin(header.data(), 4096, 133000000000000000));
         for (int i = 0; i < 5; ++i) {
             data[0] = std::uint8_t(i);
-            ASSERT_TRUE(exp->publish(data.data(), 4096));
+            ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
         }
         const Status done = exp->finish(header.data(), 4096);
         ASSERT_TRUE(done) << done.message;
@@ -206,6 +213,90 @@ TEST(ExportNats, BuffersAFullSpoolCannotTakeCountInRealTimeBuffersLost)
     // Every data buffer written is either in the stream or counted lost.
     EXPECT_EQ(traces[0].buffers + final.RealTimeBuffersLost, final.BuffersWritten);
     EXPECT_GE(final.RealTimeBuffersLost, lost_while_down);
+}
+
+// Lossless extends to the export: a full spool holds the logger (and then
+// the writers) instead of dropping buffers from the stream.
+TEST(ExportNats, ALosslessSessionHoldsItsBuffersWhileTheSpoolIsFullAndLosesNone)
+{
+    NatsServer srv;
+    const std::string file = temp_file("export-lossless");
+    const std::string url = srv.url("LOSSLESS");
+    ASSERT_EQ(setenv("OPENETW_SPOOL_BYTES", std::to_string(3 * (65536 + 200)).c_str(), 1), 0);
+    Started s;
+    start_exporting(s, unique_name("ExportLossless"), file, url, 0, ETW_SESSION_LOSSLESS);
+    unsetenv("OPENETW_SPOOL_BYTES");
+    srv.kill9();
+    std::thread writer([&] { write_events(*s.provider, 30000, 0); }); // about 60 buffers: the pool fills
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ASSERT_EQ(etw_session_query(s.session, *s.props), ETW_OK);
+    EXPECT_EQ(s.props->rec().RealTimeBuffersLost, 0u) << "a full spool holds the logger, lossless";
+    srv.start();
+    writer.join();
+    ASSERT_EQ(etw_session_stop(s.session, *s.props), ETW_OK) << etw_last_error_message();
+    etw_session_close(s.session.s);
+    s.session.s = nullptr;
+    const etw_event_trace_properties final = s.props->rec();
+    EXPECT_EQ(final.EventsLost, 0u);
+    EXPECT_EQ(final.RealTimeBuffersLost, 0u);
+    std::vector<exporter::StreamTrace> traces;
+    const Status st = exporter::read_nats_stream(url, "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_EQ(traces[0].buffers, final.BuffersWritten);
+    EXPECT_EQ(count_events(url), 30000u);
+}
+
+// Buffering mode writes only when flushed: each flush's buffers go to the
+// stream as to the file, and a buffer two flushes write is published once,
+// so the stream holds every event once (docs/FLEET.md, "Buffering mode").
+TEST(ExportNats, ABufferingSessionPublishesWhatEachFlushWritesOnce)
+{
+    NatsServer srv;
+    const std::string url = srv.url("RING");
+    const std::string first = temp_file("export-ring1"), second = temp_file("export-ring2");
+    Started s;
+    start_exporting(s, unique_name("ExportRing"), first, url, ETW_BUFFERING_MODE);
+    write_events(*s.provider, 3000, 0);
+    ASSERT_EQ(etw_session_flush(s.session, nullptr), ETW_OK) << etw_last_error_message();
+    write_events(*s.provider, 3000, 3000);
+    ASSERT_EQ(etw_session_flush_to_file(s.session, second.c_str(), nullptr), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(etw_session_stop(s.session, *s.props), ETW_OK) << etw_last_error_message();
+    etw_session_close(s.session.s);
+    s.session.s = nullptr;
+    EXPECT_EQ(count_events(first), 3000u);
+    EXPECT_EQ(count_events(second), 6000u) << "the ring kept every buffer: the second flush writes them all";
+    const std::size_t bs = std::size_t(s.props->rec().BufferSize) * 1024;
+    const std::size_t second_buffers = etltest::read_all(second).size() / bs - 1;
+    std::vector<exporter::StreamTrace> traces;
+    const Status st = exporter::read_nats_stream(url, "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_TRUE(traces[0].stopped);
+    EXPECT_EQ(traces[0].buffers, second_buffers) << "each buffer once";
+    EXPECT_EQ(count_events(url), 6000u);
+}
+
+// A real-time session without a file publishes every buffer it would
+// deliver, a consumer attached or not (none is here: its EventsLost counts
+// the backlog nobody read, the stream has it all).
+TEST(ExportNats, ARealTimeSessionWithoutAFileExportsEveryBuffer)
+{
+    NatsServer srv;
+    const std::string url = srv.url("LIVE");
+    Started s;
+    start_exporting(s, unique_name("ExportLive"), "", url, ETW_REAL_TIME_MODE);
+    write_events(*s.provider, 2000, 0);
+    ASSERT_EQ(etw_session_stop(s.session, *s.props), ETW_OK) << etw_last_error_message();
+    etw_session_close(s.session.s);
+    s.session.s = nullptr;
+    std::vector<exporter::StreamTrace> traces;
+    const Status st = exporter::read_nats_stream(url, "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 1u);
+    EXPECT_TRUE(traces[0].stopped);
+    EXPECT_GT(traces[0].buffers, 0u);
+    EXPECT_EQ(count_events(url), 2000u);
 }
 
 TEST(ExportNats, ARefusedPasswordFailsTheStartWithTheServersReason)
@@ -288,7 +379,7 @@ TEST(ExportNats, AStopWithTheServerGoneSaysWhatStaysSpooledAndTheNextExportSends
     ASSERT_EQ(stream_messages(srv, "LATER"), 1u);
     srv.kill9();
     for (int i = 0; i < 3; ++i)
-        ASSERT_TRUE(exp->publish(data.data(), 4096));
+        ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
     st = exp->finish(header.data(), 4096);
     EXPECT_EQ(st.code, ETW_ERROR_TIMEOUT);
     EXPECT_NE(st.message.find("4 buffers"), std::string::npos) << st.message;
@@ -414,7 +505,7 @@ TEST(ExportNats, SinceReadsWhatTheStreamGotFromThatTimeOn)
     ASSERT_TRUE(st) << st.message;
     const std::vector<std::uint8_t> header(4096, 0x11), data(4096, 0x22);
     ASSERT_TRUE(exp->begin(header.data(), 4096, 5));
-    ASSERT_TRUE(exp->publish(data.data(), 4096));
+    ASSERT_EQ(exp->publish(data.data(), 4096, 0, false), engine::BufferExport::Offer::Queued);
     ASSERT_TRUE(exp->finish(header.data(), 4096));
     std::vector<exporter::StreamTrace> traces;
     st = exporter::read_nats_stream(url + "?since=2000-01-01T00:00:00Z", "", &traces);
