@@ -3,17 +3,11 @@
 #include <openetw/provider.h>
 
 #include "api/guard.hpp"
+#include "api/provider_handle.hpp"
 #include "engine/activity_id.hpp"
 #include "host/hosting.hpp"
 
 #include <memory>
-
-struct etw_provider {
-    openetw::engine::Provider *impl = nullptr;
-    etw_provider_enable_callback callback = nullptr;
-    void *user_data = nullptr;
-    etw_user_data_free user_data_free = nullptr;
-};
 
 using openetw::Status;
 using openetw::api::guarded;

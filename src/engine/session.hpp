@@ -43,7 +43,11 @@ struct EventHeaderInput {
     const etw_guid *provider = nullptr;
     const etw_guid *activity = nullptr; // resolved: the caller's or the thread's
     const etw_guid *related = nullptr;  // null: no RELATED_ACTIVITYID item
-    std::uint16_t flags = 0;            // EVENT_HEADER.Flags as stored
+    // TraceLogging's items (null: none): the PROV_TRAITS and EVENT_SCHEMA_TL
+    // data, each starting with its own UINT16 size.
+    const std::uint8_t *traits = nullptr;
+    const std::uint8_t *schema = nullptr;
+    std::uint16_t flags = 0; // EVENT_HEADER.Flags as stored
     std::uint32_t data_count = 0;
     const etw_event_data_descriptor *data = nullptr;
 };
