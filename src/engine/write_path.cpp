@@ -60,13 +60,13 @@ inline const ThreadTimes &sample_times(std::int64_t now, unsigned unit, std::uin
 
 // The PROV_TRAITS and EVENT_SCHEMA_TL items, in that order (as Windows logs
 // them: the schema is the last item).
-[[gnu::noinline]] std::uint8_t *tracelogging_items(std::uint8_t *out, const EventHeaderInput &e) noexcept
+[[gnu::noinline]] std::uint8_t *tracelogging_items(std::uint8_t *out, const TlItems &tl) noexcept
 {
-    if (e.traits)
-        out =
-            etl::write_extended_item(out, etl::kExtTypeProvTraits, e.traits, etl::rd16(e.traits), e.schema != nullptr);
-    if (e.schema)
-        out = etl::write_extended_item(out, etl::kExtTypeEventSchemaTl, e.schema, etl::rd16(e.schema), false);
+    if (tl.traits)
+        out = etl::write_extended_item(out, etl::kExtTypeProvTraits, tl.traits, etl::rd16(tl.traits),
+                                       tl.schema != nullptr);
+    if (tl.schema)
+        out = etl::write_extended_item(out, etl::kExtTypeEventSchemaTl, tl.schema, etl::rd16(tl.schema), false);
     return out;
 }
 
@@ -164,11 +164,11 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
     if (e.related) {
-        etl::write_related_activity_item(out, *e.related, e.traits || e.schema);
+        etl::write_related_activity_item(out, *e.related, e.tl != nullptr);
         out += etl::kRelatedActivityItemSize;
     }
-    if (e.traits || e.schema) [[unlikely]]
-        out = tracelogging_items(out, e);
+    if (e.tl) [[unlikely]]
+        out = tracelogging_items(out, *e.tl);
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
             std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
@@ -537,8 +537,8 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
         total += data[i].Size;
         types |= data[i].Reserved;
     }
-    // Metadata descriptors or a provider with traits: extended items.
-    if (types != 0 || p->traits.load(std::memory_order_relaxed) != nullptr) [[unlikely]]
+    // Metadata descriptors or a provider with traits: extended items (one test for both).
+    if ((types | reinterpret_cast<std::uintptr_t>(p->traits.load(std::memory_order_relaxed))) != 0) [[unlikely]]
         return write_event_typed(p, descriptor, flags, activity, related, data_count, data);
     // Checked whatever the sessions' buffer sizes, as EventWrite does.
     if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
@@ -603,20 +603,21 @@ etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *de
         }
     }
     // Traits set on the provider win over a descriptor's (as Windows).
-    const std::uint8_t *traits = p->traits.load(std::memory_order_acquire);
-    if (!traits)
-        traits = given_traits;
+    TlItems tl;
+    tl.traits = p->traits.load(std::memory_order_acquire);
+    if (!tl.traits)
+        tl.traits = given_traits;
+    tl.schema = schema;
     EventHeaderInput e;
     e.descriptor = descriptor;
     e.provider = &p->guid;
     e.activity = activity ? activity : &t_activity_id;
     e.related = related;
-    e.traits = traits;
-    e.schema = schema;
-    const std::uint64_t total = event_size(related, traits, schema, bytes);
+    e.tl = (tl.traits || tl.schema) ? &tl : nullptr;
+    const std::uint64_t total = event_size(related, tl.traits, schema, bytes);
     if (total > ETW_MAX_EVENT_SIZE)
         return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    e.flags = std::uint16_t(flags | ((related || traits || schema) ? etl::kEventHeaderFlagExtendedInfo : 0));
+    e.flags = std::uint16_t(flags | ((related || e.tl) ? etl::kEventHeaderFlagExtendedInfo : 0));
     e.data_count = n;
     e.data = payload;
     return write_event_checked(p, e, std::uint32_t(total));
@@ -629,14 +630,16 @@ etw_status Engine::write_tracelogging(Provider *p, const etw_event_descriptor *d
     std::uint64_t bytes = 0;
     for (std::uint32_t i = 0; i < data_count; ++i)
         bytes += data[i].Size;
+    TlItems tl;
+    tl.traits = p->traits.load(std::memory_order_acquire);
+    tl.schema = schema;
     EventHeaderInput e;
     e.descriptor = descriptor;
     e.provider = &p->guid;
     e.activity = activity ? activity : &t_activity_id;
     e.related = related;
-    e.traits = p->traits.load(std::memory_order_acquire);
-    e.schema = schema;
-    const std::uint64_t total = event_size(related, e.traits, schema, bytes);
+    e.tl = &tl;
+    const std::uint64_t total = event_size(related, tl.traits, schema, bytes);
     if (total > ETW_MAX_EVENT_SIZE)
         return ETW_ERROR_ARITHMETIC_OVERFLOW;
     e.flags = etl::kEventHeaderFlagExtendedInfo;
