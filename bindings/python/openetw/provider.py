@@ -98,6 +98,8 @@ class Provider:
                 raise ValueError(f"the provider is named {guid!r} and name={name!r}: give one name")
             name = guid
             guid = _tl.guid_from_name(guid)
+        if group is not None and name is None:
+            raise ValueError("group= needs a provider name")
         self._guid = _guid_bytes(guid)
         self._name = name
         if callback is not None and not callable(callback):
@@ -109,8 +111,6 @@ class Provider:
             self._handle = None  # unregistered if the callback raises ...
         if name is not None:  # before any event: every one carries it
             _native.openetw_provider_set_name(handle, name, b"" if group is None else _guid_bytes(group))
-        elif group is not None:
-            raise ValueError("group= needs a provider name")
         self._handle = handle    # ... kept otherwise
 
     @property
