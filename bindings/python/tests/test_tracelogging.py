@@ -115,6 +115,11 @@ def test_named_provider_traits_are_set_once(tmp_path, name):
     assert size == len(data) and data.endswith(struct.pack("<HB", 19, 1) + group.bytes_le)
 
 
+def test_a_disabled_provider_encodes_nothing(guid):
+    with Provider(guid) as provider:
+        provider.write("Unseen", x=object())  # no session: not even the field's type is looked at
+
+
 def test_a_guid_provider_can_be_named(tmp_path, name, guid):
     with Provider(guid, name="OpenEtw.Tests.ByGuid") as provider, \
             Session(file_props(name, tmp_path / "n.etl")) as session:
