@@ -695,7 +695,8 @@ static etw_status openetw_tl_status(etw_status status)
 
 /* etw_provider_write_tracelogging. layout: per field, its UTF-8 name and a
    NUL, then in-type, out-type (1 byte each) and the value's size (UINT32
-   little-endian); values: the fields' bytes one after another. */
+   little-endian; a struct's member count); values: the fields' bytes one
+   after another (a struct has none). */
 etw_status openetw_provider_write_tracelogging(etw_provider *provider, const char *event_name, uint8_t level,
                                                uint64_t keyword, uint8_t opcode, uint8_t channel,
                                                const void *activity, size_t activity_size, const void *related,
@@ -730,6 +731,12 @@ etw_status openetw_provider_write_tracelogging(etw_provider *provider, const cha
         fields[n].reserved = 0;
         size = (uint32_t)l[at + 2] | (uint32_t)l[at + 3] << 8 | (uint32_t)l[at + 4] << 16 | (uint32_t)l[at + 5] << 24;
         at += 6;
+        if (fields[n].in_type == ETW_TL_IN_STRUCT) { /* size: the member count; no bytes */
+            fields[n].data = NULL;
+            fields[n].size = size;
+            ++n;
+            continue;
+        }
         if (size > values_size - used) {
             snprintf(openetw_write_message, sizeof openetw_write_message, "the field values are truncated");
             return ETW_ERROR_INVALID_PARAMETER;

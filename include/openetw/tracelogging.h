@@ -61,6 +61,8 @@ ETW_BEGIN_DECLS
 #define ETW_TL_IN_HEXINT64 21u
 #define ETW_TL_IN_COUNTEDSTRING 22u     /* UTF-16LE; written after a UINT16 byte count */
 #define ETW_TL_IN_COUNTEDANSISTRING 23u /* 8-bit; written after a UINT16 byte count */
+#define ETW_TL_IN_STRUCT 24u            /* a struct: no data, size = its member count (1..127), the
+                                           fields after it are its members (structs nest 32 deep) */
 #define ETW_TL_IN_COUNTEDBINARY 25u     /* bytes; written after a UINT16 byte count */
 /* A pointer: a hex integer of the writer's pointer size (TlgInPOINTER). */
 #define ETW_TL_IN_POINTER (sizeof(void *) == 8 ? ETW_TL_IN_HEXINT64 : ETW_TL_IN_HEXINT32)
@@ -145,7 +147,9 @@ typedef struct etw_tl_field {
  * that is not fixed-size), an out-type that is not one of ETW_TL_OUT_*, a
  * non-zero reserved, a size that does not fit the in-type, data NULL with a
  * size, a string holding a NUL, more than 65535 bytes or elements where a
- * UINT16 counts them); ETW_ERROR_ARITHMETIC_OVERFLOW (the metadata above
+ * UINT16 counts them, a struct with data, an out-type or a member count
+ * outside 1..127, structs nested deeper than 32 or with fewer fields after
+ * them than their members); ETW_ERROR_ARITHMETIC_OVERFLOW (the metadata above
  * ETW_TL_MAX_METADATA_SIZE, or the record above 0xFFFF bytes); and
  * etw_provider_write_event's per-session statuses. On failure the thread's
  * last error message names the field and what was wrong.
@@ -242,6 +246,8 @@ ETW_API etw_status etw_provider_guid_from_name(etw_guid *out, const char *name);
 /* A NUL-terminated UTF-16 string (const uint16_t *). */
 #define ETW_TL_WSTRING(name, s) ETW_TL__FIELD(name, (s), ETW_TL_NUL_TERMINATED, ETW_TL_IN_UNICODESTRING, 0)
 #define ETW_TL_BINARY(name, p, size) ETW_TL__FIELD(name, (p), (size), ETW_TL_IN_BINARY, 0)
+/* A struct whose members are the next `members` fields. */
+#define ETW_TL_STRUCT(name, members) ETW_TL__FIELD(name, NULL, (members), ETW_TL_IN_STRUCT, 0)
 /* An array of count elements of a fixed-size in-type, e.g.
    ETW_TL_ARRAY("ids", ids, 3, ETW_TL_IN_INT32). */
 #define ETW_TL_ARRAY(name, p, count, in) ETW_TL__FIELD(name, (p), (count) * sizeof *(p), (in) | ETW_TL_IN_ARRAY, 0)

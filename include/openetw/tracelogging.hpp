@@ -13,7 +13,8 @@
  * std::string_view -> a UTF-8 string; std::u16string(_view) -> UTF-16;
  * const void * -> a pointer (hex); std::span / std::vector of arithmetic
  * values -> an array. tl::binary, tl::hex, tl::pid, tl::tid, tl::ipv4,
- * tl::win32_error and tl::typed (any in-type and out-type) give the rest.
+ * tl::win32_error, tl::structure (its members follow it) and tl::typed (any
+ * in-type and out-type) give the rest.
  * A field refers to its value's bytes (a string's or container's, or its
  * own copy of a scalar): build it in the write call, as the examples do.
  * Failing writes throw openetw::error, but for events a session dropped
@@ -176,6 +177,11 @@ inline field_t ipv4(const char *name, std::uint32_t v) noexcept
 inline field_t win32_error(const char *name, std::uint32_t v) noexcept
 {
     return field_t(name, v, ETW_TL_IN_UINT32, ETW_TL_OUT_WIN32ERROR);
+}
+/** A struct whose members are the next `members` fields (1..127). */
+inline field_t structure(const char *name, std::uint32_t members) noexcept
+{
+    return field_t(name, nullptr, members, ETW_TL_IN_STRUCT, 0);
 }
 /** Any field: the bytes of an in-type (ETW_TL_IN_*) shown as an out-type (ETW_TL_OUT_*). */
 inline field_t typed(const char *name, const void *data, std::uint32_t size, std::uint8_t in_type,

@@ -12,6 +12,7 @@ namespace openetw::format {
 namespace {
 
 constexpr std::uint8_t kInChain = 0x80, kOutMax = 38;
+constexpr int kMaxStructDepth = 32; // as deep as the decoder reads
 constexpr std::uint32_t kMaxCounted = 0xFFFF;
 const std::uint8_t kZeros[2] = {0, 0}; // the NUL a string field ends with
 
@@ -120,6 +121,10 @@ Status encode_tl_event(const char *event_name, const etw_tl_field *fields, std::
                                                      std::to_string(ETW_TL_MAX_FIELDS) + ")");
     out.data_count = 0;
     Encoder enc(out);
+    // Open structs, innermost last: how many members each still takes, and its field.
+    std::uint8_t owed[kMaxStructDepth];
+    std::uint32_t opened[kMaxStructDepth];
+    int depth = 0;
     // UINT16 size (below), one extension byte (no tags), the event name.
     if (!enc.put_byte(0) || !enc.put(event_name, std::strlen(event_name) + 1))
         return too_large();
@@ -131,6 +136,24 @@ Status encode_tl_event(const char *event_name, const etw_tl_field *fields, std::
         const std::uint8_t in = f.in_type & std::uint8_t(~ETW_TL_IN_ARRAY);
         if (f.reserved != 0)
             return Fail(ETW_ERROR_INVALID_PARAMETER, field_text(i, f.name) + " has a non-zero reserved");
+        if (depth > 0)
+            --owed[depth - 1]; // a member of the innermost open struct
+        if (f.in_type == ETW_TL_IN_STRUCT) {
+            // No data: the metadata's out-type slot holds the member count.
+            if (f.data || f.out_type || f.size == 0 || f.size > 127)
+                return Fail(ETW_ERROR_INVALID_PARAMETER,
+                            field_text(i, f.name) + " is a struct: its size must be its member count (1..127), "
+                                                    "with NULL data and out-type 0");
+            if (depth == kMaxStructDepth)
+                return Fail(ETW_ERROR_INVALID_PARAMETER, field_text(i, f.name) + " nests structs deeper than " +
+                                                             std::to_string(kMaxStructDepth) + " levels");
+            if (!enc.put(f.name, std::strlen(f.name) + 1) || !enc.put_byte(std::uint8_t(ETW_TL_IN_STRUCT | kInChain)) ||
+                !enc.put_byte(std::uint8_t(f.size)))
+                return too_large();
+            owed[depth] = std::uint8_t(f.size);
+            opened[depth++] = i;
+            continue;
+        }
         if (!known_out(f.out_type))
             return Fail(ETW_ERROR_INVALID_PARAMETER, field_text(i, f.name) + " has out-type " +
                                                          std::to_string(f.out_type) +
@@ -206,6 +229,14 @@ Status encode_tl_event(const char *event_name, const etw_tl_field *fields, std::
         if (!enc.put(f.name, std::strlen(f.name) + 1) || !enc.put_byte(in_byte) ||
             (f.out_type && !enc.put_byte(f.out_type)))
             return too_large();
+        while (depth > 0 && owed[depth - 1] == 0)
+            --depth; // the struct's last member
+    }
+    if (depth > 0) {
+        const etw_tl_field &f = fields[opened[depth - 1]];
+        return Fail(ETW_ERROR_INVALID_PARAMETER, field_text(opened[depth - 1], f.name) + " is a struct of " +
+                                                     std::to_string(f.size) + " members, but only " +
+                                                     std::to_string(f.size - owed[depth - 1]) + " fields follow it");
     }
     out.metadata_size = std::uint16_t(enc.pos_);
     out.metadata[0] = std::uint8_t(enc.pos_);

@@ -149,6 +149,12 @@ static void bad_inputs(etw_provider *p)
     CHECK(ETW_TRACELOGGING_WRITE(p, "Large", ETW_TL_INT32(long_name, 1)) == ETW_ERROR_ARITHMETIC_OVERFLOW);
     CHECK(strstr(etw_last_error_message(), "ETW_TL_MAX_METADATA_SIZE") != NULL);
     CHECK(etw_provider_write_tracelogging(NULL, "x", NULL, NULL, NULL, 0, NULL) == ETW_ERROR_INVALID_PARAMETER);
+    CHECK(ETW_TRACELOGGING_WRITE(p, "ShortStruct", ETW_TL_STRUCT("s", 3), ETW_TL_INT32("a", 1)) ==
+          ETW_ERROR_INVALID_PARAMETER);
+    CHECK(strstr(etw_last_error_message(), "struct of 3 members, but only 1") != NULL);
+    CHECK(ETW_TRACELOGGING_WRITE(p, "EmptyStruct", ETW_TL_STRUCT("s", 0)) == ETW_ERROR_INVALID_PARAMETER);
+    CHECK(ETW_TRACELOGGING_WRITE(p, "DataStruct", ETW_TL_FIELD("s", &v, 1, ETW_TL_IN_STRUCT, 0),
+                                 ETW_TL_INT32("a", 1)) == ETW_ERROR_INVALID_PARAMETER);
 }
 
 int main(void)
@@ -215,6 +221,9 @@ int main(void)
                                  ETW_TL_ARRAY("ratios", ratios, 2, ETW_TL_IN_DOUBLE),
                                  ETW_TL_UINT8("after", 1)) == ETW_OK);
     CHECK(ETW_TRACELOGGING_WRITE(p, "NoFields") == ETW_OK);
+    CHECK(ETW_TRACELOGGING_WRITE(p, "Structs", ETW_TL_STRUCT("box", 2), ETW_TL_STRUCT("corner", 2),
+                                 ETW_TL_INT32("x", 1), ETW_TL_INT32("y", 2), ETW_TL_UINT8("color", 3),
+                                 ETW_TL_UINT8("after", 4)) == ETW_OK);
     bad_inputs(p);
     /* Level 6 is above the session's 5: not written, no error. */
     CHECK(ETW_TRACELOGGING_WRITE(p, "TooVerbose", ETW_TL_LEVEL(6)) == ETW_OK);
@@ -235,8 +244,8 @@ int main(void)
     }
     etw_decoder_destroy(s.decoder);
     CHECK(s.failures == 0);
-    CHECK(s.count == 6); /* OrderShipped, Scalars, Strings, Arrays, NoFields, Many */
-    if (s.count == 6) {
+    CHECK(s.count == 7); /* OrderShipped, Scalars, Strings, Arrays, NoFields, Structs, Many */
+    if (s.count == 7) {
         const seen_event *e = &s.events[0];
         CHECK(strcmp(e->name, "OrderShipped") == 0);
         CHECK(strcmp(e->provider, "MyCompany.MyComponent") == 0);
@@ -285,7 +294,13 @@ int main(void)
         CHECK(is_value(e, "after", "1", ETW_TL_IN_UINT8));
 
         CHECK(strcmp(s.events[4].name, "NoFields") == 0 && s.events[4].prop_count == 0);
-        CHECK(strcmp(s.events[5].name, "Many") == 0 && s.events[5].prop_count == MAX_PROPS);
+        e = &s.events[5];
+        CHECK(strcmp(e->name, "Structs") == 0 && e->prop_count == 6);
+        CHECK(prop(e, "box") && prop(e, "box")->kind == ETW_PROPERTY_KIND_STRUCT && prop(e, "box")->child_count == 2);
+        CHECK(prop(e, "corner") && prop(e, "corner")->kind == ETW_PROPERTY_KIND_STRUCT);
+        CHECK(is_value(e, "x", "1", ETW_TL_IN_INT32) && is_value(e, "y", "2", ETW_TL_IN_INT32));
+        CHECK(is_value(e, "color", "3", ETW_TL_IN_UINT8) && is_value(e, "after", "4", ETW_TL_IN_UINT8));
+        CHECK(strcmp(s.events[6].name, "Many") == 0 && s.events[6].prop_count == MAX_PROPS);
     }
     remove(file);
     return check_summary();

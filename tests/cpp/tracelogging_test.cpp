@@ -125,7 +125,7 @@ int main()
         EXPECT(p.write(openetw::tl::options{.level = 2, .keyword = 0x8}, "Helpers", openetw::tl::binary("bin", bytes),
                        openetw::tl::hex("h", std::uint32_t(0xABC)), openetw::tl::pid("pid", 77),
                        openetw::tl::tid("tid", 78), openetw::tl::win32_error("err", 2)));
-        EXPECT(p.write("Empty"));
+        EXPECT(p.write("Pair", openetw::tl::structure("pair", 2), field("a", 1), field("b", 2)));
         // A bad field throws with the library's message.
         bool threw = false;
         try {
@@ -185,7 +185,9 @@ int main()
         EXPECT(value_is(h, "pid", "77", ETW_TL_IN_UINT32) && h.props.at("pid").out_type == 20); // TDH_OUTTYPE_PID
         EXPECT(value_is(h, "tid", "78", ETW_TL_IN_UINT32) && h.props.at("tid").out_type == 21); // TDH_OUTTYPE_TID
         EXPECT(value_is(h, "err", "0x00000002", ETW_TL_IN_UINT32));
-        EXPECT(seen.events[2].name == "Empty" && seen.events[2].props.empty());
+        EXPECT(seen.events[2].name == "Pair" && seen.events[2].props.size() == 1 &&
+               seen.events[2].props.at("pair").kind == ETW_PROPERTY_KIND_STRUCT &&
+               seen.events[2].props.at("pair").children == 2);
     }
 
 #ifdef ETWDUMP_PATH

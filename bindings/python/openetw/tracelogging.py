@@ -12,6 +12,7 @@ order):
   uuid.UUID       -> GUID
   list/tuple of int   -> an INT64 array (UINT64 when an element needs it)
   list/tuple of float (or floats and ints) -> a DOUBLE array
+  dict (str keys)  -> a struct of its items, in order (nested dicts nest)
   Typed(value, InType.X, OutType.Y) -> exactly that in-type and out-type
 
 INT64 for every int keeps any value a reader sees unchanged; give a
@@ -53,6 +54,7 @@ class InType(enum.IntEnum):
     HEXINT64 = 21
     COUNTEDSTRING = 22
     COUNTEDANSISTRING = 23
+    STRUCT = 24  # no data: its members follow (a dict value)
     COUNTEDBINARY = 25
     POINTER = 21 if struct.calcsize("P") == 8 else 20
     ARRAY = 0x40  # OR'ed into a fixed-size in-type
@@ -170,15 +172,23 @@ def encode_fields(fields: Iterable[Tuple[str, Any]]) -> Tuple[bytes, bytes]:
     """The (layout, values) pair openetw_provider_write_tracelogging unpacks."""
     layout: List[bytes] = []
     values: List[bytes] = []
+    _encode(fields, layout, values)
+    return b"".join(layout), b"".join(values)
+
+
+def _encode(fields: Iterable[Tuple[str, Any]], layout: List[bytes], values: List[bytes]) -> None:
     for name, value in fields:
         if not isinstance(name, str):
             raise TypeError(f"a field name must be a str, not {type(name).__name__}")
+        if isinstance(value, Mapping):  # a struct: its member count, then its members
+            layout.append(name.encode("utf-8") + b"\0" + struct.pack("<BBI", InType.STRUCT, 0, len(value)))
+            _encode(value.items(), layout, values)
+            continue
         in_type, out_type, data = _typed(name, value)
         if not 0 <= in_type <= 255 or not 0 <= out_type <= 255:
             raise ValueError(f"field {name!r}: in-type {in_type} / out-type {out_type} is not a byte")
         layout.append(name.encode("utf-8") + b"\0" + struct.pack("<BBI", in_type, out_type, len(data)))
         values.append(data)
-    return b"".join(layout), b"".join(values)
 
 
 def guid_from_name(name: str) -> uuid.UUID:

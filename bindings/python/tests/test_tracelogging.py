@@ -115,6 +115,18 @@ def test_named_provider_traits_are_set_once(tmp_path, name):
     assert size == len(data) and data.endswith(struct.pack("<HB", 19, 1) + group.bytes_le)
 
 
+def test_dicts_are_structs(tmp_path, name, guid):
+    with Provider(guid, name="OpenEtw.Tests.Structs") as provider, \
+            Session(file_props(name, tmp_path / "s.etl")) as session:
+        session.enable_provider(guid)
+        provider.write("Shape", box={"corner": {"x": 1, "y": -2}, "label": "a"}, after=True)
+        with pytest.raises(openetw.InvalidParameterError, match="member count"):
+            provider.write("Empty", box={})
+        session.stop()
+    [event] = read_back(tmp_path / "s.etl")
+    assert event.fields == {"box": {"corner": {"x": 1, "y": -2}, "label": "a"}, "after": True}
+
+
 def test_a_disabled_provider_encodes_nothing(guid):
     with Provider(guid) as provider:
         provider.write("Unseen", x=object())  # no session: not even the field's type is looked at
