@@ -14,6 +14,7 @@
 #include "properties.h"
 #include "session.h"
 #include "provider.h"
+#include "tracelogging.h"
 #include "consumer.h"
 #include "collect.h"
 #include "decode.h"

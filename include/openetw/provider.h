@@ -152,8 +152,13 @@ typedef struct etw_event_descriptor {
 typedef struct etw_event_data_descriptor {
     uint64_t Ptr;      /* the address of the bytes */
     uint32_t Size;     /* their count; 0 adds nothing */
-    uint32_t Reserved; /* 0 */
+    uint32_t Reserved; /* low byte: Type, ETW_EVENT_DATA_DESCRIPTOR_TYPE_*; the other bytes 0 */
 } etw_event_data_descriptor;
+
+/* EVENT_DATA_DESCRIPTOR.Type (the low byte of Reserved): what the bytes are. */
+#define ETW_EVENT_DATA_DESCRIPTOR_TYPE_NONE 0u              /* payload */
+#define ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA 1u    /* TraceLogging event metadata: the EVENT_SCHEMA_TL item */
+#define ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA 2u /* provider traits: the PROV_TRAITS item */
 
 /* etw_provider_write_event's flags: EVENT_HEADER.Flags bits the caller sets. */
 #define ETW_EVENT_WRITE_STRING_ONLY 0x0004u /* EVENT_HEADER_FLAG_STRING_ONLY: the data is one NUL-terminated UTF-16 string */
@@ -162,6 +167,8 @@ typedef struct etw_event_data_descriptor {
 #define ETW_EVENT_HEADER_FLAG_EXTENDED_INFO 0x0001u /* extended data items follow the header */
 #define ETW_EVENT_HEADER_FLAG_STRING_ONLY 0x0004u   /* the user data is one NUL-terminated UTF-16 string */
 #define ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID 0x0001u /* data: the related activity id (16 bytes) */
+#define ETW_EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL 0x000Bu    /* data: TraceLogging event metadata (tracelogging.h) */
+#define ETW_EVENT_HEADER_EXT_TYPE_PROV_TRAITS 0x000Cu        /* data: the provider's traits (etw_provider_set_traits) */
 
 /* At most this many data descriptors per event (MAX_EVENT_DATA_DESCRIPTORS). */
 #define ETW_MAX_EVENT_DATA_DESCRIPTORS 128u
@@ -178,11 +185,25 @@ typedef struct etw_event_data_descriptor {
  * when NULL; related_activity_id, when not NULL, as a RELATED_ACTIVITYID
  * extended item (Flags then has EVENT_HEADER_FLAG_EXTENDED_INFO); then the
  * data descriptors' bytes, in order. flags: 0 or ETW_EVENT_WRITE_STRING_ONLY.
+ * A data descriptor of Type ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA
+ * (at most one) is not payload: its bytes, a TraceLogging event's metadata
+ * (tracelogging.h; a UINT16 size that equals Size first, Size at least 4),
+ * become the record's last extended item, EVENT_SCHEMA_TL. The provider's
+ * traits (etw_provider_set_traits) become a PROV_TRAITS item before it, on
+ * every event of the provider; a provider without traits takes them from a
+ * descriptor of Type ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA (at
+ * most one; a UINT16 size that equals Size first, Size at least 3), which
+ * is ignored when it has some, as Windows does. Items are 8-byte aligned:
+ * each adds 8 + Size rounded up to 8 bytes to the record. (Windows looks at
+ * Type only for providers that called EventSetInformation; this library
+ * always does, so payload descriptors must have Reserved 0.)
  * Returns ETW_OK (also when no session takes the event: nothing is checked
  * then when no session enables the provider at all, as for
  * etw_provider_trace_event); ETW_ERROR_INVALID_PARAMETER (NULL provider or
  * descriptor, data NULL with a count, a descriptor with Ptr 0 and a Size,
- * more than ETW_MAX_EVENT_DATA_DESCRIPTORS, an unknown flag);
+ * more than ETW_MAX_EVENT_DATA_DESCRIPTORS, an unknown flag, a Type other
+ * than the three above or other bytes of Reserved set, two descriptors of
+ * one metadata Type, metadata whose size prefix is not its Size);
  * ETW_ERROR_ARITHMETIC_OVERFLOW (header, items and data above 0xFFFF bytes);
  * and, per session, etw_provider_trace_event's ETW_ERROR_MORE_DATA,
  * ETW_ERROR_NOT_ENOUGH_MEMORY, ETW_ERROR_LOG_FILE_FULL and

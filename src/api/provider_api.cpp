@@ -3,6 +3,7 @@
 #include <openetw/provider.h>
 
 #include "api/guard.hpp"
+#include "api/provider_handle.hpp"
 #include "engine/activity_id.hpp"
 #include "host/hosting.hpp"
 #include "host/provider_listing.hpp"
@@ -14,13 +15,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-
-struct etw_provider {
-    openetw::engine::Provider *impl = nullptr;
-    etw_provider_enable_callback callback = nullptr;
-    void *user_data = nullptr;
-    etw_user_data_free user_data_free = nullptr;
-};
 
 using openetw::Fail;
 using openetw::Status;

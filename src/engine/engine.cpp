@@ -530,4 +530,17 @@ bool Engine::is_enabled(const Provider *p, std::uint8_t level, std::uint64_t fla
     return false;
 }
 
+Status Engine::set_traits(Provider *p, const std::uint8_t *traits, std::uint32_t size)
+{
+    auto *copy = new std::uint8_t[size];
+    std::memcpy(copy, traits, size);
+    const std::uint8_t *expected = nullptr;
+    // Set once: writers load the pointer without a lock, and it stays until the provider goes.
+    if (!p->traits.compare_exchange_strong(expected, copy, std::memory_order_release, std::memory_order_relaxed)) {
+        delete[] copy;
+        return Fail(ETW_ERROR_ALREADY_EXISTS, "the provider's traits are already set (they are set once)");
+    }
+    return Status::ok();
+}
+
 } // namespace openetw::engine

@@ -85,6 +85,14 @@ public:
     // callers test it inline (32 bits: a single load on every target).
     std::atomic<std::uint32_t> enabled{0};
     std::atomic<ProviderSnapshot *> snapshot{nullptr};
+    // The traits (etw_provider_set_traits) every EVENT_HEADER event carries
+    // as PROV_TRAITS: set once, their own UINT16 size first; freed with it.
+    std::atomic<const std::uint8_t *> traits{nullptr};
+
+    Provider() = default;
+    Provider(const Provider &) = delete;
+    Provider &operator=(const Provider &) = delete;
+    ~Provider() { delete[] traits.load(std::memory_order_relaxed); }
 
     // Notification (opaque to the engine beyond calling it).
     EnableCallback callback = nullptr;
@@ -170,10 +178,27 @@ public:
                                   const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
                                   const etw_event_data_descriptor *data) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
+    // An EVENT_HEADER event with TraceLogging metadata (schema: the
+    // EVENT_SCHEMA_TL data, checked by the caller) and any number of payload
+    // descriptors (of Type 0), for an enabled provider.
+    static etw_status write_tracelogging(Provider *p, const etw_event_descriptor *descriptor, const etw_guid *activity,
+                                         const etw_guid *related, const std::uint8_t *schema, std::uint32_t data_count,
+                                         const etw_event_data_descriptor *data) noexcept;
+    // EventSetInformation(EventProviderSetTraits): the blob checked by the caller.
+    static Status set_traits(Provider *p, const std::uint8_t *traits, std::uint32_t size);
 
 private:
     // trace_event's general case: a Guid by pointer, MOF_FIELD payloads, or a bad header.
     [[gnu::noinline]] static etw_status trace_gathered(Provider *p, etw_event_trace_header *h) noexcept;
+    // write_event's general case: typed descriptors, or a provider with traits.
+    [[gnu::noinline]] static etw_status write_event_typed(Provider *p, const etw_event_descriptor *descriptor,
+                                                          std::uint32_t flags, const etw_guid *activity,
+                                                          const etw_guid *related, std::uint32_t data_count,
+                                                          const etw_event_data_descriptor *data) noexcept;
+    // The write of a checked EVENT_HEADER event to the provider's sessions
+    // (inline in write_path.cpp; _prepared: out of line, for write_tracelogging.cpp).
+    static etw_status write_event_checked(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
+    static etw_status write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;

@@ -57,6 +57,18 @@ inline const ThreadTimes &sample_times(std::int64_t now, unsigned unit, std::uin
     return t;
 }
 
+// The PROV_TRAITS and EVENT_SCHEMA_TL items, in that order (as Windows logs
+// them: the schema is the last item).
+[[gnu::noinline]] std::uint8_t *tracelogging_items(std::uint8_t *out, const TlItems &tl) noexcept
+{
+    if (tl.traits)
+        out = etl::write_extended_item(out, etl::kExtTypeProvTraits, tl.traits, etl::rd16(tl.traits),
+                                       tl.schema != nullptr);
+    if (tl.schema)
+        out = etl::write_extended_item(out, etl::kExtTypeEventSchemaTl, tl.schema, etl::rd16(tl.schema), false);
+    return out;
+}
+
 } // namespace
 
 template <class Pred>
@@ -151,9 +163,11 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
     if (e.related) {
-        etl::write_related_activity_item(out, *e.related, false);
+        etl::write_related_activity_item(out, *e.related, e.tl != nullptr);
         out += etl::kRelatedActivityItemSize;
     }
+    if (e.tl) [[unlikely]]
+        out = tracelogging_items(out, *e.tl);
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
             std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
@@ -487,33 +501,11 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     return each_session(*snap, level, 0, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
 }
 
-etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
-                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                               const etw_event_data_descriptor *data) noexcept
+[[gnu::always_inline]] inline etw_status Engine::write_event_checked(Provider *p, const EventHeaderInput &e,
+                                                                     std::uint32_t size) noexcept
 {
-    if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
-        (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
-        return ETW_ERROR_INVALID_PARAMETER;
-    std::uint64_t total = etl::kEventHeaderSize + (related ? etl::kRelatedActivityItemSize : 0);
-    for (std::uint32_t i = 0; i < data_count; ++i) {
-        if (data[i].Ptr == 0 && data[i].Size != 0) [[unlikely]]
-            return ETW_ERROR_INVALID_PARAMETER;
-        total += data[i].Size;
-    }
-    // Checked whatever the sessions' buffer sizes, as EventWrite does.
-    if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
-        return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    EventHeaderInput e;
-    e.descriptor = descriptor;
-    e.provider = &p->guid;
-    e.activity = activity ? activity : &t_activity_id;
-    e.related = related;
-    e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
-    e.data_count = data_count;
-    e.data = data;
-    const std::uint32_t size = std::uint32_t(total);
-    const std::uint8_t level = descriptor->Level;
-    const std::uint64_t keyword = descriptor->Keyword;
+    const std::uint8_t level = e.descriptor->Level;
+    const std::uint64_t keyword = e.descriptor->Keyword;
     GraceSection section;
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
@@ -527,6 +519,45 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
         return one->session->write_event(e, size);
     }
     return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
+}
+
+etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                               const etw_event_data_descriptor *data) noexcept
+{
+    if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
+        (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
+        return ETW_ERROR_INVALID_PARAMETER;
+    std::uint64_t total = etl::kEventHeaderSize + (related ? etl::kRelatedActivityItemSize : 0);
+    std::uint32_t types = 0;
+    for (std::uint32_t i = 0; i < data_count; ++i) {
+        if (data[i].Ptr == 0 && data[i].Size != 0) [[unlikely]]
+            return ETW_ERROR_INVALID_PARAMETER;
+        total += data[i].Size;
+        types |= data[i].Reserved;
+    }
+    // Metadata descriptors or a provider with traits: extended items (one test for both).
+    if ((types | reinterpret_cast<std::uintptr_t>(p->traits.load(std::memory_order_relaxed))) != 0) [[unlikely]]
+        return write_event_typed(p, descriptor, flags, activity, related, data_count, data);
+    // Checked whatever the sessions' buffer sizes, as EventWrite does.
+    if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
+        return ETW_ERROR_ARITHMETIC_OVERFLOW;
+    EventHeaderInput e;
+    e.descriptor = descriptor;
+    e.provider = &p->guid;
+    e.activity = activity ? activity : &t_activity_id;
+    e.related = related;
+    e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
+    e.data_count = data_count;
+    e.data = data;
+    return write_event_checked(p, e, std::uint32_t(total));
+}
+
+// The TraceLogging writes (write_tracelogging.cpp) reach the sessions here:
+// the inline write above, out of line for them.
+etw_status Engine::write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept
+{
+    return write_event_checked(p, e, size);
 }
 
 } // namespace openetw::engine

@@ -194,6 +194,8 @@ inline constexpr std::uint16_t kEventHeaderFlagExtendedInfo = 0x0001;
 inline constexpr std::size_t kExtendedItemHeaderSize = 8;
 inline constexpr std::uint16_t kEventHeaderFlagStringOnly = 0x0004;
 inline constexpr std::uint16_t kExtTypeRelatedActivityId = 0x0001; // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
+inline constexpr std::uint16_t kExtTypeEventSchemaTl = 0x000B;     // EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL
+inline constexpr std::uint16_t kExtTypeProvTraits = 0x000C;        // EVENT_HEADER_EXT_TYPE_PROV_TRAITS
 
 // MESSAGE_TRACE_HEADER.OptionFlags (TRACE_MESSAGE_*).
 inline constexpr std::uint16_t kMessageSequence = 0x0001;

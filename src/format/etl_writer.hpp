@@ -157,4 +157,20 @@ inline void write_related_activity_item(std::uint8_t *out, const etw_guid &relat
     std::memcpy(out + 8, &related, 16);
 }
 
+// Any other item: the 8-byte header {ItemSize = 8 + DataSize rounded up to
+// 8, ExtType, Linkage, DataSize}, the data, zeroed padding. Returns the end.
+inline std::uint32_t extended_item_size(std::uint32_t data_size) noexcept { return 8 + ((data_size + 7) & ~7u); }
+inline std::uint8_t *write_extended_item(std::uint8_t *out, std::uint16_t ext_type, const void *data,
+                                         std::uint16_t data_size, bool more) noexcept
+{
+    const std::uint32_t item = extended_item_size(data_size);
+    wr16(out, std::uint16_t(item));
+    wr16(out + 2, ext_type);
+    wr16(out + 4, more ? 1 : 0);
+    wr16(out + 6, data_size);
+    std::memset(out + item - 8, 0, 8); // the padding, if any (the data overwrites the rest)
+    std::memcpy(out + 8, data, data_size);
+    return out + item;
+}
+
 } // namespace openetw::etl
