@@ -27,6 +27,7 @@
 #include <openetw/version.h>
 #include <openetw/session.h>
 #include <openetw/provider.h>
+#include <openetw/tracelogging.h>
 #include <openetw/consumer.h>
 #include <openetw/decode.h>
 %}
@@ -83,6 +84,7 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
    the GIL or a GCHandle, and turns an exception into a stop. */
 %include "openetw/session.h"
 %include "openetw/provider.h"
+%include "openetw/tracelogging.h"
 %include "openetw/consumer.h"
 /* Decoding takes a delivered record, which each language holds in its own
    form: python_decode.i and csharp_decode.i rebuild the etw_record. */
