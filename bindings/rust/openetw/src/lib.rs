@@ -56,6 +56,7 @@ mod records;
 mod schemas;
 mod session;
 mod trace;
+mod tracelogging;
 mod types;
 
 pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
@@ -70,6 +71,7 @@ pub use records::{BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, Recor
 pub use schemas::{load_binary, load_manifest, source_count};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
 pub use trace::{LiveTrace, LiveTraceBuilder};
+pub use tracelogging::{Field, FieldValue, TraceLoggingOptions, TraceLoggingValue};
 pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode, SessionRights};
 pub use core::ops::ControlFlow;
 
