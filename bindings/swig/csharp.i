@@ -91,6 +91,7 @@
 %typemap(csin) DATA "ref $csinput"
 %typemap(in) DATA %{ $1 = ($1_ltype)$input; %}
 %enddef
+OPENETW_IN_BYTES(const void *traits, uint32_t size)
 
 %define OPENETW_OUT_BYTES(DATA, CAPACITY, OUT_SIZE)
 %typemap(ctype) DATA "void *"
@@ -239,6 +240,11 @@ OPENETW_POINTER(void *user_data)
 OPENETW_POINTER(const etw_guid *activity_id)
 OPENETW_POINTER(const etw_guid *related_activity_id)
 OPENETW_POINTER(const etw_event_data_descriptor *data)
+/* TraceLogging (tracelogging.h): the field array and the group GUID as pointers the caller
+   pins, the traits blob as bytes; etw_tl_field gets no proxy class. */
+%ignore etw_tl_field;
+OPENETW_POINTER(const etw_tl_field *fields)
+OPENETW_POINTER(const etw_guid *group)
 
 /* TraceLogging writing (tracelogging.h): its own file. */
 %include "csharp_tracelogging.i"

@@ -650,4 +650,126 @@ etw_status openetw_activity_id_control(uint32_t code, const void *current, size_
 }
 %}
 
+/* ---- TraceLogging (tracelogging.h) ----
+   openetw/tracelogging.py packs the fields; these helpers unpack them into
+   etw_tl_field entries pointing into the two buffers (no copy). */
+%ignore etw_provider_write_tracelogging;
+%ignore etw_provider_set_traits;
+%ignore etw_provider_set_name;
+%ignore etw_provider_guid_from_name;
+%ignore etw_tl_field;
+OPENETW_IN_BYTES(const void *layout, size_t layout_size)
+OPENETW_IN_BYTES(const void *values, size_t values_size)
+OPENETW_IN_BYTES(const void *traits, size_t traits_size)
+OPENETW_IN_BYTES(const void *group, size_t group_size)
+%typemap(out) etw_status openetw_provider_write_tracelogging = etw_status openetw_provider_write;
+%typemap(out) etw_status openetw_provider_set_traits = etw_status openetw_provider_write;
+%typemap(out) etw_status openetw_provider_set_name = etw_status openetw_provider_write;
+%typemap(out) etw_status openetw_provider_guid_from_name = etw_status openetw_provider_write;
+%inline %{
+/* A failure's text: the library's sentence for what it checked, fixed
+   text for what a session did (the write path leaves no message then). */
+static etw_status openetw_tl_status(etw_status status)
+{
+    switch (status) {
+    case ETW_OK:
+        openetw_write_message[0] = '\0';
+        break;
+    case ETW_ERROR_MORE_DATA:
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "the event is not smaller than a session's buffer size minus 72 bytes");
+        break;
+    case ETW_ERROR_NOT_ENOUGH_MEMORY:
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "a session has no free buffer: the event was dropped (counted in EventsLost)");
+        break;
+    case ETW_ERROR_LOG_FILE_FULL:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "a real-time session's backlog "
+                 "is full and no consumer is attached: the event was refused (counted in EventsLost)");
+        break;
+    default:
+        snprintf(openetw_write_message, sizeof openetw_write_message, "%s", etw_last_error_message());
+    }
+    return status;
+}
+
+/* etw_provider_write_tracelogging. layout: per field, its UTF-8 name and a
+   NUL, then in-type, out-type (1 byte each) and the value's size (UINT32
+   little-endian); values: the fields' bytes one after another. */
+etw_status openetw_provider_write_tracelogging(etw_provider *provider, const char *event_name, uint8_t level,
+                                               uint64_t keyword, uint8_t opcode, uint8_t channel,
+                                               const void *activity, size_t activity_size, const void *related,
+                                               size_t related_size, const void *layout, size_t layout_size,
+                                               const void *values, size_t values_size)
+{
+    etw_tl_field fields[ETW_TL_MAX_FIELDS];
+    etw_event_descriptor d = {0, 0, 0, 0, 0, 0, 0};
+    const etw_guid *a, *r;
+    const uint8_t *l = (const uint8_t *)layout, *v = (const uint8_t *)values;
+    size_t at = 0, used = 0;
+    uint32_t n = 0;
+    if (!openetw_optional_guid(activity, activity_size, "activity_id", &a) ||
+        !openetw_optional_guid(related, related_size, "related_activity_id", &r))
+        return ETW_ERROR_INVALID_PARAMETER;
+    while (at < layout_size) {
+        const uint8_t *nul = (const uint8_t *)memchr(l + at, 0, layout_size - at);
+        uint32_t size;
+        if (n == ETW_TL_MAX_FIELDS) {
+            snprintf(openetw_write_message, sizeof openetw_write_message,
+                     "an event has at most %u fields (ETW_TL_MAX_FIELDS)", ETW_TL_MAX_FIELDS);
+            return ETW_ERROR_INVALID_PARAMETER;
+        }
+        if (!nul || (size_t)(nul - l) + 7 > layout_size) {
+            snprintf(openetw_write_message, sizeof openetw_write_message, "the field layout is truncated");
+            return ETW_ERROR_INVALID_PARAMETER;
+        }
+        fields[n].name = (const char *)(l + at);
+        at = (size_t)(nul - l) + 1;
+        fields[n].in_type = l[at];
+        fields[n].out_type = l[at + 1];
+        fields[n].reserved = 0;
+        size = (uint32_t)l[at + 2] | (uint32_t)l[at + 3] << 8 | (uint32_t)l[at + 4] << 16 | (uint32_t)l[at + 5] << 24;
+        at += 6;
+        if (size > values_size - used) {
+            snprintf(openetw_write_message, sizeof openetw_write_message, "the field values are truncated");
+            return ETW_ERROR_INVALID_PARAMETER;
+        }
+        fields[n].data = v + used;
+        fields[n].size = size;
+        used += size;
+        ++n;
+    }
+    d.Level = level;
+    d.Keyword = keyword;
+    d.Opcode = opcode;
+    d.Channel = channel;
+    return openetw_tl_status(etw_provider_write_tracelogging(provider, event_name, &d, a, r, n, fields));
+}
+
+etw_status openetw_provider_set_traits(etw_provider *provider, const void *traits, size_t traits_size)
+{
+    if (traits_size > 0xFFFFu) {
+        snprintf(openetw_write_message, sizeof openetw_write_message,
+                 "traits of %zu bytes: at most 65535", traits_size);
+        return ETW_ERROR_INVALID_PARAMETER;
+    }
+    return openetw_tl_status(etw_provider_set_traits(provider, traits, (uint32_t)traits_size));
+}
+
+/* group: 16 bytes, or empty for none. */
+etw_status openetw_provider_set_name(etw_provider *provider, const char *name, const void *group, size_t group_size)
+{
+    const etw_guid *g;
+    if (!openetw_optional_guid(group, group_size, "group", &g))
+        return ETW_ERROR_INVALID_PARAMETER;
+    return openetw_tl_status(etw_provider_set_name(provider, name, g));
+}
+
+etw_status openetw_provider_guid_from_name(const char *name, etw_guid *out)
+{
+    memset(out, 0, sizeof *out);
+    return openetw_tl_status(etw_provider_guid_from_name(out, name));
+}
+%}
+
 

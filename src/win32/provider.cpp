@@ -317,6 +317,25 @@ OPENETW_WIN32_API ULONG EventWriteString(REGHANDLE handle, UCHAR level, ULONGLON
     return write_event(handle, &desc, ETW_EVENT_WRITE_STRING_ONLY, nullptr, nullptr, 1, &data);
 }
 
+OPENETW_WIN32_API ULONG EventSetInformation(REGHANDLE handle, EVENT_INFO_CLASS info_class, PVOID info, ULONG length)
+{
+    // (A bad handle is ERROR_INVALID_PARAMETER here, as EventSetInformation documents.)
+    ULONG status = ERROR_INVALID_PARAMETER;
+    with_registration(handle, true, [&](Registration &r) {
+        switch (info_class) {
+        case EventProviderSetTraits:
+            status = etw_provider_set_traits(r.provider, info, length);
+            break;
+        case EventProviderUseDescriptorType:
+            status = ERROR_SUCCESS; // descriptor types are always honoured (provider.h)
+            break;
+        default:
+            status = ERROR_NOT_SUPPORTED;
+        }
+    });
+    return status;
+}
+
 OPENETW_WIN32_API ULONG EventActivityIdControl(ULONG code, LPGUID activity)
 {
     return etw_activity_id_control(code, reinterpret_cast<etw_guid *>(activity));

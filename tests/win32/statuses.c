@@ -531,6 +531,26 @@ static ULONG write_string_unknown(void)
     static const WCHAR text[] = {'x', 0};
     return EventWriteString(0x7777777, 0, 0, text);
 }
+static ULONG set_information(EVENT_INFO_CLASS info_class, PVOID info, ULONG length)
+{
+    REGHANDLE h;
+    ULONG s = EventRegister(&ProviderGuid, NULL, NULL, &h);
+    s = s == ERROR_SUCCESS ? EventSetInformation(h, info_class, info, length) : 0xDEAD;
+    EventUnregister(h);
+    return s;
+}
+static ULONG set_information_unknown_handle(void)
+{
+    static const char traits[] = {5, 0, 'a', 'b', 0};
+    return EventSetInformation(0x7777777, EventProviderSetTraits, (PVOID)traits, sizeof traits);
+}
+static ULONG set_information_unknown_class(void) { return set_information((EVENT_INFO_CLASS)99, NULL, 0); }
+static ULONG set_traits_null(void) { return set_information(EventProviderSetTraits, NULL, 5); }
+static ULONG set_traits(void)
+{
+    static const char traits[] = {5, 0, 'a', 'b', 0};
+    return set_information(EventProviderSetTraits, (PVOID)traits, sizeof traits);
+}
 static ULONG activity_unknown_code(void)
 {
     GUID g;
@@ -648,6 +668,10 @@ static const struct row rows[] = {
     {"EventWriteEx: NO_FAULTING | INPRIVATE, any Filter", write_ex_known_flags, ERROR_SUCCESS},
     {"EventWriteString: NULL String", write_string_null, ERROR_INVALID_PARAMETER},
     {"EventWriteString: unknown handle", write_string_unknown, ERROR_INVALID_HANDLE},
+    {"EventSetInformation: unknown handle", set_information_unknown_handle, ERROR_INVALID_PARAMETER},
+    {"EventSetInformation: unknown class", set_information_unknown_class, ERROR_NOT_SUPPORTED},
+    {"EventSetInformation: SetTraits, NULL EventInformation", set_traits_null, ERROR_INVALID_PARAMETER},
+    {"EventSetInformation: SetTraits", set_traits, ERROR_SUCCESS},
     {"EventActivityIdControl: unknown code", activity_unknown_code, ERROR_INVALID_PARAMETER},
     {"EventActivityIdControl: NULL ActivityId", activity_null, ERROR_INVALID_PARAMETER},
     {"EventActivityIdControl: CREATE_ID", activity_create, ERROR_SUCCESS},

@@ -15,7 +15,8 @@ from .properties import Properties
 from .records import BufferInfo, ClassicEvent, EventRecord, Record
 from .fields import DecodedEvent, Property, decode
 from .schemas import Schemas, load_binary, load_manifest, schemas
-from .provider import EnableInfo, Provider, activity_id_control
+from .provider import EnableInfo, Provider, activity_id_control, guid_from_name
+from .tracelogging import InType, OutType, Typed
 from .session import Session, max_sessions, set_max_sessions
 from .consumer import Consumer
 from .trace import Enable, LiveTrace

@@ -17,6 +17,7 @@ import uuid
 from typing import Callable, Optional, Union
 
 from . import _native
+from . import tracelogging as _tl
 from .properties import _guid_bytes
 
 GuidLike = Union[uuid.UUID, str, bytes]
@@ -66,23 +67,39 @@ def _enable_callable(callback: Callable[[EnableInfo], object]) -> Callable:
 
 
 class Provider:
-    """A registered provider of classic events.
+    """A registered provider: classic events, EVENT_HEADER events, and
+    TraceLogging events (self-describing: names and types in the event).
 
     >>> with Provider(uuid.UUID("5c6d0a10-3f4e-4b8a-9a51-0c1d2e3f4a5b"),
     ...               lambda info: print(info.is_enabled, info.level)) as provider:
     ...     if provider.is_enabled(Level.INFORMATION):
     ...         provider.write(b"payload", type=EventType.INFO, level=Level.INFORMATION)
 
-    The callback is kept alive until close() (or the end of the with block, or
-    garbage collection of the Provider) and released exactly once.
+    >>> with Provider("MyCompany.MyComponent") as provider:   # a TraceLogging name
+    ...     provider.write("OrderShipped", order_id=4711, customer="Fabrikam")
+
+    A str that is not a GUID is a provider name: the GUID is derived from it
+    as TraceLogging and .NET EventSource derive it (guid_from_name), and the
+    name is set as the provider's traits, so every event names its provider.
+    name= names a provider registered by GUID; group= (a GUID) adds a
+    provider group trait. The callback is kept alive until close() (or the
+    end of the with block, or garbage collection of the Provider) and
+    released exactly once.
     """
 
-    __slots__ = ("_handle", "_guid", "__weakref__")
+    __slots__ = ("_handle", "_guid", "_name", "__weakref__")
 
     def __init__(self, guid: GuidLike,
-                 callback: Optional[Callable[[EnableInfo], object]] = None) -> None:
+                 callback: Optional[Callable[[EnableInfo], object]] = None, *,
+                 name: Optional[str] = None, group: Optional[GuidLike] = None) -> None:
         self._handle = None
+        if isinstance(guid, str) and not _is_guid_text(guid):
+            if name is not None and name != guid:
+                raise ValueError(f"the provider is named {guid!r} and name={name!r}: give one name")
+            name = guid
+            guid = _tl.guid_from_name(guid)
         self._guid = _guid_bytes(guid)
+        self._name = name
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable or None")
         with reraise_enable_errors():
@@ -90,11 +107,20 @@ class Provider:
                 self._guid, None if callback is None else _enable_callable(callback))
             handle = self._handle
             self._handle = None  # unregistered if the callback raises ...
+        if name is not None:  # before any event: every one carries it
+            _native.openetw_provider_set_name(handle, name, b"" if group is None else _guid_bytes(group))
+        elif group is not None:
+            raise ValueError("group= needs a provider name")
         self._handle = handle    # ... kept otherwise
 
     @property
     def guid(self) -> uuid.UUID:
         return uuid.UUID(bytes_le=self._guid)
+
+    @property
+    def name(self) -> Optional[str]:
+        """The TraceLogging provider name, or None."""
+        return self._name
 
     def _live(self):
         if self._handle is None:
@@ -106,8 +132,41 @@ class Provider:
         flags is not 0, for one of these flags. False once unregistered."""
         return self._handle is not None and bool(_native.etw_provider_is_enabled(self._handle, level, flags))
 
-    def write(self, payload=b"", *, type: int = 0, level: int = 0, version: int = 0,
-              guid: Optional[GuidLike] = None) -> None:
+    def write(self, payload=b"", /, *, fields=None, **options) -> None:
+        """Writes a TraceLogging event when payload is a str (the event's name),
+        else a classic event (TraceEvent).
+
+        TraceLogging: provider.write("OrderShipped", order_id=4711, customer="Fabrikam").
+        Keyword arguments are the fields, in order (types: openetw.tracelogging),
+        except the options level (default 5, verbose), keyword (0), opcode (0),
+        channel (11, TraceLogging's), activity_id and related_activity_id (as
+        write_event). fields= (a mapping or (name, value) pairs) gives fields
+        first, for names that are options. Raises TypeError/OverflowError for a
+        value with no TraceLogging type, InvalidParameterError for what the
+        library refuses (a NUL in a string, more than 128 fields...), an Error
+        with ARITHMETIC_OVERFLOW past the metadata or event size, and the
+        session statuses of write_event. Returns normally (and checks nothing
+        in the library) when no session enables the provider.
+
+        Classic: write(payload, type=0, level=0, version=0, guid=None).
+        """
+        if isinstance(payload, str):
+            level = options.pop("level", 5)
+            keyword = options.pop("keyword", 0)
+            opcode = options.pop("opcode", 0)
+            channel = options.pop("channel", 11)
+            activity = options.pop("activity_id", None)
+            related = options.pop("related_activity_id", None)
+            _tl.write(self._live(), payload, _tl.field_items(fields, options), level, keyword, opcode, channel,
+                      b"" if activity is None else _guid_bytes(activity),
+                      b"" if related is None else _guid_bytes(related))
+            return
+        if fields is not None:
+            raise TypeError("fields= is for TraceLogging events (a str event name first)")
+        self._write_classic(payload, **options)
+
+    def _write_classic(self, payload=b"", *, type: int = 0, level: int = 0, version: int = 0,
+                       guid: Optional[GuidLike] = None) -> None:
         """Writes a classic event (TraceEvent) to every session that enables the provider.
 
         payload: any bytes-like object (not copied: the library gathers it);
@@ -158,6 +217,20 @@ class Provider:
     def __repr__(self) -> str:
         state = "registered" if self._handle is not None else "unregistered"
         return f"<Provider {self.guid} {state}>"
+
+
+def _is_guid_text(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+        return True
+    except ValueError:
+        return False
+
+
+def guid_from_name(name: str) -> uuid.UUID:
+    """The provider GUID TraceLogging and .NET EventSource derive from a name
+    ("MyCompany.MyComponent" -> ce5fa4ea-ab00-5402-8b76-9f76ac858fb5)."""
+    return _tl.guid_from_name(name)
 
 
 def activity_id_control(code: int, activity_id: Optional[GuidLike] = None) -> uuid.UUID:

@@ -138,6 +138,23 @@ ULONG EVNTAPI EventWriteTransfer(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDe
 ULONG EVNTAPI EventWriteEx(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, ULONG64 Filter, ULONG Flags,
                            LPCGUID ActivityId, LPCGUID RelatedActivityId, ULONG UserDataCount,
                            PEVENT_DATA_DESCRIPTOR UserData);
+/* EventSetInformation's classes (EVENT_INFO_CLASS). */
+typedef enum _EVENT_INFO_CLASS {
+    EventProviderBinaryTrackInfo,
+    EventProviderSetReserved1,
+    EventProviderSetTraits,
+    EventProviderUseDescriptorType,
+    MaxEventInfo
+} EVENT_INFO_CLASS;
+/* EventProviderSetTraits: the traits blob (UINT16 TraitsSize, NUL-terminated
+ * UTF-8 name, traits) that every event of the provider then carries as its
+ * PROV_TRAITS item (etw_provider_set_traits); set once (a second time:
+ * ERROR_ALREADY_EXISTS), ERROR_INVALID_PARAMETER for a malformed blob.
+ * EventProviderUseDescriptorType: ERROR_SUCCESS (EVENT_DATA_DESCRIPTOR.Type
+ * is always honoured here). Others (EventProviderBinaryTrackInfo included):
+ * ERROR_NOT_SUPPORTED. ERROR_INVALID_PARAMETER for a bad handle. */
+ULONG EVNTAPI EventSetInformation(REGHANDLE RegHandle, EVENT_INFO_CLASS InformationClass, PVOID EventInformation,
+                                  ULONG InformationLength);
 /* Writes String (NUL included) as the user data of an event with Level and
  * Keyword (the rest of its descriptor 0) and EVENT_HEADER_FLAG_STRING_ONLY. */
 ULONG EVNTAPI EventWriteString(REGHANDLE RegHandle, UCHAR Level, ULONGLONG Keyword, PCWSTR String);
