@@ -246,6 +246,31 @@ namespace OpenEtw.Tests
             Assert.Equal(Status.AlreadyExists, e.Status);
         }
 
+        public readonly record struct Point(int X, int Y);
+
+        [Fact]
+        public void AWriteAfterTheFirstAllocatesNothing()
+        {
+            using var scratch = new Scratch();
+            long allocated = -1;
+            var (events, _) = WriteAndRead(scratch, $"OpenEtw.Tests.Alloc{Environment.ProcessId}", p =>
+            {
+                var order = new { OrderId = 4711, Customer = "Fabrikam", Items = new[] { 1, 2, 3 }, When = DateTime.UnixEpoch };
+                var options = new TraceLoggingOptions { Level = EtwLevel.Information, Keywords = 1 };
+                for (int i = 0; i < 3; i++) // the layout, the thread's buffer, the JIT's first calls
+                    p.Write("Warm", options, order);
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < 1000; i++)
+                    p.Write("Steady", options, order);
+                allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                p.Write("Struct", new Point(3, -4)); // a struct: boxed once, its properties are the fields
+            });
+            Assert.Equal(0, allocated);
+            Assert.Equal(1000, events.Count(e => e.Name == "Steady"));
+            var point = events.Single(e => e.Name == "Struct").Decoded;
+            Assert.Equal((3, -4), ((int)point["X"], (int)point["Y"]));
+        }
+
         [Fact]
         public void NameDerivedGuidIsEventSources()
         {

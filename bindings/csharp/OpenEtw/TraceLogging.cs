@@ -125,7 +125,8 @@ namespace OpenEtw
                 message = "eventName is null";
                 return Status.InvalidParameter;
             }
-            TraceLoggingLayout layout = data is null ? TraceLoggingLayout.Empty : TraceLoggingLayout.For(data.GetType());
+            object? owner = data; // boxed once when T is a struct (a class is not copied)
+            TraceLoggingLayout layout = owner is null ? TraceLoggingLayout.Empty : TraceLoggingLayout.For(owner.GetType());
             if (layout.Error is not null)
             {
                 message = layout.Error;
@@ -145,7 +146,7 @@ namespace OpenEtw
                     int used = 0;
                     for (int i = 0; i < fields.Length; i++)
                     {
-                        int size = fields[i].Write(data!, new Span<byte>(bytes + used, ValuesCapacity - used));
+                        int size = fields[i].Write(owner!, new Span<byte>(bytes + used, ValuesCapacity - used));
                         if (size < 0)
                         {
                             message = $"field '{fields[i].Name}': the event's values pass {ValuesCapacity - 1} bytes";
