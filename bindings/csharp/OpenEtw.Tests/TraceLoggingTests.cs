@@ -272,6 +272,59 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void ThreadsWriteAtOnceEachWithItsOwnValues()
+        {
+            using var scratch = new Scratch();
+            const int Threads = 4, PerThread = 500;
+            var (events, _) = WriteAndRead(scratch, $"OpenEtw.Tests.Threads{Environment.ProcessId}", p =>
+            {
+                var threads = Enumerable.Range(0, Threads).Select(t => new System.Threading.Thread(() =>
+                {
+                    for (int i = 0; i < PerThread; i++)
+                        p.Write("Work", new { Thread = t, Index = i, Text = $"t{t}-{i}", Items = new[] { t, i } });
+                })).ToList();
+                threads.ForEach(t => t.Start());
+                threads.ForEach(t => t.Join());
+            });
+            Assert.Equal(Threads * PerThread, events.Count);
+            foreach (var e in events)
+            {
+                int t = (int)e.Decoded["Thread"], i = (int)e.Decoded["Index"];
+                Assert.Equal($"t{t}-{i}", e.Decoded["Text"]);
+                Assert.Equal(new object[] { t, i }, e.Decoded["Items"]);
+            }
+            Assert.Equal(Threads * PerThread, events.Select(e => ((int)e.Decoded["Thread"], (int)e.Decoded["Index"])).Distinct().Count());
+        }
+
+        /// <summary>A property whose getter writes an event itself.</summary>
+        private sealed class Nested
+        {
+            public Provider? Provider;
+            public string First { get; set; } = "written before the getter runs";
+            public string Outer => Provider!.EnabledHint ? Inner() : "";
+            public int After { get; set; } = 7;
+
+            private string Inner()
+            {
+                Provider!.Write("Inner", new { Value = "inner value" });
+                return "outer value";
+            }
+        }
+
+        [Fact]
+        public void AGetterThatWritesKeepsTheOuterEventsValues()
+        {
+            using var scratch = new Scratch();
+            var (events, _) = WriteAndRead(scratch, $"OpenEtw.Tests.Nested{Environment.ProcessId}",
+                                           p => p.Write("Outer", new Nested { Provider = p }));
+            Assert.Equal(new[] { "Inner", "Outer" }, events.Select(e => e.Name));
+            Assert.Equal("inner value", events[0].Decoded["Value"]);
+            var outer = events[1].Decoded;
+            Assert.Equal(("written before the getter runs", "outer value", 7),
+                         ((string)outer["First"], (string)outer["Outer"], (int)outer["After"]));
+        }
+
+        [Fact]
         public void NameDerivedGuidIsEventSources()
         {
             Assert.Equal(new Guid("ce5fa4ea-ab00-5402-8b76-9f76ac858fb5"), Provider.GuidFromName("MyCompany.MyComponent"));
