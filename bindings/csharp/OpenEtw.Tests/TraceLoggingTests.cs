@@ -38,7 +38,11 @@ namespace OpenEtw.Tests
             public bool[] Bits { get; set; } = { true, false };
             public DayOfWeek Day { get; set; } = DayOfWeek.Friday;
             public TimeSpan Took { get; set; } = TimeSpan.FromMilliseconds(3);
+            public List<long> Longs { get; set; } = new() { 5, -6 };
+            public Guid[] Ids { get; set; } = { new("00000000-0000-0000-0000-000000000001") };
             public string this[int i] => "indexers are not fields";
+            [System.Diagnostics.Tracing.EventIgnore] public string Ignored { get; set; } = "not a field";
+            public int WriteOnly { private get; set; }
         }
 
         private sealed record Read(string Name, string Provider, EtwLevel Level, byte Opcode, ulong Keyword, byte Channel,
@@ -125,7 +129,8 @@ namespace OpenEtw.Tests
             var (events, path) = WriteAndRead(scratch, $"OpenEtw.Tests.Types{Environment.ProcessId}",
                                               p => p.Write("AllTypes", value));
             var d = Assert.Single(events).Decoded;
-            Assert.Equal(typeof(Shipment).GetProperties().Where(p => p.GetIndexParameters().Length == 0).Select(p => p.Name),
+            Assert.Equal(typeof(Shipment).GetProperties().Where(p => p.GetIndexParameters().Length == 0)
+                             .Select(p => p.Name).Except(new[] { "Ignored", "WriteOnly" }),
                          d.PayloadNames);
             Assert.Equal((sbyte)-8, d["I8"]);
             Assert.Equal((byte)200, d["U8"]);
@@ -149,6 +154,8 @@ namespace OpenEtw.Tests
             Assert.Equal(new object[] { true, false }, d["Bits"]);
             Assert.Equal((int)DayOfWeek.Friday, d["Day"]);
             Assert.Equal(TimeSpan.FromMilliseconds(3).Ticks, d["Took"]);
+            Assert.Equal(new object[] { 5L, -6L }, d["Longs"]);
+            Assert.Equal(new object[] { value.Ids[0] }, d["Ids"]);
 
             // The in/out types EventSource gives them (TDH's numbering in the decoded properties).
             var types = d.Properties.Where(p => p.Parent < 0).ToDictionary(p => p.Name, p => (p.InType, p.OutType));
@@ -204,7 +211,7 @@ namespace OpenEtw.Tests
         private sealed class Unmapped
         {
             public int Fine { get; set; }
-            public List<int> Items { get; set; } = new();
+            public Dictionary<string, int> Items { get; set; } = new();
         }
 
         private sealed class LongText

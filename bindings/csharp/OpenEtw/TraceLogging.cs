@@ -87,7 +87,8 @@ namespace OpenEtw
         /// (64-bit), float, double, decimal (as double), bool (UINT8 shown as boolean), char
         /// (UINT16 shown as a character), enums (their underlying integer), string (counted
         /// UTF-16), Guid, DateTime (FILETIME, UTC), TimeSpan (Int64 ticks), byte[] (binary),
-        /// and arrays of the fixed-size ones. null data writes an event without fields.
+        /// arrays of the fixed-size ones, and List&lt;T&gt; of numbers, char or Guid; properties
+        /// marked [EventIgnore] are left out. null data writes an event without fields.
         /// A type is reflected once: its layout (compiled getters, field names) is cached.
         /// When no session enables the provider this returns at once, looking at nothing.
         /// Any thread.

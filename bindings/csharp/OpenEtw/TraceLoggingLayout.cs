@@ -40,14 +40,15 @@ namespace OpenEtw
             var fields = new System.Collections.Generic.List<FieldWriter>();
             foreach (var p in props)
             {
-                if (p.GetMethod is null || p.GetIndexParameters().Length != 0)
-                    continue; // EventSource writes readable, non-indexed properties only
+                if (p.GetMethod is not { IsPublic: true } || p.GetIndexParameters().Length != 0 ||
+                    p.IsDefined(typeof(System.Diagnostics.Tracing.EventIgnoreAttribute)))
+                    continue; // as EventSource: public getters, no indexers, none marked [EventIgnore]
                 FieldWriter? w = FieldWriter.Create(type, p);
                 if (w is null)
                     return new TraceLoggingLayout(Array.Empty<FieldWriter>(),
                         $"property '{p.Name}' of {type.Name} is a {p.PropertyType.Name}, which has no TraceLogging type " +
                         "(integers, bool, char, float, double, decimal, enums, string, Guid, DateTime, TimeSpan, byte[], " +
-                        "and arrays of the fixed-size ones)");
+                        "arrays of the fixed-size ones, List<T> of the fixed-size numbers, char and Guid)");
                 fields.Add(w);
             }
             if (fields.Count > N.ETW_TL_MAX_FIELDS)
@@ -95,22 +96,17 @@ namespace OpenEtw
             if (t.IsArray && t.GetArrayRank() == 1)
             {
                 Type e = t.GetElementType()!;
-                if (e.IsEnum)
-                    return null; // an enum array would need a per-element conversion: not mapped
-                return e == typeof(bool) ? new ArrayWriter<bool, byte>(n, N.ETW_TL_IN_UINT8 | Array, N.ETW_TL_OUT_BOOLEAN, Getter<bool[]?>(value, o), b => b ? (byte)1 : (byte)0)
-                     : e == typeof(DateTime) ? new ArrayWriter<DateTime, long>(n, N.ETW_TL_IN_FILETIME | Array, 0, Getter<DateTime[]?>(value, o), FileTime)
-                     : e == typeof(char) ? Primitive<char>(n, N.ETW_TL_IN_UINT16 | Array, N.ETW_TL_OUT_STRING, value, o)
-                     : e == typeof(sbyte) ? Primitive<sbyte>(n, N.ETW_TL_IN_INT8 | Array, 0, value, o)
-                     : e == typeof(short) ? Primitive<short>(n, N.ETW_TL_IN_INT16 | Array, 0, value, o)
-                     : e == typeof(ushort) ? Primitive<ushort>(n, N.ETW_TL_IN_UINT16 | Array, 0, value, o)
-                     : e == typeof(int) ? Primitive<int>(n, N.ETW_TL_IN_INT32 | Array, 0, value, o)
-                     : e == typeof(uint) ? Primitive<uint>(n, N.ETW_TL_IN_UINT32 | Array, 0, value, o)
-                     : e == typeof(long) ? Primitive<long>(n, N.ETW_TL_IN_INT64 | Array, 0, value, o)
-                     : e == typeof(ulong) ? Primitive<ulong>(n, N.ETW_TL_IN_UINT64 | Array, 0, value, o)
-                     : e == typeof(float) ? Primitive<float>(n, N.ETW_TL_IN_FLOAT | Array, 0, value, o)
-                     : e == typeof(double) ? Primitive<double>(n, N.ETW_TL_IN_DOUBLE | Array, 0, value, o)
-                     : e == typeof(Guid) ? Primitive<Guid>(n, N.ETW_TL_IN_GUID | Array, 0, value, o)
-                     : null;
+                if (e == typeof(bool))
+                    return new ArrayWriter<bool, byte>(n, N.ETW_TL_IN_UINT8 | Array, N.ETW_TL_OUT_BOOLEAN, Getter<bool[]?>(value, o), b => b ? (byte)1 : (byte)0);
+                if (e == typeof(DateTime))
+                    return new ArrayWriter<DateTime, long>(n, N.ETW_TL_IN_FILETIME | Array, 0, Getter<DateTime[]?>(value, o), FileTime);
+                return s_elements.TryGetValue(e, out var types) ? Generic(nameof(ArrayOf), e, n, types, value, o) : null;
+            }
+            // List<T> of the fixed-size types that need no conversion, as arrays (EventSource takes enumerables).
+            if (t.IsGenericType && t.GetGenericTypeDefinition() == typeof(System.Collections.Generic.List<>))
+            {
+                Type e = t.GetGenericArguments()[0];
+                return s_elements.TryGetValue(e, out var types) ? Generic(nameof(ListOf), e, n, types, value, o) : null;
             }
             // Scalars: EventSource's types (bool is Boolean8: a UINT8 shown as a boolean; char is
             // Char16; decimal is written as a double; TimeSpan as its Int64 ticks; pointers by width).
@@ -149,8 +145,34 @@ namespace OpenEtw
         private static FieldWriter Scalar<T>(string n, uint inType, uint outType, Expression value, ParameterExpression o)
             where T : unmanaged => new ScalarWriter<T>(n, inType, outType, Getter<T>(value, o));
 
-        private static FieldWriter Primitive<T>(string n, uint inType, uint outType, Expression value, ParameterExpression o)
+        // Element types stored as they are in memory, and their array in/out types (enums are not
+        // here: their arrays would need a per-element conversion).
+        private static readonly System.Collections.Generic.Dictionary<Type, (uint In, uint Out)> s_elements = new()
+        {
+            [typeof(char)] = (N.ETW_TL_IN_UINT16 | Array, N.ETW_TL_OUT_STRING), // Char16
+            [typeof(sbyte)] = (N.ETW_TL_IN_INT8 | Array, 0),
+            [typeof(byte)] = (N.ETW_TL_IN_UINT8 | Array, 0), // a List<byte>: byte[] is binary
+            [typeof(short)] = (N.ETW_TL_IN_INT16 | Array, 0),
+            [typeof(ushort)] = (N.ETW_TL_IN_UINT16 | Array, 0),
+            [typeof(int)] = (N.ETW_TL_IN_INT32 | Array, 0),
+            [typeof(uint)] = (N.ETW_TL_IN_UINT32 | Array, 0),
+            [typeof(long)] = (N.ETW_TL_IN_INT64 | Array, 0),
+            [typeof(ulong)] = (N.ETW_TL_IN_UINT64 | Array, 0),
+            [typeof(float)] = (N.ETW_TL_IN_FLOAT | Array, 0),
+            [typeof(double)] = (N.ETW_TL_IN_DOUBLE | Array, 0),
+            [typeof(Guid)] = (N.ETW_TL_IN_GUID | Array, 0),
+        };
+
+        private static FieldWriter Generic(string method, Type element, string n, (uint In, uint Out) types,
+                                           Expression value, ParameterExpression o) =>
+            (FieldWriter)typeof(FieldWriter).GetMethod(method, BindingFlags.NonPublic | BindingFlags.Static)!
+                .MakeGenericMethod(element).Invoke(null, new object[] { n, types.In, types.Out, value, o })!;
+
+        private static FieldWriter ArrayOf<T>(string n, uint inType, uint outType, Expression value, ParameterExpression o)
             where T : unmanaged => new ArrayWriter<T, T>(n, inType, outType, Getter<T[]?>(value, o), null);
+
+        private static FieldWriter ListOf<T>(string n, uint inType, uint outType, Expression value, ParameterExpression o)
+            where T : unmanaged => new ListWriter<T>(n, inType, outType, Getter<System.Collections.Generic.List<T>?>(value, o));
     }
 
     internal sealed class ScalarWriter<T> : FieldWriter where T : unmanaged
@@ -189,6 +211,21 @@ namespace OpenEtw
                     to[i] = _convert(items[i]);
             }
             return size;
+        }
+    }
+
+    /// <summary>A List of a fixed-size type: its elements' bytes, read in place (null is empty).</summary>
+    internal sealed class ListWriter<T> : FieldWriter where T : unmanaged
+    {
+        private readonly Func<object, System.Collections.Generic.List<T>?> _get;
+
+        public ListWriter(string name, uint inType, uint outType, Func<object, System.Collections.Generic.List<T>?> get)
+            : base(name, inType, outType) => _get = get;
+
+        public override int Write(object owner, Span<byte> dest)
+        {
+            ReadOnlySpan<byte> bytes = MemoryMarshal.AsBytes(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(_get(owner)));
+            return bytes.TryCopyTo(dest) ? bytes.Length : -1;
         }
     }
 
