@@ -106,6 +106,7 @@ fn the_macro_writes_names_types_and_values() {
               "with space", "Grüße", "12345678-9abc-def0-1122-334455667788", "-16000"] {
         assert!(dump.to_lowercase().contains(&s.to_lowercase()), "etwdump lacks {s}:\n{dump}");
     }
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 #[test]
@@ -123,6 +124,7 @@ fn options_set_the_descriptor_and_sessions_filter_by_them() {
     assert_eq!(events[0].0, (3, 1, 0x10, 11));
     assert_eq!(events[0].1.get::<i32>("n").unwrap(), 1);
     assert_eq!(events[1].1.fields.len(), 0);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 #[test]
@@ -136,7 +138,7 @@ fn a_disabled_provider_evaluates_no_field() {
 #[test]
 fn bad_values_give_clear_statuses() {
     let name = format!("OpenEtw.RsTests.Bad{}", std::process::id());
-    trace("tl_bad", &name, 0, 0, |p| {
+    let path = trace("tl_bad", &name, 0, 0, |p| {
         let e = tracelogging!(p, "Nul", text = "a\0b").unwrap_err();
         assert_eq!(e.status(), Status::INVALID_PARAMETER);
         assert!(e.message().contains("text"), "{}", e.message());
@@ -147,6 +149,7 @@ fn bad_values_give_clear_statuses() {
         let e = p.set_name("Again", None).unwrap_err();
         assert_eq!(e.status(), Status::ALREADY_EXISTS);
     });
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
     assert_eq!(Provider::guid_from_name("a\0b").unwrap_err().status(), Status::INVALID_PARAMETER);
 }
 

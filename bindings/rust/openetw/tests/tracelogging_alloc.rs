@@ -63,4 +63,5 @@ fn a_write_allocates_nothing() {
     consumer.process().unwrap();
     drop(consumer);
     assert_eq!(count, 1000);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
