@@ -163,6 +163,22 @@ def plan(mode, work, large=False):
             e.interleave = e.partner = "write.record.instr"
             exps.append(e)
 
+    # TraceLogging against EventWrite: one event of three fields (INT32, INT64,
+    # a 9-byte UTF-8 string), the session of write.file.p64.t1.c1; interleaved.
+    # The TraceLogging record carries its metadata (an EVENT_SCHEMA_TL item)
+    # and the write encodes it per call.
+    for record, what in (("event3", "EventWrite, three data descriptors"),
+                         ("tl3", "TraceLogging (etw_provider_write_tracelogging), three fields")):
+        a = dict(common, kind="write", payload=64, threads=1, clock=1, **{"buffers-per-cpu": 256})
+        e = Experiment(
+            "write.tl.%s.t1.c1" % record, "TraceLogging events",
+            "file session, 1 thread, clock 1; %s" % what, a, write_metrics(True)[:5],
+            impl_args={"ours": {"mode": "file", "record": record}},
+            na={"floor": NA("the floor writes the classic record (see write.file.*)"),
+                "lttng": NA("no TraceLogging in LTTng-UST (see write.file.*)")})
+        e.interleave = e.partner = "write.tl"
+        exps.append(e)
+
     a = dict(common, kind="write", payload=64, threads=1, clock=1, batch=1000,
              events=ev * 10, warmup=warm * 10, **{"buffers-per-cpu": 16})
     # A disabled provider writes nothing: its own group (goal: under 2 ns),

@@ -186,8 +186,9 @@ ETW_API etw_status etw_provider_set_name(etw_provider *provider, const char *nam
 /**
  * *out = the provider GUID TraceLogging and .NET EventSource derive from a
  * provider name: SHA-1 over the namespace 482C2DB2-C390-47C8-87F8-1A15BFC130FB
- * (its bytes in order) followed by the name upper-cased (invariant, per
- * UTF-16 unit) as UTF-16BE, the first 16 bytes taken as a GUID with the
+ * (its bytes in order) followed by the name upper-cased as UTF-16BE (ASCII
+ * and Latin-1 letters upper-cased as ToUpperInvariant does; other characters
+ * hashed as given), the first 16 bytes taken as a GUID with the
  * version nibble set to 5 ("MyCompany.MyComponent" gives
  * ce5fa4ea-ab00-5402-8b76-9f76ac858fb5). ETW_OK; ETW_ERROR_INVALID_PARAMETER
  * (NULL out or name); ETW_ERROR_NO_UNICODE_TRANSLATION (name is not UTF-8).

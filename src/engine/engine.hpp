@@ -177,8 +177,10 @@ private:
                                                           std::uint32_t flags, const etw_guid *activity,
                                                           const etw_guid *related, std::uint32_t data_count,
                                                           const etw_event_data_descriptor *data) noexcept;
-    // The write of a checked EVENT_HEADER event to the provider's sessions.
+    // The write of a checked EVENT_HEADER event to the provider's sessions
+    // (inline in write_path.cpp; _prepared: out of line, for write_tracelogging.cpp).
     static etw_status write_event_checked(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
+    static etw_status write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;

@@ -38,15 +38,20 @@ inline constexpr std::uint64_t kGrowHeadroomBytes = 64ull << 20;
 // One event, validated and gathered once, written to every session.
 // An EVENT_HEADER record's own parts (etw_provider_write_event): the
 // record is the 0x50-byte header, the items, then the data pieces.
+// The PROV_TRAITS and EVENT_SCHEMA_TL data of an event (either may be null),
+// each starting with its own UINT16 size.
+struct TlItems {
+    const std::uint8_t *traits = nullptr;
+    const std::uint8_t *schema = nullptr;
+};
+
 struct EventHeaderInput {
     const etw_event_descriptor *descriptor = nullptr;
     const etw_guid *provider = nullptr;
     const etw_guid *activity = nullptr; // resolved: the caller's or the thread's
     const etw_guid *related = nullptr;  // null: no RELATED_ACTIVITYID item
-    // TraceLogging's items (null: none): the PROV_TRAITS and EVENT_SCHEMA_TL
-    // data, each starting with its own UINT16 size.
-    const std::uint8_t *traits = nullptr;
-    const std::uint8_t *schema = nullptr;
+    // TraceLogging's items (null: none; one pointer, so the plain event tests once).
+    const struct TlItems *tl = nullptr;
     std::uint16_t flags = 0; // EVENT_HEADER.Flags as stored
     std::uint32_t data_count = 0;
     const etw_event_data_descriptor *data = nullptr;

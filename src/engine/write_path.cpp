@@ -9,7 +9,6 @@
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
 #include "format/etl_writer.hpp"
-#include "format/tracelogging_encode.hpp"
 #include "platform/clock.hpp"
 #include "platform/process.hpp"
 #include "platform/sync.hpp"
@@ -60,13 +59,13 @@ inline const ThreadTimes &sample_times(std::int64_t now, unsigned unit, std::uin
 
 // The PROV_TRAITS and EVENT_SCHEMA_TL items, in that order (as Windows logs
 // them: the schema is the last item).
-[[gnu::noinline]] std::uint8_t *tracelogging_items(std::uint8_t *out, const EventHeaderInput &e) noexcept
+[[gnu::noinline]] std::uint8_t *tracelogging_items(std::uint8_t *out, const TlItems &tl) noexcept
 {
-    if (e.traits)
-        out =
-            etl::write_extended_item(out, etl::kExtTypeProvTraits, e.traits, etl::rd16(e.traits), e.schema != nullptr);
-    if (e.schema)
-        out = etl::write_extended_item(out, etl::kExtTypeEventSchemaTl, e.schema, etl::rd16(e.schema), false);
+    if (tl.traits)
+        out = etl::write_extended_item(out, etl::kExtTypeProvTraits, tl.traits, etl::rd16(tl.traits),
+                                       tl.schema != nullptr);
+    if (tl.schema)
+        out = etl::write_extended_item(out, etl::kExtTypeEventSchemaTl, tl.schema, etl::rd16(tl.schema), false);
     return out;
 }
 
@@ -164,11 +163,11 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
     if (e.related) {
-        etl::write_related_activity_item(out, *e.related, e.traits || e.schema);
+        etl::write_related_activity_item(out, *e.related, e.tl != nullptr);
         out += etl::kRelatedActivityItemSize;
     }
-    if (e.traits || e.schema) [[unlikely]]
-        out = tracelogging_items(out, e);
+    if (e.tl) [[unlikely]]
+        out = tracelogging_items(out, *e.tl);
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
             std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
@@ -537,8 +536,8 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
         total += data[i].Size;
         types |= data[i].Reserved;
     }
-    // Metadata descriptors or a provider with traits: extended items.
-    if (types != 0 || p->traits.load(std::memory_order_relaxed) != nullptr) [[unlikely]]
+    // Metadata descriptors or a provider with traits: extended items (one test for both).
+    if ((types | reinterpret_cast<std::uintptr_t>(p->traits.load(std::memory_order_relaxed))) != 0) [[unlikely]]
         return write_event_typed(p, descriptor, flags, activity, related, data_count, data);
     // Checked whatever the sessions' buffer sizes, as EventWrite does.
     if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
@@ -554,95 +553,11 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     return write_event_checked(p, e, std::uint32_t(total));
 }
 
-namespace {
-
-// The record size of an EVENT_HEADER event with these items and payload;
-// above ETW_MAX_EVENT_SIZE when too large.
-std::uint64_t event_size(const etw_guid *related, const std::uint8_t *traits, const std::uint8_t *schema,
-                         std::uint64_t payload) noexcept
+// The TraceLogging writes (write_tracelogging.cpp) reach the sessions here:
+// the inline write above, out of line for them.
+etw_status Engine::write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept
 {
-    std::uint64_t total = etl::kEventHeaderSize + (related ? etl::kRelatedActivityItemSize : 0) + payload;
-    if (traits)
-        total += etl::extended_item_size(etl::rd16(traits));
-    if (schema)
-        total += etl::extended_item_size(etl::rd16(schema));
-    return total;
-}
-
-} // namespace
-
-etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
-                                     const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                                     const etw_event_data_descriptor *data) noexcept
-{
-    // The payload descriptors, without the metadata ones (at most as many).
-    etw_event_data_descriptor payload[ETW_MAX_EVENT_DATA_DESCRIPTORS];
-    std::uint32_t n = 0;
-    std::uint64_t bytes = 0;
-    const std::uint8_t *schema = nullptr, *given_traits = nullptr;
-    for (std::uint32_t i = 0; i < data_count; ++i) {
-        const etw_event_data_descriptor &d = data[i];
-        const auto *bytes_of = reinterpret_cast<const std::uint8_t *>(static_cast<std::uintptr_t>(d.Ptr));
-        switch (d.Reserved) {
-        case ETW_EVENT_DATA_DESCRIPTOR_TYPE_NONE:
-            payload[n++] = d;
-            bytes += d.Size;
-            break;
-        case ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA:
-            if (schema || !bytes_of || !format::tl_metadata_frame_ok(bytes_of, d.Size))
-                return ETW_ERROR_INVALID_PARAMETER;
-            schema = bytes_of;
-            break;
-        case ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA:
-            if (given_traits || !bytes_of || !format::tl_traits_frame_ok(bytes_of, d.Size))
-                return ETW_ERROR_INVALID_PARAMETER;
-            given_traits = bytes_of;
-            break;
-        default: // TIMESTAMP_OVERRIDE, unknown types, other Reserved bytes
-            return ETW_ERROR_INVALID_PARAMETER;
-        }
-    }
-    // Traits set on the provider win over a descriptor's (as Windows).
-    const std::uint8_t *traits = p->traits.load(std::memory_order_acquire);
-    if (!traits)
-        traits = given_traits;
-    EventHeaderInput e;
-    e.descriptor = descriptor;
-    e.provider = &p->guid;
-    e.activity = activity ? activity : &t_activity_id;
-    e.related = related;
-    e.traits = traits;
-    e.schema = schema;
-    const std::uint64_t total = event_size(related, traits, schema, bytes);
-    if (total > ETW_MAX_EVENT_SIZE)
-        return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    e.flags = std::uint16_t(flags | ((related || traits || schema) ? etl::kEventHeaderFlagExtendedInfo : 0));
-    e.data_count = n;
-    e.data = payload;
-    return write_event_checked(p, e, std::uint32_t(total));
-}
-
-etw_status Engine::write_tracelogging(Provider *p, const etw_event_descriptor *descriptor, const etw_guid *activity,
-                                      const etw_guid *related, const std::uint8_t *schema, std::uint32_t data_count,
-                                      const etw_event_data_descriptor *data) noexcept
-{
-    std::uint64_t bytes = 0;
-    for (std::uint32_t i = 0; i < data_count; ++i)
-        bytes += data[i].Size;
-    EventHeaderInput e;
-    e.descriptor = descriptor;
-    e.provider = &p->guid;
-    e.activity = activity ? activity : &t_activity_id;
-    e.related = related;
-    e.traits = p->traits.load(std::memory_order_acquire);
-    e.schema = schema;
-    const std::uint64_t total = event_size(related, e.traits, schema, bytes);
-    if (total > ETW_MAX_EVENT_SIZE)
-        return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    e.flags = etl::kEventHeaderFlagExtendedInfo;
-    e.data_count = data_count;
-    e.data = data;
-    return write_event_checked(p, e, std::uint32_t(total));
+    return write_event_checked(p, e, size);
 }
 
 } // namespace openetw::engine

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -270,6 +271,74 @@ TEST(TraceLoggingWrite, BadTypesFramesAndSizesGetTheirStatuses)
     etw_provider_unregister(p);
     ASSERT_EQ(rb.records.size(), 1u); // nothing of the refused writes
     EXPECT_EQ(rb.records[0].event_name, "Order");
+}
+
+// The first TraceLogging record of a Windows sample: its bytes from the
+// first extended item on, its descriptor, traits, metadata and payload.
+struct WindowsEvent {
+    std::vector<std::uint8_t> tail; // from offset 0x50 to the record's end
+    etw_event_descriptor descriptor{};
+    std::vector<std::uint8_t> traits, metadata, payload;
+    bool found = false;
+};
+
+int32_t first_tracelogging(void *ud, const etw_event_record *e)
+{
+    auto *w = static_cast<WindowsEvent *>(ud);
+    if (w->found || e->extended_data_count != 2 ||
+        e->extended_data[1].ext_type != ETW_EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL)
+        return 0;
+    w->found = true;
+    w->tail.assign(e->record->bytes + 0x50, e->record->bytes + e->record->size);
+    w->descriptor = {e->id, e->version, e->channel, e->level, e->opcode, e->task, e->keyword};
+    const etw_extended_item &t = e->extended_data[0], &m = e->extended_data[1];
+    w->traits.assign(t.data, t.data + t.data_size);
+    w->metadata.assign(m.data, m.data + m.data_size);
+    w->payload.assign(e->user_data, e->user_data + e->user_data_length);
+    return 0;
+}
+
+TEST(TraceLoggingWrite, AWindowsTraceLoggingEventWrittenAgainHasWindowsItemsByteForByte)
+{
+    WindowsEvent w;
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.event_record = first_tracelogging;
+    o.user_data = &w;
+    etw_consumer *c = nullptr;
+    const std::string sample = std::string(OPENETW_SAMPLES_DIR) + "/etlparser_lxcore_kernel.etl";
+    const char *paths[1] = {sample.c_str()};
+    ASSERT_EQ(etw_consumer_open(&c, paths, 1, &o), ETW_OK) << etw_last_error_message();
+    etw_consumer_process(c);
+    etw_consumer_close(c);
+    ASSERT_TRUE(w.found);
+    ASSERT_EQ(w.traits[2], 'M'); // "Microsoft.Windows.Subsystem.LxCore", a group trait after it
+
+    const etw_guid g = guid_of(5);
+    etw_provider *p = nullptr;
+    ASSERT_EQ(etw_provider_register(&p, &g, nullptr, nullptr, nullptr), ETW_OK);
+    Trace t(g);
+    const etw_event_data_descriptor d[] = {
+        desc(w.traits.data(), w.traits.size(), ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA),
+        desc(w.metadata.data(), w.metadata.size(), ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA),
+        desc(w.payload.data(), w.payload.size())};
+    ASSERT_EQ(etw_provider_write_event(p, &w.descriptor, 0, nullptr, nullptr, 3, d), ETW_OK);
+    const ReadBack rb = t.stop_and_read();
+    etw_provider_unregister(p);
+    ASSERT_EQ(rb.records.size(), 1u);
+    const std::vector<std::uint8_t> ours(rb.records[0].bytes.begin() + 0x50, rb.records[0].bytes.end());
+    // Windows pads items with whatever was there; compare all but the padding.
+    ASSERT_EQ(ours.size(), w.tail.size());
+    std::size_t at = 0;
+    for (int item = 0; item < 2; ++item) {
+        const std::size_t size = r16(&w.tail[at]), data = r16(&w.tail[at + 6]);
+        EXPECT_TRUE(std::equal(w.tail.begin() + at, w.tail.begin() + at + 8 + data, ours.begin() + at))
+            << "item " << item;
+        at += size;
+    }
+    EXPECT_TRUE(std::equal(w.tail.begin() + at, w.tail.end(), ours.begin() + at)) << "payload";
+    EXPECT_EQ(rb.records[0].provider_name, "Microsoft.Windows.Subsystem.LxCore");
+    EXPECT_EQ(rb.records[0].event_name, "BreakPoint");
 }
 
 TEST(TraceLoggingWrite, TraitsBlobsAreChecked)

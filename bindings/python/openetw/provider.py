@@ -98,6 +98,8 @@ class Provider:
                 raise ValueError(f"the provider is named {guid!r} and name={name!r}: give one name")
             name = guid
             guid = _tl.guid_from_name(guid)
+        if group is not None and name is None:
+            raise ValueError("group= needs a provider name")
         self._guid = _guid_bytes(guid)
         self._name = name
         if callback is not None and not callable(callback):
@@ -109,8 +111,6 @@ class Provider:
             self._handle = None  # unregistered if the callback raises ...
         if name is not None:  # before any event: every one carries it
             _native.openetw_provider_set_name(handle, name, b"" if group is None else _guid_bytes(group))
-        elif group is not None:
-            raise ValueError("group= needs a provider name")
         self._handle = handle    # ... kept otherwise
 
     @property
@@ -145,8 +145,8 @@ class Provider:
         value with no TraceLogging type, InvalidParameterError for what the
         library refuses (a NUL in a string, more than 128 fields...), an Error
         with ARITHMETIC_OVERFLOW past the metadata or event size, and the
-        session statuses of write_event. Returns normally (and checks nothing
-        in the library) when no session enables the provider.
+        session statuses of write_event. Returns normally, checking and
+        encoding nothing, when no session takes the event's level and keyword.
 
         Classic: write(payload, type=0, level=0, version=0, guid=None).
         """
@@ -157,7 +157,10 @@ class Provider:
             channel = options.pop("channel", 11)
             activity = options.pop("activity_id", None)
             related = options.pop("related_activity_id", None)
-            _tl.write(self._live(), payload, _tl.field_items(fields, options), level, keyword, opcode, channel,
+            handle = self._live()
+            if not _native.etw_provider_is_enabled(handle, level, keyword):
+                return  # no session takes it: nothing encoded (as TraceLoggingWrite)
+            _tl.write(handle, payload, _tl.field_items(fields, options), level, keyword, opcode, channel,
                       b"" if activity is None else _guid_bytes(activity),
                       b"" if related is None else _guid_bytes(related))
             return

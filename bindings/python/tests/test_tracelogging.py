@@ -113,3 +113,23 @@ def test_named_provider_traits_are_set_once(tmp_path, name):
     assert ext_type == openetw.ETW_EVENT_HEADER_EXT_TYPE_PROV_TRAITS
     size, = struct.unpack_from("<H", data)
     assert size == len(data) and data.endswith(struct.pack("<HB", 19, 1) + group.bytes_le)
+
+
+def test_a_disabled_provider_encodes_nothing(guid):
+    with Provider(guid) as provider:
+        provider.write("Unseen", x=object())  # no session: not even the field's type is looked at
+
+
+def test_a_guid_provider_can_be_named(tmp_path, name, guid):
+    with Provider(guid, name="OpenEtw.Tests.ByGuid") as provider, \
+            Session(file_props(name, tmp_path / "n.etl")) as session:
+        assert provider.guid == guid and provider.name == "OpenEtw.Tests.ByGuid"
+        session.enable_provider(guid)
+        provider.write("Named", n=1)
+        session.stop()
+    [event] = read_back(tmp_path / "n.etl")
+    assert (event.provider_name, event.event_name, event.fields) == ("OpenEtw.Tests.ByGuid", "Named", {"n": 1})
+    with pytest.raises(ValueError, match="give one name"):
+        Provider("OpenEtw.A", name="OpenEtw.B")
+    with pytest.raises(ValueError, match="group= needs a provider name"):
+        Provider(guid, group=uuid.UUID(int=1))
