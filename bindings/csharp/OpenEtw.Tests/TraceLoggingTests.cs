@@ -172,12 +172,22 @@ namespace OpenEtw.Tests
                 Assert.Contains(s, dump, StringComparison.OrdinalIgnoreCase);
         }
 
+        private sealed class Counted
+        {
+            public int Reads;
+            public int N => ++Reads;
+        }
+
         [Fact]
         public void OptionsSetLevelKeywordsOpcodeAndSessionsFilterByThem()
         {
             using var scratch = new Scratch();
+            var counted = new Counted();
             var (events, _) = WriteAndRead(scratch, $"OpenEtw.Tests.Options{Environment.ProcessId}", p =>
             {
+                // No session takes these: the object is not read.
+                p.Write("Filtered", new TraceLoggingOptions { Level = EtwLevel.Verbose, Keywords = 0x10 }, counted);
+                p.Write("Filtered", new TraceLoggingOptions { Level = EtwLevel.Error, Keywords = 0x20 }, counted);
                 p.Write("Taken", new TraceLoggingOptions { Level = EtwLevel.Warning, Keywords = 0x10, Opcode = 1 }, new { N = 1 });
                 p.Write("TooVerbose", new TraceLoggingOptions { Level = EtwLevel.Verbose, Keywords = 0x10 }, new { N = 2 });
                 p.Write("OtherKeyword", new TraceLoggingOptions { Level = EtwLevel.Error, Keywords = 0x20 }, new { N = 3 });
@@ -187,6 +197,7 @@ namespace OpenEtw.Tests
             Assert.Equal((EtwLevel.Warning, (byte)1, 0x10UL), (events[0].Level, events[0].Opcode, events[0].Keyword));
             Assert.Equal(1, events[0].Decoded["N"]);
             Assert.Empty(events[1].Decoded.PayloadNames);
+            Assert.Equal(0, counted.Reads);
         }
 
         private sealed class Reflected

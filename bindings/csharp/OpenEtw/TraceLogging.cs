@@ -90,7 +90,8 @@ namespace OpenEtw
         /// arrays of the fixed-size ones, and List&lt;T&gt; of numbers, char or Guid; properties
         /// marked [EventIgnore] are left out. null data writes an event without fields.
         /// A type is reflected once: its layout (compiled getters, field names) is cached.
-        /// When no session enables the provider this returns at once, looking at nothing.
+        /// When no session takes the event (none enables the provider, or none at this level
+        /// and keywords) this returns at once, looking at nothing.
         /// Any thread.
         /// </summary>
         /// <exception cref="OpenEtwException">InvalidParameter (a property type without a TraceLogging
@@ -119,7 +120,8 @@ namespace OpenEtw
         private unsafe Status TryWrite<T>(string eventName, in TraceLoggingOptions options, T data, out string? message)
         {
             message = null;
-            if (!EnabledHint)
+            // As TraceLoggingWrite: an event no session takes (by level and keywords) reads nothing.
+            if (!EnabledHint || N.etw_provider_is_enabled(_handle, (byte)options.Level, options.Keywords) == 0)
                 return Status.Ok;
             if (eventName is null)
             {

@@ -3979,8 +3979,9 @@ extern "C" {
 extern "C" {
     #[doc = " *out = the provider GUID TraceLogging and .NET EventSource derive from a"]
     #[doc = " provider name: SHA-1 over the namespace 482C2DB2-C390-47C8-87F8-1A15BFC130FB"]
-    #[doc = " (its bytes in order) followed by the name upper-cased (invariant, per"]
-    #[doc = " UTF-16 unit) as UTF-16BE, the first 16 bytes taken as a GUID with the"]
+    #[doc = " (its bytes in order) followed by the name upper-cased as UTF-16BE (ASCII"]
+    #[doc = " and Latin-1 letters upper-cased as ToUpperInvariant does; other characters"]
+    #[doc = " hashed as given), the first 16 bytes taken as a GUID with the"]
     #[doc = " version nibble set to 5 (\"MyCompany.MyComponent\" gives"]
     #[doc = " ce5fa4ea-ab00-5402-8b76-9f76ac858fb5). ETW_OK; ETW_ERROR_INVALID_PARAMETER"]
     #[doc = " (NULL out or name); ETW_ERROR_NO_UNICODE_TRANSLATION (name is not UTF-8)."]

@@ -351,8 +351,9 @@ fn c_name(name: &str) -> Result<std::ffi::CString> {
 /// implements [`TraceLoggingValue`] as the value); options (`level:`,
 /// `keyword:`, `opcode:`, `channel:`, `id:`, `version:`, `task:`,
 /// `activity:` an `Activity`) may appear anywhere among them. Gives
-/// `Result<()>`; when no session enables the provider it returns `Ok(())`
-/// without evaluating the fields.
+/// `Result<()>`; when no session takes the event (none enables the provider,
+/// or none at its level and keyword) it returns `Ok(())` without evaluating
+/// the fields.
 #[macro_export]
 macro_rules! tracelogging {
     ($provider:expr, $name:literal $(, $($args:tt)*)?) => {{
@@ -381,8 +382,13 @@ macro_rules! __tracelogging_cstr {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __tracelogging_args {
+    // As TraceLoggingWrite: an event no session takes (level, keyword) evaluates no field.
     ($p:ident, $name:literal, $o:ident, [$($f:tt)*]) => {
-        $p.write_tracelogging($crate::__tracelogging_cstr!($name), &$o, &[$($f)*])
+        if $p.is_enabled($o.level, $o.keyword) {
+            $p.write_tracelogging($crate::__tracelogging_cstr!($name), &$o, &[$($f)*])
+        } else {
+            $crate::Result::<()>::Ok(())
+        }
     };
     ($p:ident, $name:literal, $o:ident, [$($f:tt)*] $opt:ident : $v:expr $(, $($rest:tt)*)?) => {{
         $crate::__tracelogging_option!($o, $opt, $v);

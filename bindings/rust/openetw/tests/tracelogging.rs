@@ -112,7 +112,11 @@ fn the_macro_writes_names_types_and_values() {
 #[test]
 fn options_set_the_descriptor_and_sessions_filter_by_them() {
     let name = format!("OpenEtw.RsTests.Options{}", std::process::id());
+    let mut evaluated = 0;
     let path = trace("tl_options", &name, 4, 0x10, |p| {
+        // No session takes these: their fields are not evaluated.
+        tracelogging!(p, "Filtered", keyword: 0x10, n = { evaluated += 1; 1i32 }).unwrap();
+        tracelogging!(p, "Filtered", level: 2, keyword: 0x20, n = { evaluated += 1; 1i32 }).unwrap();
         tracelogging!(p, "Taken", level: 3, keyword: 0x10, n = 1i32, opcode: 1).unwrap();
         tracelogging!(p, "TooVerbose", keyword: 0x10, n = 2i32).unwrap(); // level 5 by default
         tracelogging!(p, "OtherKeyword", level: 2, keyword: 0x20, n = 3i32).unwrap();
@@ -124,6 +128,7 @@ fn options_set_the_descriptor_and_sessions_filter_by_them() {
     assert_eq!(events[0].0, (3, 1, 0x10, 11));
     assert_eq!(events[0].1.get::<i32>("n").unwrap(), 1);
     assert_eq!(events[1].1.fields.len(), 0);
+    assert_eq!(evaluated, 0);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
