@@ -260,6 +260,9 @@ namespace OpenEtw.Tests
 
             e = Assert.Throws<OpenEtwException>(() => provider.Write(null!, new { A = 1 }));
             Assert.Equal(Status.InvalidParameter, e.Status);
+            e = Assert.Throws<OpenEtwException>(() => provider.Write("Bad\0Name", new { A = 1 }));
+            Assert.Equal(Status.InvalidParameter, e.Status);
+            Assert.Contains("NUL", e.Message);
             e = Assert.Throws<OpenEtwException>(() => provider.SetName("Again"));
             Assert.Equal(Status.AlreadyExists, e.Status);
         }

@@ -123,9 +123,9 @@ namespace OpenEtw
             // As TraceLoggingWrite: an event no session takes (by level and keywords) reads nothing.
             if (!EnabledHint || N.etw_provider_is_enabled(_handle, (byte)options.Level, options.Keywords) == 0)
                 return Status.Ok;
-            if (eventName is null)
+            if (eventName is null || eventName.Contains('\0'))
             {
-                message = "eventName is null";
+                message = eventName is null ? "eventName is null" : $"eventName \"{eventName.Replace("\0", "\\0")}\" holds a NUL character";
                 return Status.InvalidParameter;
             }
             object? owner = data; // boxed once when T is a struct (a class is not copied)
