@@ -271,6 +271,9 @@ OPENETW_POINTER(const etw_event_data_descriptor *data)
 OPENETW_POINTER(const etw_tl_field *fields)
 OPENETW_POINTER(const etw_guid *group)
 
+/* TraceLogging writing (tracelogging.h): its own file. */
+%include "csharp_tracelogging.i"
+
 /* The provider's enabled word comes back as an IntPtr that Provider.EnabledHint reads inline. */
 %typemap(ctype) const volatile uint32_t * "const void *"
 %typemap(imtype) const volatile uint32_t * "global::System.IntPtr"

@@ -20,7 +20,7 @@ namespace OpenEtw
     /// <see cref="TryWrite"/> and <see cref="IsEnabled()"/> may be called from any number of
     /// threads; <see cref="Dispose"/> (unregister) waits for no write, so do not race it.</para>
     /// </remarks>
-    public sealed class Provider : IDisposable
+    public sealed partial class Provider : IDisposable
     {
         /// <summary>The largest payload an event can carry: EVENT_TRACE_HEADER.Size is 16-bit.</summary>
         public const int MaxPayloadSize = 0xFFFF - (int)N.ETW_EVENT_TRACE_HEADER_SIZE;

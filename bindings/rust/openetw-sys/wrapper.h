@@ -6,6 +6,7 @@
 #include <openetw/properties.h>
 #include <openetw/session.h>
 #include <openetw/provider.h>
+#include <openetw/tracelogging.h>
 #include <openetw/consumer.h>
 #include <openetw/collect.h>
 #include <openetw/version.h>

@@ -4,6 +4,8 @@
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_OPENETW_LIB_DIR");
     if let Ok(dir) = std::env::var("DEP_OPENETW_LIB_DIR") {
+        // TraceLogging tests run the build's etwdump (beside the library in a Meson build).
+        println!("cargo:rustc-env=OPENETW_TEST_LIB_DIR={dir}");
         if !cfg!(windows) {
             println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{dir}");
         }

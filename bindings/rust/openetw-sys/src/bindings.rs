@@ -210,6 +210,67 @@ pub const ETW_ACTIVITY_CTRL_SET_ID: u32 = 2;
 pub const ETW_ACTIVITY_CTRL_CREATE_ID: u32 = 3;
 pub const ETW_ACTIVITY_CTRL_GET_SET_ID: u32 = 4;
 pub const ETW_ACTIVITY_CTRL_CREATE_SET_ID: u32 = 5;
+pub const ETW_TL_IN_UNICODESTRING: u32 = 1;
+pub const ETW_TL_IN_ANSISTRING: u32 = 2;
+pub const ETW_TL_IN_INT8: u32 = 3;
+pub const ETW_TL_IN_UINT8: u32 = 4;
+pub const ETW_TL_IN_INT16: u32 = 5;
+pub const ETW_TL_IN_UINT16: u32 = 6;
+pub const ETW_TL_IN_INT32: u32 = 7;
+pub const ETW_TL_IN_UINT32: u32 = 8;
+pub const ETW_TL_IN_INT64: u32 = 9;
+pub const ETW_TL_IN_UINT64: u32 = 10;
+pub const ETW_TL_IN_FLOAT: u32 = 11;
+pub const ETW_TL_IN_DOUBLE: u32 = 12;
+pub const ETW_TL_IN_BOOL32: u32 = 13;
+pub const ETW_TL_IN_BINARY: u32 = 14;
+pub const ETW_TL_IN_GUID: u32 = 15;
+pub const ETW_TL_IN_FILETIME: u32 = 17;
+pub const ETW_TL_IN_SYSTEMTIME: u32 = 18;
+pub const ETW_TL_IN_SID: u32 = 19;
+pub const ETW_TL_IN_HEXINT32: u32 = 20;
+pub const ETW_TL_IN_HEXINT64: u32 = 21;
+pub const ETW_TL_IN_COUNTEDSTRING: u32 = 22;
+pub const ETW_TL_IN_COUNTEDANSISTRING: u32 = 23;
+pub const ETW_TL_IN_STRUCT: u32 = 24;
+pub const ETW_TL_IN_COUNTEDBINARY: u32 = 25;
+pub const ETW_TL_IN_ARRAY: u32 = 64;
+pub const ETW_TL_OUT_DEFAULT: u32 = 0;
+pub const ETW_TL_OUT_NOPRINT: u32 = 1;
+pub const ETW_TL_OUT_STRING: u32 = 2;
+pub const ETW_TL_OUT_BOOLEAN: u32 = 3;
+pub const ETW_TL_OUT_HEX: u32 = 4;
+pub const ETW_TL_OUT_PID: u32 = 5;
+pub const ETW_TL_OUT_TID: u32 = 6;
+pub const ETW_TL_OUT_PORT: u32 = 7;
+pub const ETW_TL_OUT_IPV4: u32 = 8;
+pub const ETW_TL_OUT_IPV6: u32 = 9;
+pub const ETW_TL_OUT_SOCKETADDRESS: u32 = 10;
+pub const ETW_TL_OUT_XML: u32 = 11;
+pub const ETW_TL_OUT_JSON: u32 = 12;
+pub const ETW_TL_OUT_WIN32ERROR: u32 = 13;
+pub const ETW_TL_OUT_NTSTATUS: u32 = 14;
+pub const ETW_TL_OUT_HRESULT: u32 = 15;
+pub const ETW_TL_OUT_FILETIME: u32 = 16;
+pub const ETW_TL_OUT_SIGNED: u32 = 17;
+pub const ETW_TL_OUT_UNSIGNED: u32 = 18;
+pub const ETW_TL_OUT_DATETIME_CULTURE_INSENSITIVE: u32 = 33;
+pub const ETW_TL_OUT_UTF8: u32 = 35;
+pub const ETW_TL_OUT_PKCS7_WITH_TYPE_INFO: u32 = 36;
+pub const ETW_TL_OUT_CODE_POINTER: u32 = 37;
+pub const ETW_TL_OUT_DATETIME_UTC: u32 = 38;
+pub const ETW_TL_NUL_TERMINATED: u32 = 4294967295;
+pub const ETW_TL_MAX_FIELDS: u32 = 128;
+pub const ETW_TL_MAX_METADATA_SIZE: u32 = 4096;
+pub const ETW_TL_CHANNEL: u32 = 11;
+pub const ETW_PROVIDER_TRAIT_TYPE_GROUP: u32 = 1;
+pub const ETW_TL__OPT_LEVEL: u32 = 241;
+pub const ETW_TL__OPT_KEYWORD: u32 = 242;
+pub const ETW_TL__OPT_OPCODE: u32 = 243;
+pub const ETW_TL__OPT_CHANNEL: u32 = 244;
+pub const ETW_TL__OPT_ACTIVITY: u32 = 245;
+pub const ETW_TL__OPT_RELATED: u32 = 246;
+pub const ETW_TL__OPT_END: u32 = 255;
 pub const ETW_RECORD_KIND_SYSTEM: u32 = 1;
 pub const ETW_RECORD_KIND_COMPACT: u32 = 2;
 pub const ETW_RECORD_KIND_PERFINFO: u32 = 3;
@@ -3996,6 +4057,220 @@ extern "C" {
         sessions: *mut etw_provider_session,
         session_capacity: u32,
         out_session_count: *mut u32,
+    ) -> etw_status;
+}
+#[doc = " One field of a TraceLogging event. name: UTF-8, NUL-terminated, not NULL."]
+#[doc = " data/size: the value's bytes, as the in-type says: a scalar's own bytes"]
+#[doc = " (size = its width); an array's elements (size = a multiple of the element"]
+#[doc = " width, at most 65535 elements); a string's characters without the NUL"]
+#[doc = " (bytes for 8-bit strings, size even for UTF-16) or ETW_TL_NUL_TERMINATED;"]
+#[doc = " binary bytes (at most 65535). data may be NULL only when size is 0 or"]
+#[doc = " ETW_TL_NUL_TERMINATED (an empty string). The"]
+#[doc = " caller keeps the bytes; nothing is kept after the call."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_tl_field {
+    pub name: *const core::ffi::c_char,
+    pub data: *const core::ffi::c_void,
+    pub size: u32,
+    pub in_type: u8,
+    pub out_type: u8,
+    pub reserved: u16,
+}
+#[test]
+fn bindgen_test_layout_etw_tl_field() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_tl_field>(),
+        24usize,
+        concat!("Size of: ", stringify!(etw_tl_field))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_tl_field>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_tl_field))
+    );
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_in_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).in_type) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(in_type)
+            )
+        );
+    }
+    test_field_in_type();
+    fn test_field_out_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).out_type) as usize - ptr as usize
+            },
+            21usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(out_type)
+            )
+        );
+    }
+    test_field_out_type();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_tl_field>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            22usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_tl_field),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+extern "C" {
+    #[doc = " Writes a TraceLogging event named event_name (UTF-8) with the fields in"]
+    #[doc = " order: the record's EVENT_SCHEMA_TL item holds the event metadata (name,"]
+    #[doc = " each field's name, in-type and out-type, as TraceLoggingProvider.h encodes"]
+    #[doc = " them), its payload the fields' values (with the count prefixes and NULs"]
+    #[doc = " the in-types ask for), and, when the provider has traits"]
+    #[doc = " (etw_provider_set_name), a PROV_TRAITS item. descriptor: the event's"]
+    #[doc = " EVENT_DESCRIPTOR as given (Channel ETW_TL_CHANNEL is what TraceLogging"]
+    #[doc = " uses); NULL for {Id 0, Version 0, Channel 11, Level 5 (verbose), Opcode 0,"]
+    #[doc = " Task 0, Keyword 0}. activity_id and related_activity_id as for"]
+    #[doc = " etw_provider_write_event."]
+    #[doc = " When no session enables the provider, returns ETW_OK at once and checks"]
+    #[doc = " nothing (as etw_provider_write_event). Otherwise:"]
+    #[doc = " ETW_OK; ETW_ERROR_INVALID_PARAMETER (NULL provider or event_name, fields"]
+    #[doc = " NULL with a count, more than ETW_TL_MAX_FIELDS fields, a field with a NULL"]
+    #[doc = " name, an in-type that is not one of ETW_TL_IN_* (or an array of a type"]
+    #[doc = " that is not fixed-size), an out-type that is not one of ETW_TL_OUT_*, a"]
+    #[doc = " non-zero reserved, a size that does not fit the in-type, data NULL with a"]
+    #[doc = " size, a string holding a NUL, more than 65535 bytes or elements where a"]
+    #[doc = " UINT16 counts them, a struct with data, an out-type or a member count"]
+    #[doc = " outside 1..127, structs nested deeper than 32 or with fewer fields after"]
+    #[doc = " them than their members); ETW_ERROR_ARITHMETIC_OVERFLOW (the metadata above"]
+    #[doc = " ETW_TL_MAX_METADATA_SIZE, or the record above 0xFFFF bytes); and"]
+    #[doc = " etw_provider_write_event's per-session statuses. On failure the thread's"]
+    #[doc = " last error message names the field and what was wrong."]
+    #[doc = " Any thread; no lock, no allocation."]
+    pub fn etw_provider_write_tracelogging(
+        provider: *mut etw_provider,
+        event_name: *const core::ffi::c_char,
+        descriptor: *const etw_event_descriptor,
+        activity_id: *const etw_guid,
+        related_activity_id: *const etw_guid,
+        field_count: u32,
+        fields: *const etw_tl_field,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Sets the provider's traits (EventSetInformation with"]
+    #[doc = " EventProviderSetTraits): a blob {UINT16 TraitsSize (the blob's size),"]
+    #[doc = " NUL-terminated UTF-8 provider name, traits: each {UINT16 TraitSize, UINT8"]
+    #[doc = " TraitType, data}} that every EVENT_HEADER event of the provider then"]
+    #[doc = " carries as its PROV_TRAITS extended item (ETW_EVENT_HEADER_EXT_TYPE_PROV_TRAITS),"]
+    #[doc = " instead of a PROVIDER_METADATA data descriptor's. The library copies it."]
+    #[doc = " Traits are set once per registration. ETW_OK; ETW_ERROR_INVALID_PARAMETER"]
+    #[doc = " (NULL provider or traits, size below 3 or above 65535, TraitsSize not"]
+    #[doc = " size, no NUL in the name, a trait overrunning the blob or shorter than its"]
+    #[doc = " 3-byte header); ETW_ERROR_ALREADY_EXISTS (the provider has traits)."]
+    #[doc = " Any thread."]
+    pub fn etw_provider_set_traits(
+        provider: *mut etw_provider,
+        traits: *const core::ffi::c_void,
+        size: u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Sets the provider's traits to its name (UTF-8) and, when group is not"]
+    #[doc = " NULL, a provider group trait with that GUID: what TraceLoggingRegister"]
+    #[doc = " sets for a provider defined with a name (and TraceLoggingOptionGroup)."]
+    #[doc = " Statuses as etw_provider_set_traits, and ETW_ERROR_INVALID_PARAMETER for a"]
+    #[doc = " NULL name or a name too long for the 65535-byte blob."]
+    pub fn etw_provider_set_name(
+        provider: *mut etw_provider,
+        name: *const core::ffi::c_char,
+        group: *const etw_guid,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " *out = the provider GUID TraceLogging and .NET EventSource derive from a"]
+    #[doc = " provider name: SHA-1 over the namespace 482C2DB2-C390-47C8-87F8-1A15BFC130FB"]
+    #[doc = " (its bytes in order) followed by the name upper-cased as UTF-16BE (ASCII"]
+    #[doc = " and Latin-1 letters upper-cased as ToUpperInvariant does; other characters"]
+    #[doc = " hashed as given), the first 16 bytes taken as a GUID with the"]
+    #[doc = " version nibble set to 5 (\"MyCompany.MyComponent\" gives"]
+    #[doc = " ce5fa4ea-ab00-5402-8b76-9f76ac858fb5). ETW_OK; ETW_ERROR_INVALID_PARAMETER"]
+    #[doc = " (NULL out or name); ETW_ERROR_NO_UNICODE_TRANSLATION (name is not UTF-8)."]
+    #[doc = " Any thread."]
+    pub fn etw_provider_guid_from_name(
+        out: *mut etw_guid,
+        name: *const core::ffi::c_char,
     ) -> etw_status;
 }
 #[repr(C)]

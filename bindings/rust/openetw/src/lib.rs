@@ -57,6 +57,7 @@ mod schemas;
 mod session;
 mod stream;
 mod trace;
+mod tracelogging;
 mod types;
 
 pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
@@ -74,6 +75,7 @@ pub use stream::{
     Collect, CollectError, CollectOutcome, CollectReport, CollectedFile, NatsStream, StreamSource,
 };
 pub use trace::{LiveTrace, LiveTraceBuilder};
+pub use tracelogging::{Field, FieldValue, TraceLoggingOptions, TraceLoggingValue};
 pub use types::{level, ClockType, Guid, KernelFlags, LogFileMode, SessionRights};
 pub use core::ops::ControlFlow;
 
