@@ -5,6 +5,7 @@
 // Engine::trace_event, which it cannot across files.
 #include "engine/engine.hpp"
 #include "engine/activity_id.hpp"
+#include "engine/event_properties.hpp"
 #include "engine/grace.hpp"
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
@@ -151,8 +152,12 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
     if (e.related) {
-        etl::write_related_activity_item(out, *e.related, false);
+        etl::write_related_activity_item(out, *e.related, e.items_size != 0);
         out += etl::kRelatedActivityItemSize;
+    }
+    if (e.items_size != 0) [[unlikely]] {
+        std::memcpy(out, e.items, e.items_size);
+        out += e.items_size;
     }
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
@@ -526,6 +531,8 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
             return ETW_ERROR_MORE_DATA;
         return one->session->write_event(e, size);
     }
+    if (snap->any_property != 0) [[unlikely]]
+        return write_with_properties(*snap, e, size);
     return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
