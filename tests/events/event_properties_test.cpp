@@ -206,6 +206,11 @@ TEST(EventProperties, StackResolvesToTheWritingFunctionInEtwdump)
     EXPECT_NE(out.find("Image/DCStart"), std::string::npos) << out;
     // The frames of the test program itself are named too (the caller of the writer).
     EXPECT_NE(out.find("EventProperties_StackResolvesToTheWritingFunctionInEtwdump"), std::string::npos) << out;
+    // JSON Lines: "stack": ["0xADDRESS module!function+0xoff", ...].
+    const std::string jsonl = run(std::string(etwdump) + " --format jsonl " + file + " 2>&1");
+    const std::size_t stack = jsonl.find("\"stack\": [");
+    ASSERT_NE(stack, std::string::npos) << jsonl;
+    EXPECT_NE(jsonl.find("!openetw_stack_test_named_writer+0x", stack), std::string::npos) << jsonl;
 }
 
 TEST(EventProperties, SidIsTheWritersUnixUser)
@@ -245,6 +250,12 @@ TEST(EventProperties, SidIsTheWritersUnixUser)
     ASSERT_EQ(etw_extended_item_sid_string(&evs[0]->raw[0], text, sizeof text, &length), ETW_OK);
     EXPECT_EQ(std::string(text), "S-1-22-1-" + std::to_string(uid));
     EXPECT_EQ(length, std::strlen(text));
+    if (const char *etwdump = std::getenv("ETWDUMP")) {
+        const std::string out = run(std::string(etwdump) + " --format text " + session.file + " 2>&1");
+        EXPECT_NE(out.find(" sid=S-1-22-1-" + std::to_string(uid) + " "), std::string::npos) << out;
+        const std::string jsonl = run(std::string(etwdump) + " --format jsonl " + session.file + " 2>&1");
+        EXPECT_NE(jsonl.find("\"sid\": \"S-1-22-1-" + std::to_string(uid) + "\""), std::string::npos) << jsonl;
+    }
 }
 
 TEST(EventProperties, EveryItemInOrderWithItsDocumentedLayout)

@@ -243,10 +243,10 @@ int main(int argc, char **argv)
     }
     ctx.progress = ETWDUMP_ISATTY(2) && ctx.total_bytes >= (64u << 20);
 
+    etwdump::ModuleMap modules(debug_dir); // names the frames of user stacks (text, jsonl)
     etwdump::RecordWriter writer(
         stdout, ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv : etwdump::RecordWriter::Format::Jsonl,
         payload, files.size() > 1);
-    etwdump::ModuleMap modules(debug_dir);
     etwdump::TextRecordWriter text(stdout, &modules);
     etwdump::Profile profile(top, debug_dir);
     if (ctx.output == Output::Profile) {
@@ -255,6 +255,8 @@ int main(int argc, char **argv)
         ctx.text = &text;
     } else if (ctx.otlp == nullptr && ctx.output != Output::Summary) {
         ctx.writer = &writer;
+        if (ctx.output == Output::Jsonl)
+            writer.set_modules(&modules);
         writer.header();
     }
     etw_status status = etw_consumer_process(consumer);
