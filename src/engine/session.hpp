@@ -47,9 +47,12 @@ struct EventHeaderInput {
     std::uint32_t data_count = 0;
     const etw_event_data_descriptor *data = nullptr;
     // Extended data items after RELATED_ACTIVITYID, as stored (the enable
-    // properties', engine/event_properties.hpp); items_size 0: none.
-    const std::uint8_t *items = nullptr;
-    std::uint32_t items_size = 0;
+    // properties', engine/event_properties.hpp); items_size 0: none, and
+    // items is not read. Read only when flags has EXTENDED_INFO, which is
+    // set exactly when related or items are; left unset otherwise (a store
+    // fewer per event).
+    const std::uint8_t *items;
+    std::uint32_t items_size;
 };
 
 struct EventInput {

@@ -151,13 +151,16 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     etl::wr64(p + 56, st.times);
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
-    if (e.related) {
-        etl::write_related_activity_item(out, *e.related, e.items_size != 0);
-        out += etl::kRelatedActivityItemSize;
-    }
-    if (e.items_size != 0) [[unlikely]] {
-        std::memcpy(out, e.items, e.items_size);
-        out += e.items_size;
+    // One test for every item: the flag is set exactly when some follow.
+    if (e.flags & etl::kEventHeaderFlagExtendedInfo) {
+        if (e.related) {
+            etl::write_related_activity_item(out, *e.related, e.items_size != 0);
+            out += etl::kRelatedActivityItemSize;
+        }
+        if (e.items_size != 0) {
+            std::memcpy(out, e.items, e.items_size);
+            out += e.items_size;
+        }
     }
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
@@ -513,6 +516,7 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     e.provider = &p->guid;
     e.activity = activity ? activity : &t_activity_id;
     e.related = related;
+    e.items_size = 0; // (items is read only when items_size is not 0)
     e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
     e.data_count = data_count;
     e.data = data;
