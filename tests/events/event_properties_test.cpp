@@ -15,11 +15,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -211,6 +213,40 @@ TEST(EventProperties, StackResolvesToTheWritingFunctionInEtwdump)
     const std::size_t stack = jsonl.find("\"stack\": [");
     ASSERT_NE(stack, std::string::npos) << jsonl;
     EXPECT_NE(jsonl.find("!openetw_stack_test_named_writer+0x", stack), std::string::npos) << jsonl;
+}
+
+// Writers on several threads: each event has its own thread's stack, and
+// the module map is written once for the process, whichever thread came first.
+TEST(EventProperties, ManyThreadsEachTheirStackAndOneModuleMap)
+{
+    const etw_guid g = make_guid(0x57AC0007);
+    Provider provider(g);
+    PropSession session(g, ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE, 0);
+    constexpr int kThreads = 4, kEach = 200;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&provider, t] {
+            for (int i = 0; i < kEach; ++i)
+                EXPECT_EQ(write(provider, std::uint16_t(100 + t)), ETW_OK);
+        });
+    for (std::thread &t : threads)
+        t.join();
+    const auto recs = session.stop_and_read();
+    const auto evs = events(recs);
+    ASSERT_EQ(evs.size(), std::size_t(kThreads * kEach));
+    for (const Rec *e : evs) {
+        ASSERT_EQ(e->items.size(), 1u);
+        std::uint32_t count = 0;
+        ASSERT_EQ(etw_extended_item_stack(&e->raw[0], nullptr, nullptr, 0, &count), ETW_ERROR_MORE_DATA);
+        EXPECT_GE(count, 3u); // the library's frames, the test's write(), the thread's lambda...
+    }
+    std::vector<std::string> images; // the Image records' payloads: each image once
+    for (const Rec &r : recs)
+        if (r.kind == ETW_RECORD_KIND_FULL && r.guid.Data1 == 0x2cb15d1d)
+            images.emplace_back(r.payload.begin(), r.payload.end());
+    ASSERT_FALSE(images.empty());
+    std::sort(images.begin(), images.end());
+    EXPECT_EQ(std::adjacent_find(images.begin(), images.end()), images.end()) << "an image was written twice";
 }
 
 TEST(EventProperties, SidIsTheWritersUnixUser)
