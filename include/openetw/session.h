@@ -411,7 +411,7 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
  *                     Services session
  *   PROCESS_START_KEY ETW_EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY: 64 bits unique to the
  *                     writing process within the boot: on Linux its start time in clock
- *                     ticks after boot shifted left 22 bits, or'ed with its pid
+ *                     ticks after boot plus 1, shifted left 22 bits, or'ed with its pid
  *   EVENT_KEY         ETW_EVENT_HEADER_EXT_TYPE_EVENT_KEY: 64 bits unique to the event
  *                     within the writing process, the same in every session it goes to
  *   STACK_TRACE       ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 (STACK_TRACE32 in a 32-bit
