@@ -165,6 +165,31 @@
 %typemap(csin) etw_classic_event_id *events "$csinput"
 %typemap(in) etw_classic_event_id *events %{ $1 = ($1_ltype)$input; %}
 
+/* The provider listing (etw_provider_list, etw_provider_query): arrays the caller
+   allocates, copied back by the marshaller (NativeStructs.cs), and two counts. */
+%ignore etw_provider_process;
+%ignore etw_provider_session;
+%typemap(ctype) etw_guid *guids "void *"
+%typemap(imtype) etw_guid *guids "[global::System.Runtime.InteropServices.Out] global::System.Guid[]"
+%typemap(cstype) etw_guid *guids "global::System.Guid[]"
+%typemap(csin) etw_guid *guids "$csinput"
+%typemap(in) etw_guid *guids %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) etw_provider_process *processes "void *"
+%typemap(imtype) etw_provider_process *processes "[global::System.Runtime.InteropServices.Out] global::OpenEtw.Interop.ProviderProcessNative[]"
+%typemap(cstype) etw_provider_process *processes "global::OpenEtw.Interop.ProviderProcessNative[]"
+%typemap(csin) etw_provider_process *processes "$csinput"
+%typemap(in) etw_provider_process *processes %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) etw_provider_session *sessions "void *"
+%typemap(imtype) etw_provider_session *sessions "[global::System.Runtime.InteropServices.Out] global::OpenEtw.Interop.ProviderSessionNative[]"
+%typemap(cstype) etw_provider_session *sessions "global::OpenEtw.Interop.ProviderSessionNative[]"
+%typemap(csin) etw_provider_session *sessions "$csinput"
+%typemap(in) etw_provider_session *sessions %{ $1 = ($1_ltype)$input; %}
+%typemap(ctype) uint32_t *out_process_count, uint32_t *out_session_count "uint32_t *"
+%typemap(imtype) uint32_t *out_process_count, uint32_t *out_session_count "out uint"
+%typemap(cstype) uint32_t *out_process_count, uint32_t *out_session_count "out uint"
+%typemap(csin) uint32_t *out_process_count, uint32_t *out_session_count "out $csinput"
+%typemap(in) uint32_t *out_process_count, uint32_t *out_session_count %{ $1 = $input; %}
+
 /* A struct passed by reference: pinned by the marshaller, struct_size set by the caller. */
 %define OPENETW_STRUCT_REF(DECL, CSTYPE)
 %typemap(ctype) DECL "void *"
@@ -256,4 +281,7 @@ OPENETW_POINTER(const etw_event_data_descriptor *data)
 OPENETW_STATUS_VALUE(etw_provider_trace_event)
 OPENETW_STATUS_VALUE(etw_provider_write_event)
 OPENETW_STATUS_VALUE(etw_session_list)
+/* The provider listing: ETW_ERROR_MORE_DATA gives the counts, not an exception. */
+OPENETW_STATUS_VALUE(etw_provider_list)
+OPENETW_STATUS_VALUE(etw_provider_query)
 OPENETW_STATUS_VALUE(etw_consumer_process)

@@ -218,6 +218,58 @@ ETW_API etw_status etw_provider_write_event(etw_provider *provider, const etw_ev
  */
 ETW_API etw_status etw_activity_id_control(uint32_t control_code, etw_guid *activity_id);
 
+/* ---- Provider listing (EnumerateTraceGuidsEx) ---- */
+
+/**
+ * The provider GUIDs of the namespace (EnumerateTraceGuidsEx with
+ * TraceGuidQueryList): every GUID a live process registers
+ * (etw_provider_register, in this process or another of the namespace) or a
+ * running session enables, each once, in byte order. Writes up to capacity
+ * GUIDs to guids and the number there are to *out_count. ETW_OK;
+ * ETW_ERROR_MORE_DATA when capacity is smaller than *out_count (guids then
+ * holds the first capacity); ETW_ERROR_INVALID_PARAMETER for NULL out_count,
+ * or guids NULL with a capacity. A process that died (even by SIGKILL) is
+ * never listed. A snapshot: providers may come and go meanwhile. Any thread.
+ */
+ETW_API etw_status etw_provider_list(etw_guid *guids, uint32_t capacity, uint32_t *out_count);
+
+/** A process registering a provider (TRACE_PROVIDER_INSTANCE_INFO). */
+typedef struct etw_provider_process {
+    uint32_t process_id;
+    uint32_t registrations; /* etw_provider_register calls of the GUID not yet unregistered */
+} etw_provider_process;
+
+/** A session enabling a provider, as it did (TRACE_ENABLE_INFO). */
+typedef struct etw_provider_session {
+    uint64_t session_handle;    /* etw_session_handle, Wnode.HistoricalContext */
+    uint64_t match_any_keyword; /* as given to etw_session_enable_provider */
+    uint64_t match_all_keyword;
+    uint32_t level;             /* 0 = every level */
+    uint32_t filter_count;      /* event filters the session attached (0: none) */
+    uint32_t enable_property;   /* EVENT_ENABLE_PROPERTY_* (0: none) */
+    uint32_t reserved;
+    char session_name[128];     /* UTF-8, NUL-terminated, cut at a character boundary when longer */
+} etw_provider_session;
+
+/**
+ * Who registers provider guid and which sessions enable it
+ * (EnumerateTraceGuidsEx with TraceGuidQueryInfo). Writes up to
+ * process_capacity processes (by process id) to processes and the number
+ * there are to *out_process_count (0 when sessions enable the GUID but no
+ * process registers it yet), and up to session_capacity sessions to sessions
+ * and their number to *out_session_count. The sessions: those of the
+ * namespace's session host (any process's) and this process's own.
+ * ETW_OK; ETW_ERROR_MORE_DATA when either capacity is smaller than its
+ * count (both arrays then hold what fits, both counts are set);
+ * ETW_ERROR_WMI_GUID_NOT_FOUND when no live process registers the GUID and
+ * no running session enables it; ETW_ERROR_INVALID_PARAMETER for NULL guid
+ * or counts, or an array NULL with a capacity. Any thread.
+ */
+ETW_API etw_status etw_provider_query(const etw_guid *guid, etw_provider_process *processes,
+                                      uint32_t process_capacity, uint32_t *out_process_count,
+                                      etw_provider_session *sessions, uint32_t session_capacity,
+                                      uint32_t *out_session_count);
+
 ETW_END_DECLS
 
 #endif /* OPENETW_PROVIDER_H */

@@ -383,6 +383,7 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
 
 #define ETW_CONTROL_CODE_DISABLE_PROVIDER 0u
 #define ETW_CONTROL_CODE_ENABLE_PROVIDER 1u
+#define ETW_CONTROL_CODE_CAPTURE_STATE 2u /* EVENT_CONTROL_CODE_CAPTURE_STATE */
 
 /**
  * Enables or disables a provider for this session (EnableTraceEx2). The
@@ -393,8 +394,24 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
  * level are not written to this session (events of level 0 always are).
  * match_any_keyword: the flags handed to the provider (0 = all).
  * Registered providers of that GUID are notified on this thread.
+ * ETW_CONTROL_CODE_CAPTURE_STATE asks the provider to log its state
+ * (EVENT_CONTROL_CODE_CAPTURE_STATE): the session must enable the provider
+ * already (else ETW_ERROR_WMI_GUID_NOT_FOUND, and nothing is called; the
+ * Windows documentation names no status for this). Every registration of
+ * the GUID that the session enables, in this process and in others, has its
+ * enable callback called once with is_enabled = ETW_CONTROL_CODE_CAPTURE_STATE
+ * (2) and this call's level and keywords; nothing about the enablement
+ * changes, and the events the callback logs go to every session enabling the
+ * provider (each filtering by its own level and keywords). This process's
+ * registrations are called on this thread before the call returns; other
+ * processes' on their notification thread, a moment later. A registration
+ * made after the request does not get it. Requests for a session hosted in
+ * another process are kept there, the last 16 of them per session: a
+ * process whose notification thread falls more than 16 requests behind
+ * (callbacks slower than requests) gets the newest 16 and misses the older.
  * ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a
- * private session and a GUID other than its own.
+ * private session and a GUID other than its own; a session of another
+ * process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL.
  */
 ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
                                                uint32_t control_code, uint8_t level, uint64_t match_any_keyword,

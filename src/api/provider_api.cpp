@@ -5,8 +5,15 @@
 #include "api/guard.hpp"
 #include "engine/activity_id.hpp"
 #include "host/hosting.hpp"
+#include "host/provider_listing.hpp"
 
+#include "base/guid.hpp"
+#include "base/utf.hpp"
+
+#include <algorithm>
+#include <cstring>
 #include <memory>
+#include <string>
 
 struct etw_provider {
     openetw::engine::Provider *impl = nullptr;
@@ -15,6 +22,7 @@ struct etw_provider {
     etw_user_data_free user_data_free = nullptr;
 };
 
+using openetw::Fail;
 using openetw::Status;
 using openetw::api::guarded;
 using openetw::engine::EnableInfo;
@@ -33,6 +41,18 @@ void forward(const EnableInfo &info, void *context)
     out.match_all_keyword = info.match_all;
     out.session_handle = info.session_handle;
     p->callback(&out, p->user_data);
+}
+
+// A UTF-8 copy of name in out (size bytes, NUL included), cut before a
+// character that does not fit whole.
+void copy_name(const std::u16string &name, char *out, std::size_t size)
+{
+    const std::string u = openetw::utf16_to_utf8_lossy(name);
+    std::size_t n = std::min(u.size(), size - 1);
+    while (n > 0 && n < u.size() && (static_cast<unsigned char>(u[n]) & 0xC0) == 0x80)
+        --n;
+    std::memcpy(out, u.data(), n);
+    out[n] = 0;
 }
 
 } // namespace
@@ -117,6 +137,67 @@ ETW_API etw_status etw_provider_write_event(etw_provider *provider, const etw_ev
 ETW_API etw_status etw_activity_id_control(uint32_t control_code, etw_guid *activity_id)
 {
     return openetw::engine::activity_id_control(control_code, activity_id);
+}
+
+ETW_API etw_status etw_provider_list(etw_guid *guids, uint32_t capacity, uint32_t *out_count)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(out_count);
+        *out_count = 0;
+        if (!guids && capacity)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "guids is NULL but capacity is " + std::to_string(capacity));
+        const auto all = openetw::host::list_providers();
+        *out_count = std::uint32_t(all.size());
+        for (std::size_t i = 0; i < all.size() && i < capacity; ++i)
+            guids[i] = all[i].guid;
+        if (all.size() > capacity)
+            return Fail(ETW_ERROR_MORE_DATA,
+                        std::to_string(all.size()) + " providers, room for " + std::to_string(capacity));
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_provider_query(const etw_guid *guid, etw_provider_process *processes, uint32_t process_capacity,
+                                      uint32_t *out_process_count, etw_provider_session *sessions,
+                                      uint32_t session_capacity, uint32_t *out_session_count)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(guid);
+        ETW_REQUIRE_ARG(out_process_count);
+        ETW_REQUIRE_ARG(out_session_count);
+        *out_process_count = 0;
+        *out_session_count = 0;
+        if (!processes && process_capacity)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "processes is NULL but process_capacity is not 0");
+        if (!sessions && session_capacity)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "sessions is NULL but session_capacity is not 0");
+        openetw::host::ProviderListing l;
+        if (openetw::host::query_provider(*guid, &l)) {
+            *out_process_count = std::uint32_t(l.processes.size());
+            *out_session_count = std::uint32_t(l.sessions.size());
+            for (std::size_t i = 0; i < l.processes.size() && i < process_capacity; ++i)
+                processes[i] = {l.processes[i].pid, l.processes[i].registrations};
+            for (std::size_t i = 0; i < l.sessions.size() && i < session_capacity; ++i) {
+                const openetw::host::ProviderSession &s = l.sessions[i];
+                etw_provider_session &o = sessions[i];
+                o = etw_provider_session{};
+                o.session_handle = s.handle;
+                o.match_any_keyword = s.match_any;
+                o.match_all_keyword = s.match_all;
+                o.level = s.level;
+                copy_name(s.name, o.session_name, sizeof o.session_name);
+            }
+            if (l.processes.size() > process_capacity || l.sessions.size() > session_capacity)
+                return Fail(ETW_ERROR_MORE_DATA, std::to_string(l.processes.size()) + " processes and " +
+                                                     std::to_string(l.sessions.size()) + " sessions, room for " +
+                                                     std::to_string(process_capacity) + " and " +
+                                                     std::to_string(session_capacity));
+            return Status::ok();
+        }
+        return Fail(ETW_ERROR_WMI_GUID_NOT_FOUND, "no live process registers the provider " +
+                                                      openetw::guid_to_string(*guid) +
+                                                      " and no running session enables it");
+    });
 }
 
 } // extern "C"

@@ -266,9 +266,11 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
     return guarded([&]() -> Status {
         ETW_REQUIRE_ARG(session);
         ETW_REQUIRE_ARG(provider_guid);
+        if (control_code == ETW_CONTROL_CODE_CAPTURE_STATE)
+            return session->ref->capture_state(*provider_guid, level, match_any_keyword, match_all_keyword);
         if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
-            return Fail(ETW_ERROR_INVALID_PARAMETER,
-                        "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER, "
+                                                     "_DISABLE_PROVIDER or _CAPTURE_STATE");
         return session->ref->enable(*provider_guid, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
                                     match_any_keyword, match_all_keyword);
     });

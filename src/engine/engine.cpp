@@ -453,10 +453,12 @@ void Engine::unregister_provider(Provider *p)
             p->orphaned = true;
             // Unregistering from inside its own callback: the Provider object
             // is freed by deliver() once that callback returns.
-            return;
+            p = nullptr;
         }
     }
     delete p;
+    if (hosting_)
+        hosting_->provider_unregistered(); // the process's published registrations
 }
 
 std::vector<SessionEnable> Engine::enables_locked(const Session *session)

@@ -128,6 +128,24 @@ public:
                            std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
                            std::uint32_t enable_property = 0);
 
+    // EVENT_CONTROL_CODE_CAPTURE_STATE (capture_state.cpp): calls the enable
+    // callback of every registration of provider in this process with
+    // is_enabled 2 and the given level and keywords, on the calling thread,
+    // enablement unchanged, and has the control plane tell other processes.
+    // ETW_ERROR_WMI_GUID_NOT_FOUND when the session does not enable provider.
+    Status capture_state(const std::shared_ptr<Session> &session, const etw_guid &provider, std::uint8_t level,
+                         std::uint64_t match_any, std::uint64_t match_all);
+    // A capture request of a session of another process (the control plane,
+    // which read it from the registry): delivered like capture_state to this
+    // process's registrations of provider while that session enables them;
+    // false when none was called.
+    bool deliver_remote_capture(const Session *session, const etw_guid &provider, const EnableInfo &info);
+    // GUIDs registered in this process, with how many registrations each.
+    std::vector<std::pair<etw_guid, std::uint32_t>> registrations();
+    // What this process's sessions enable (the provider GUID, the session,
+    // its level and keywords), hosted ones included.
+    std::vector<std::pair<etw_guid, Enablement>> local_enablements();
+
     // The control plane's part in the sessions started from now on (one per
     // process, installed before the first start; null: none).
     void set_hosting(SessionHosting *hosting);
@@ -183,6 +201,8 @@ private:
     void republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retired, std::vector<Pending> &notify,
                    std::uint64_t session_handle);
     void deliver(std::vector<Pending> &notify);
+    // Queues info for every live registration of e's GUID. Caller holds mutex_.
+    void queue_capture(GuidEntry &e, const EnableInfo &info, std::vector<Pending> &notify);
     void retire(std::vector<ProviderSnapshot *> &retired);
 
     std::mutex mutex_;

@@ -62,6 +62,11 @@ public:
     virtual std::size_t enable_limit(const Session *session) = 0;
     // Under the engine lock: what the session enables changed.
     virtual void enables_changed(const Session *session, const std::vector<SessionEnable> &enables) = 0;
+    // Under the engine lock: a capture-state request of the session for
+    // provider (level and keywords as given), for other processes' providers.
+    virtual void capture_requested(const Session *session, const SessionEnable &request) = 0;
+    // A provider unregistered in this process (no engine lock held).
+    virtual void provider_unregistered() = 0;
     // Under the engine lock: the session stops; other processes' providers let go of it.
     virtual void stopping(const Session *session) = 0;
     // The session stopped (its file complete): its name and door go.

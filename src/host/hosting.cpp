@@ -205,6 +205,20 @@ void Hosting::enables_changed(const Session *session, const std::vector<engine::
     publish_tables(*it->second);
 }
 
+void Hosting::capture_requested(const Session *session, const engine::SessionEnable &request)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = hosted_.find(session);
+    if (it == hosted_.end())
+        return;
+    CaptureRecord rec{};
+    rec.guid = request.guid;
+    rec.level = request.level;
+    rec.match_any = request.match_any;
+    rec.match_all = request.match_all;
+    SystemRegistry::get()->publish_capture(it->second->slot, rec);
+}
+
 void Hosting::stopping(const Session *session)
 {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -429,6 +443,11 @@ void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::Chan
     case Request::Grant:
         with_props = false;
         st = grant(s, req.grant.uid, req.grant.rights);
+        break;
+    case Request::CaptureState:
+        with_props = false;
+        st = engine_.capture_state(s, req.enable.guid, std::uint8_t(req.enable.level), req.enable.match_any,
+                                   req.enable.match_all);
         break;
     case Request::StackTracing:
         with_props = false;

@@ -55,6 +55,8 @@ public:
     void host(std::unique_ptr<Claim> claim, const std::shared_ptr<Session> &session, const Properties &props) override;
     std::size_t enable_limit(const Session *session) override;
     void enables_changed(const Session *session, const std::vector<engine::SessionEnable> &enables) override;
+    void capture_requested(const Session *session, const engine::SessionEnable &request) override;
+    void provider_unregistered() override;
     void stopping(const Session *session) override;
     void stopped(const Session *session) override;
     void provider_registered() override;
@@ -98,6 +100,11 @@ private:
     // other processes as their enable tables say (remote_providers.cpp).
     void sync_remote();
     void start_watcher();
+    // The capture requests of the sessions this process's providers write
+    // into that it has not delivered yet. Caller holds sync_mutex_.
+    void deliver_captures(SystemRegistry &reg, const std::map<std::uint64_t, RegistryEntry> &sessions);
+    // Rewrites this process's file of registrations when they changed (provider_table.hpp).
+    void publish_own_registrations();
 
     Engine &engine_;
     std::mutex mutex_; // taken inside the engine's lock, never around a call into the engine
@@ -107,7 +114,14 @@ private:
     std::mutex sync_mutex_; // one sync_remote at a time; taken before the engine's lock
     std::map<std::uint64_t, std::shared_ptr<Session>> remote_targets_;
     std::map<std::uint64_t, std::uint32_t> remote_denied_; // key -> enable sequence when refused
-    bool watcher_started_ = false;                         // guarded by mutex_
+    // Per attached session (key as remote_targets_): its capture requests
+    // this process has delivered (SystemRegistry::captures' count).
+    std::map<std::uint64_t, std::uint32_t> captures_seen_;
+    // What this process last published of its registrations (provider_table.hpp).
+    std::mutex registrations_mutex_; // taken after sync_mutex_, before the engine's lock
+    std::vector<std::pair<etw_guid, std::uint32_t>> published_registrations_;
+    bool registrations_published_ = false;
+    bool watcher_started_ = false; // guarded by mutex_
 };
 
 // The process's engine with the process's hosting installed: what the

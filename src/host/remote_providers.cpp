@@ -4,9 +4,11 @@
 // providers, as writers, to the sessions that enable them.
 #include "host/hosting.hpp"
 
+#include "host/provider_table.hpp"
 #include "host/session_channel.hpp"
 
 #include "platform/host.hpp"
+#include "platform/process.hpp"
 #include "platform/region.hpp"
 #include "platform/sync.hpp"
 
@@ -40,7 +42,7 @@ void Hosting::provider_registered()
         std::lock_guard<std::mutex> lock(mutex_);
         start_watcher();
     }
-    sync_remote();
+    sync_remote(); // which lists it, once attached to the sessions enabling it
 }
 
 void Hosting::start_watcher()
@@ -114,9 +116,15 @@ void Hosting::sync_remote()
         Status st = request_writer(*reg, e, &region, &params);
         if (st)
             st = Session::attach_writer(region, params, &target);
-        if (st)
+        if (st) {
             remote_targets_[t] = target;
-        else
+            // Requests from now on are this process's: counted before its
+            // providers hear they are enabled, so none made after that is missed.
+            std::uint32_t count = 0, lost = 0;
+            std::vector<CaptureRecord> none;
+            reg->captures(e, 0, &count, &none, &lost);
+            captures_seen_[t] = count;
+        } else
             remote_denied_[t] = seq;
     }
     // Publish the new lists; sessions no longer wanted are let go after the
@@ -140,10 +148,75 @@ void Hosting::sync_remote()
             ++t;
             continue;
         }
+        captures_seen_.erase(t->first);
         dropped.push_back(std::move(t->second));
         t = remote_targets_.erase(t);
     }
     engine_.set_remote_enables(std::move(next));
+    deliver_captures(*reg, needed);
+    // Listed once attached: a controller that sees the process listed can
+    // ask it to capture state and be heard.
+    publish_own_registrations();
+}
+
+void Hosting::deliver_captures(SystemRegistry &reg, const std::map<std::uint64_t, RegistryEntry> &sessions)
+{
+    // Caller holds sync_mutex_: each request reaches each registration once.
+    // A session starts from its count when this process attached to it:
+    // requests made before are not delivered (the enable callback that
+    // comes with attaching is the cue to log state then).
+    for (const auto &[t, e] : sessions) {
+        auto target = remote_targets_.find(t);
+        if (target == remote_targets_.end())
+            continue;
+        auto seen = captures_seen_.find(t);
+        std::uint32_t count = 0, lost = 0;
+        std::vector<CaptureRecord> recs;
+        if (!reg.captures(e, seen == captures_seen_.end() ? 0 : seen->second, &count, &recs, &lost))
+            continue;
+        if (seen == captures_seen_.end()) {
+            captures_seen_[t] = count;
+            continue;
+        }
+        seen->second = count;
+        // Requests overwritten in the ring before this read (more than
+        // kSlotCaptures between two passes) are lost; the newest are kept.
+        for (const CaptureRecord &r : recs) {
+            engine::EnableInfo info;
+            info.is_enabled = 2;
+            info.level = std::uint8_t(r.level);
+            info.match_any = r.match_any;
+            info.match_all = r.match_all;
+            info.session_handle = e.handle;
+            engine_.deliver_remote_capture(target->second.get(), r.guid, info);
+        }
+    }
+}
+
+void Hosting::provider_unregistered() { publish_own_registrations(); }
+
+void Hosting::publish_own_registrations()
+{
+    // Only into a namespace of this process's own user, whose folder its
+    // host checked (nobody else writes there, docs/SYSTEM_SESSIONS.md): never
+    // into a folder someone else could plant links in.
+    SystemRegistry *reg = SystemRegistry::get();
+    if (!reg || reg->owner() != platform::effective_user_id())
+        return;
+    const std::string &path = reg->path();
+    std::lock_guard<std::mutex> lock(registrations_mutex_);
+    std::vector<std::pair<etw_guid, std::uint32_t>> now = engine_.registrations();
+    auto same = [](const std::pair<etw_guid, std::uint32_t> &a, const std::pair<etw_guid, std::uint32_t> &b) {
+        return std::memcmp(&a.first, &b.first, sizeof a.first) == 0 && a.second == b.second;
+    };
+    if (registrations_published_ && now.size() == published_registrations_.size() &&
+        std::equal(now.begin(), now.end(), published_registrations_.begin(), same))
+        return;
+    // Not written (a folder this process may not write, none yet): asked again at the next change or pass.
+    if (!publish_registrations(path, now))
+        return;
+    published_registrations_ = std::move(now);
+    registrations_published_ = true;
 }
 
 } // namespace openetw::host

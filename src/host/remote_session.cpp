@@ -36,6 +36,13 @@ Status RemoteSession::enable(const EnableRecord &rec, bool enable)
     return request_enable(registry_, entry_, rec, enable);
 }
 
+Status RemoteSession::capture_state(const EnableRecord &rec)
+{
+    if (Status st = reachable("it can only be stopped"); !st)
+        return st;
+    return request_capture(registry_, entry_, rec);
+}
+
 Status RemoteSession::grant(std::uint32_t uid, std::uint32_t rights)
 {
     if (Status st = reachable("it can only be stopped"); !st)

@@ -19,6 +19,7 @@ public:
     Status flush(Properties *props);
     Status stop(Properties *props);
     Status enable(const EnableRecord &rec, bool enable);
+    Status capture_state(const EnableRecord &rec);
     Status grant(std::uint32_t uid, std::uint32_t rights);
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);
     Status set_profile_interval(std::uint32_t interval_100ns);

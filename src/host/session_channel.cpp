@@ -96,6 +96,13 @@ Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableR
     return status_request(reg, e, Request::Enable, w.bytes);
 }
 
+Status request_capture(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec)
+{
+    Writer w;
+    w.put(&rec, sizeof rec);
+    return status_request(reg, e, Request::CaptureState, w.bytes);
+}
+
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant)
 {
     Writer w;
@@ -252,6 +259,8 @@ std::int64_t max_request_body(std::uint32_t kind)
         return std::int64_t(sizeof(EnableRecord)) + 4;
     case Request::Grant:
         return std::int64_t(sizeof(GrantRecord));
+    case Request::CaptureState:
+        return std::int64_t(sizeof(EnableRecord));
     case Request::StackTracing:
         return 4 + std::int64_t(ETW_MAX_STACK_TRACING_EVENTS * sizeof(etw_classic_event_id));
     case Request::ProfileInterval:
@@ -288,6 +297,9 @@ Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, 
     }
     case Request::Grant:
         ok = r.get(&out->grant, sizeof out->grant);
+        break;
+    case Request::CaptureState:
+        ok = r.get(&out->enable, sizeof out->enable);
         break;
     case Request::StackTracing: {
         std::uint32_t n = 0;

@@ -2,9 +2,10 @@
 // (docs/SYSTEM_SESSIONS.md, "Requests"): one connection to the host's
 // channel per request. The host learns the caller's user from the kernel
 // and checks it against the session's rights before serving:
-//   control (query, update, flush, stop, enable a provider, grant) needs
-//   ETW_SESSION_RIGHT_CONTROL; a writer (the region's descriptor and the
-//   parameters to write with) needs _LOG; a real-time feed needs _CONSUME.
+//   control (query, update, flush, stop, enable a provider, capture state,
+//   grant) needs ETW_SESSION_RIGHT_CONTROL; a writer (the region's
+//   descriptor and the parameters to write with) needs _LOG; a real-time
+//   feed needs _CONSUME.
 // Every length read from a connection is checked before use.
 #pragma once
 
@@ -32,6 +33,7 @@ enum class Request : std::uint32_t {
     FlushTo = 10,         // a buffering session's snapshot to a path: the host's own user or root only
     StackTracing = 11,    // the kernel events that carry stacks (control right)
     ProfileInterval = 12, // a system logger's profile interval (control right)
+    CaptureState = 13,    // ask a provider's registrations to log their state (control right)
 };
 
 // The right a request needs (ETW_SESSION_RIGHT_*).
@@ -44,6 +46,8 @@ std::uint32_t right_needed(Request r);
 Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code, Properties *props);
 // Enable (enable = false: disable) a provider in the session.
 Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable);
+// CaptureState: rec names the provider, the level and keywords its callbacks get.
+Status request_capture(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec);
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant);
 Status request_options(SystemRegistry &reg, const RegistryEntry &e, SessionOptions *out);
 Status request_stack_tracing(SystemRegistry &reg, const RegistryEntry &e,
@@ -79,7 +83,7 @@ private:
 struct IncomingRequest {
     Request code{};
     Properties props;      // Query..Stop
-    EnableRecord enable{}; // Enable
+    EnableRecord enable{}; // Enable, CaptureState
     bool enable_on = false;
     GrantRecord grant{};                            // Grant
     std::u16string path;                            // FlushTo

@@ -55,6 +55,10 @@ public:
     {
         return engine().enable_provider(s_, provider, on, level, any, all);
     }
+    Status capture_state(const etw_guid &provider, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    {
+        return engine().capture_state(s_, provider, level, any, all);
+    }
     Status grant(std::uint32_t uid, std::uint32_t rights) override
     {
         return Hosting::instance().grant(s_, uid, rights);
@@ -119,6 +123,18 @@ public:
         Status st = r_.enable(rec, on);
         if (st)
             Hosting::instance().sync_providers();
+        return st;
+    }
+    Status capture_state(const etw_guid &provider, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    {
+        EnableRecord rec{};
+        rec.guid = provider;
+        rec.level = level;
+        rec.match_any = any;
+        rec.match_all = all;
+        Status st = r_.capture_state(rec);
+        if (st)
+            Hosting::instance().sync_providers(); // this process's registrations answer before the call returns
         return st;
     }
     Status grant(std::uint32_t uid, std::uint32_t rights) override { return r_.grant(uid, rights); }

@@ -46,6 +46,11 @@ public:
     // hear of it before the call returns.
     virtual Status enable(const etw_guid &provider, bool enable, std::uint8_t level, std::uint64_t match_any,
                           std::uint64_t match_all) = 0;
+    // EVENT_CONTROL_CODE_CAPTURE_STATE: the provider's registrations the
+    // session enables log their state; this process's hear of it before the
+    // call returns. ETW_ERROR_WMI_GUID_NOT_FOUND when the session does not enable it.
+    virtual Status capture_state(const etw_guid &provider, std::uint8_t level, std::uint64_t match_any,
+                                 std::uint64_t match_all) = 0;
     virtual Status grant(std::uint32_t uid, std::uint32_t rights) = 0;
     // The kernel events that carry their stacks (etw_session_set_stack_tracing).
     virtual Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) = 0;

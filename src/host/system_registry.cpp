@@ -54,6 +54,14 @@ struct alignas(64) RegistrySlot {
     EnableRecord enables[kSlotEnables];
     std::uint32_t grant_count;
     GrantRecord grants[kSlotGrants];
+    // Capture requests (publish_capture): capture_count requests since the
+    // claim; request n is in captures[n % kSlotCaptures] while its seq is n
+    // (0 while the host rewrites it).
+    std::atomic<std::uint32_t> capture_count;
+    struct {
+        std::atomic<std::uint32_t> seq;
+        CaptureRecord rec;
+    } captures[kSlotCaptures];
 };
 
 namespace {
@@ -279,6 +287,9 @@ Status SystemRegistry::claim(const std::u16string &name, const etw_guid &guid, s
         std::atomic_ref<std::uint32_t>(s.enable_count).store(0, std::memory_order_release);
         std::atomic_ref<std::uint32_t>(s.grant_count).store(0, std::memory_order_release);
         s.ten_seq.fetch_add(1, std::memory_order_release);
+        s.capture_count.store(0, std::memory_order_release);
+        for (auto &c : s.captures)
+            c.seq.store(0, std::memory_order_release);
         s.state.store(Claimed, std::memory_order_release);
         *out_slot = free_slot;
         *out_generation = gen;
@@ -519,6 +530,48 @@ bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *e
         return s.generation.load(std::memory_order_acquire) == e.generation;
     }
     return false;
+}
+
+void SystemRegistry::publish_capture(std::uint32_t i, const CaptureRecord &rec)
+{
+    if (!writable_)
+        return;
+    RegistrySlot &s = slot(i);
+    const std::uint32_t n = s.capture_count.load(std::memory_order_acquire) + 1;
+    auto &c = s.captures[n % kSlotCaptures];
+    c.seq.store(0, std::memory_order_release); // a reader copying the old request throws its copy away
+    store_bytes(&c.rec, &rec, sizeof rec);
+    c.seq.store(n, std::memory_order_release);
+    s.capture_count.store(n, std::memory_order_release);
+    bump_enables();
+}
+
+bool SystemRegistry::captures(const RegistryEntry &e, std::uint32_t seen, std::uint32_t *count,
+                              std::vector<CaptureRecord> *out, std::uint32_t *lost)
+{
+    out->clear();
+    *lost = 0;
+    if (e.slot >= kRegistrySlots)
+        return false;
+    RegistrySlot &s = slot(e.slot);
+    const std::uint32_t now = s.capture_count.load(std::memory_order_acquire);
+    *count = now;
+    if (now - seen > kSlotCaptures) { // also a scribbled count: read what the ring holds
+        *lost = now - seen - kSlotCaptures;
+        seen = now - kSlotCaptures;
+    }
+    for (std::uint32_t n = seen + 1; n != now + 1; ++n) {
+        auto &c = s.captures[n % kSlotCaptures];
+        CaptureRecord rec;
+        const bool before = c.seq.load(std::memory_order_acquire) == n;
+        load_bytes(&rec, &c.rec, sizeof rec);
+        // The acquire loads above keep this check after them.
+        if (before && c.seq.load(std::memory_order_relaxed) == n)
+            out->push_back(rec);
+        else
+            ++*lost; // overwritten by a later request meanwhile
+    }
+    return s.generation.load(std::memory_order_acquire) == e.generation;
 }
 
 } // namespace openetw::host

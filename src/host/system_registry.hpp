@@ -35,6 +35,16 @@ struct EnableRecord {
     std::uint32_t level;
     std::uint32_t reserved;
 };
+// A capture-state request of a session (EVENT_CONTROL_CODE_CAPTURE_STATE),
+// as providers of other processes read it.
+inline constexpr std::uint32_t kSlotCaptures = 16; // requests kept for processes that have not read them yet
+struct CaptureRecord {
+    etw_guid guid;
+    std::uint64_t match_any;
+    std::uint64_t match_all;
+    std::uint32_t level;
+    std::uint32_t reserved;
+};
 // Rights (ETW_SESSION_RIGHT_*) a session grants a user.
 struct GrantRecord {
     std::uint32_t uid;
@@ -115,6 +125,15 @@ public:
     // A consistent copy of a session's tables (either may be null); false
     // when the slot no longer holds the session or the tables are damaged.
     bool tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants);
+    // Host: appends a capture request to the slot's ring of the last
+    // kSlotCaptures and wakes every process (enable_sequence changes).
+    void publish_capture(std::uint32_t slot, const CaptureRecord &rec);
+    // The session's capture requests after the first `seen`: *count receives
+    // how many it made since it started, out the ones still in the ring,
+    // oldest first, and *lost how many of those after `seen` were
+    // overwritten before this read. False when the slot no longer holds the session.
+    bool captures(const RegistryEntry &e, std::uint32_t seen, std::uint32_t *count, std::vector<CaptureRecord> *out,
+                  std::uint32_t *lost);
     // Changes whenever some session's enabled providers change or a session
     // ends; wait_enables sleeps (at most timeout_ms) while it equals seen.
     std::uint32_t enable_sequence() const;

@@ -15,7 +15,7 @@
 namespace openetw::kernel {
 
 // Every system call or page fault of the machine: 4 MB rings a processor
-// (the session drains them every 20 ms, system_logger.cpp).
+// (the session drains them every 20 ms, kernel_logger.hpp).
 inline constexpr std::uint32_t kHighVolumePages = 1024;
 // The flags whose records FileIoTracker makes from the file system calls.
 inline constexpr std::uint32_t kFileIoFlags = ETW_FLAG_DISK_FILE_IO | ETW_FLAG_FILE_IO | ETW_FLAG_FILE_IO_INIT;

@@ -78,7 +78,7 @@ public:
     void add(const TracepointFormat &format, const TracepointSample &sample);
     // Makes the records of the samples added up to hold (perf clock; the
     // later ones wait for the next flush, so that a buffer used again soon
-    // after is seen used: the logger's hold-back, system_logger.cpp), in
+    // after is seen used: the logger's hold-back, kernel_logger.hpp), in
     // their order; a call whose exit is not read yet waits too.
     void flush(const PerfClock &clock, std::uint64_t hold, const Emit &emit);
     // Sockets known (process and descriptor), for tests.

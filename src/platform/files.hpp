@@ -69,6 +69,9 @@ bool file_exists(const std::string &path) noexcept;
 std::string absolute_path(const std::string &path);
 // Removes a file (a region whose session stopped); no error when missing.
 void remove_file(const std::string &path) noexcept;
+// Replaces to with from in one step (readers see the old file or the new,
+// never a part): false when it could not.
+bool rename_file(const std::string &from, const std::string &to) noexcept;
 // The names in a folder (no "." or ".."); empty when it cannot be read.
 std::vector<std::string> list_folder(const std::string &folder);
 // True when path names a regular file this process may execute.

@@ -51,6 +51,16 @@ bool log_file_in_use(const std::string &path)
     return in_use;
 }
 
+// True when a session of that name runs (here or, system-wide, in a host).
+bool session_running(const std::string &name)
+{
+    etw_session *session = nullptr;
+    if (etw_session_open(&session, name.c_str()) != ETW_OK)
+        return false;
+    etw_session_close(session);
+    return true;
+}
+
 ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES props)
 {
     if (props == nullptr || handle == nullptr || name.text == nullptr)
@@ -83,15 +93,21 @@ ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES
     status = read_log_file_name(props, name.wide, &log_file);
     if (status != ERROR_SUCCESS)
         return status;
-    // The name's copy must not overwrite the log file name.
+    // The name's room ends where the log file name begins: a name that
+    // would overwrite it is too long for its room, as one past the block.
     if (name_offset != 0 && props->LogFileNameOffset != 0 && props->LogFileNameOffset >= name_offset &&
         props->LogFileNameOffset < name_offset + name_bytes)
-        return ERROR_INVALID_PARAMETER;
+        return ERROR_BAD_LENGTH;
     // "Wnode.Guid is SystemTraceControlGuid but InstanceName is not KERNEL_LOGGER_NAME".
     if (same_guid(props->Wnode.Guid, SystemTraceControlGuid) && session_name != KERNEL_LOGGER_NAMEA)
         return ERROR_INVALID_PARAMETER;
-    // "Another session is already using the file".
-    if (!log_file.empty() && log_file_in_use(log_file))
+    // A session that logs to a file needs its name: Windows says
+    // ERROR_BAD_PATHNAME (Wine's advapi32 tests record it for LogFileMode 0).
+    if (log_file.empty() && (props->LogFileMode & (EVENT_TRACE_REAL_TIME_MODE | EVENT_TRACE_BUFFERING_MODE)) == 0)
+        return ERROR_BAD_PATHNAME;
+    // "Another session is already using the file". The name is checked
+    // first: the same name again is ERROR_ALREADY_EXISTS, whatever its file.
+    if (!log_file.empty() && log_file_in_use(log_file) && !session_running(session_name))
         return ERROR_BAD_PATHNAME;
 
     PropsGuard p;
@@ -251,8 +267,6 @@ ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLON
     ULONG status = find_session(handle, nullptr, &s.session, &s.owned);
     if (status != ERROR_SUCCESS)
         return status == ERROR_WMI_INSTANCE_NOT_FOUND ? ERROR_INVALID_HANDLE : status;
-    if (code == EVENT_CONTROL_CODE_CAPTURE_STATE)
-        return ERROR_NOT_SUPPORTED; // libopenetw has no capture-state request
     etw_guid g;
     std::memcpy(&g, guid, sizeof g);
     return etw_session_enable_provider(s.session, &g, code, level, any, all);

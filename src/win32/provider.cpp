@@ -44,8 +44,17 @@ Table &table()
 void on_enable(const etw_provider_enable_info *info, void *user_data)
 {
     auto *reg = static_cast<Registration *>(user_data);
-    reg->level = info->level;
-    reg->any = info->match_any_keyword;
+    const bool capture = info->is_enabled == ETW_CONTROL_CODE_CAPTURE_STATE; // the enablement is unchanged
+    if (capture && reg->manifest) {
+        if (reg->enable != nullptr)
+            reg->enable(&reg->guid, EVENT_CONTROL_CODE_CAPTURE_STATE, static_cast<UCHAR>(info->level),
+                        info->match_any_keyword, info->match_all_keyword, nullptr, reg->context);
+        return;
+    }
+    if (!capture) {
+        reg->level = info->level;
+        reg->any = info->match_any_keyword;
+    }
     if (reg->manifest) {
         if (reg->enable != nullptr)
             reg->enable(&reg->guid,
@@ -64,7 +73,10 @@ void on_enable(const etw_provider_enable_info *info, void *user_data)
     wnode.Guid = reg->guid;
     wnode.Flags = WNODE_FLAG_TRACED_GUID;
     ULONG size = sizeof wnode;
-    reg->request(info->is_enabled != 0 ? WMI_ENABLE_EVENTS : WMI_DISABLE_EVENTS, reg->context, &size, &wnode);
+    reg->request(capture                 ? WMI_CAPTURE_STATE
+                 : info->is_enabled != 0 ? WMI_ENABLE_EVENTS
+                                         : WMI_DISABLE_EVENTS,
+                 reg->context, &size, &wnode);
 }
 
 ULONG add(std::unique_ptr<Registration> reg, uint64_t *out)

@@ -1,5 +1,10 @@
 /* A provider process of tests/host/host_test.cpp, using only the public C
  * API:  host_helper write GUID EVENTS THREADS
+ *       host_helper rundown GUID
+ * rundown registers GUID and waits (at most 20 s) for a capture-state
+ * callback (is_enabled 2), answers it with one event numbered 900000000 + the
+ * callback's level, prints "captured" and exits 0 (4 on timeout).
+ * write:
  * Registers the provider GUID, waits (at most 5 s) until a session enables
  * it, writes EVENTS events (the event number as payload) from THREADS
  * threads, prints "written W dropped D failed F" and exits 0 when every
@@ -44,10 +49,55 @@ static void *run(void *arg)
     return NULL;
 }
 
+static etw_provider *volatile g_rundown_provider;
+static etw_guid g_rundown_guid;
+static volatile int g_captured;
+
+/* The capture-state answer: one event, written from the callback. */
+static void on_enable(const etw_provider_enable_info *info, void *user_data)
+{
+    (void)user_data;
+    if (info->is_enabled != ETW_CONTROL_CODE_CAPTURE_STATE || !g_rundown_provider)
+        return;
+    struct {
+        etw_event_trace_header h;
+        unsigned long long n;
+    } ev;
+    memset(&ev, 0, sizeof ev);
+    ev.h.Size = sizeof ev;
+    ev.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+    ev.h.Guid = g_rundown_guid;
+    ev.h.Class.Type = ETW_TYPE_DC_START;
+    ev.h.Class.Level = ETW_LEVEL_INFORMATION;
+    ev.n = 900000000ull + info->level;
+    if (etw_provider_trace_event(g_rundown_provider, &ev.h) == ETW_OK)
+        __atomic_store_n(&g_captured, 1, __ATOMIC_SEQ_CST);
+}
+
+static int rundown(const etw_guid *guid)
+{
+    etw_provider *p = NULL;
+    g_rundown_guid = *guid;
+    if (etw_provider_register(&p, guid, on_enable, NULL, NULL) != ETW_OK) {
+        fprintf(stderr, "register: %s\n", etw_last_error_message());
+        return 1;
+    }
+    g_rundown_provider = p;
+    for (int i = 0; i < 2000 && !__atomic_load_n(&g_captured, __ATOMIC_SEQ_CST); ++i) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    const int captured = __atomic_load_n(&g_captured, __ATOMIC_SEQ_CST);
+    etw_provider_unregister(p);
+    printf("%s\n", captured ? "captured" : "no capture-state request within 20 s");
+    return captured ? 0 : 4;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5 || strcmp(argv[1], "write") != 0) {
-        fprintf(stderr, "usage: host_helper write GUID EVENTS THREADS\n");
+    const int is_rundown = argc == 3 && strcmp(argv[1], "rundown") == 0;
+    if (!is_rundown && (argc != 5 || strcmp(argv[1], "write") != 0)) {
+        fprintf(stderr, "usage: host_helper write GUID EVENTS THREADS | rundown GUID\n");
         return 2;
     }
     etw_guid guid;
@@ -63,6 +113,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bad GUID %s\n", argv[2]);
         return 2;
     }
+    if (is_rundown)
+        return rundown(&guid);
     const unsigned long events = strtoul(argv[3], NULL, 10), threads = strtoul(argv[4], NULL, 10);
     if (threads < 1 || threads > 16)
         return 2;

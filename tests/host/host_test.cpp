@@ -65,6 +65,42 @@ TEST(Host, ASessionOutlivesItsStarterAndEveryStepIsAnotherProcess)
     EXPECT_EQ(fc.numbers.size(), 100000u) << "an event is missing or appears twice";
 }
 
+// Capture state through openetw-hostd (issue #31): a provider process that
+// `etwctl providers` lists, with the session enabling it, gets the
+// capture-state request another etwctl makes, and the event it writes in
+// answer is in the session's file.
+TEST(Host, CaptureStateReachesAProviderProcessThatEtwctlProvidersLists)
+{
+    const std::string file = g_ns.path("capture.etl");
+    Proc r = etwctl({"start", "HostCapture", "--file", file});
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = etwctl({"enable", "HostCapture", kGuid, "--level", "4", "--flags", "0x30"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    Proc helper;
+    std::thread t([&] { helper = run({env("HOST_HELPER"), "rundown", kGuid}, nullptr, 30s); });
+    bool listed_there = false;
+    for (int i = 0; i < 1000 && !listed_there; ++i) {
+        r = etwctl({"providers", kGuid});
+        listed_there = r.status == 0 && r.out.find("(host_helper): 1 registration") != std::string::npos;
+        if (!listed_there)
+            std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_TRUE(listed_there) << r.out;
+    EXPECT_NE(r.out.find("enabled by HostCapture: level 4, keywords any 0x30 all 0x0"), std::string::npos) << r.out;
+    r = etwctl({"capture-state", "HostCapture", kGuid, "--level", "2"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    t.join();
+    EXPECT_EQ(helper.status, 0) << helper.out;
+    r = etwctl({"stop", "HostCapture"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    const FileCount fc = count_file(file);
+    ASSERT_EQ(fc.open, ETW_OK);
+    EXPECT_EQ(fc.events, 1u);
+    EXPECT_EQ(fc.numbers.count(900000002u), 1u) << "the answer to the capture request (level 2) is not in the file";
+    r = etwctl({"providers", kGuid});
+    EXPECT_EQ(r.status, 1) << "the exited provider or the stopped session is still listed: " << r.out;
+}
+
 TEST(Host, OneHostServesEveryStarterOfTheNamespace)
 {
     ASSERT_EQ(etwctl({"start", "HostOneA", "--file", g_ns.path("a.etl")}).status, 0);

@@ -53,7 +53,12 @@ typedef struct xp_shared {
     uint64_t processed; /* 1 after etw_consumer_process returned */
     uint64_t process_status;
     uint64_t bad_payload; /* events with a wrong magic or fill bytes */
-    uint64_t reserved[11];
+    /* Provider: capture-state callbacks (is_enabled 2), each answered with one rundown event. */
+    uint64_t capture_calls;
+    uint64_t capture_level; /* of the last one */
+    uint64_t capture_any;
+    uint64_t rundown_status; /* etw_provider_trace_event's status for the last rundown event */
+    uint64_t reserved[7];
     xp_thread threads[XP_MAX_THREADS];
 } xp_shared;
 
@@ -70,6 +75,10 @@ typedef struct xp_payload {
     uint16_t thread;   /* thread index in that process */
     uint64_t seq;      /* 0, 1, ... per thread: the value of started before the write */
 } xp_payload;
+
+/* A rundown event (written from a capture-state callback): an xp_payload
+ * with this magic, thread 0xFFFF and seq the capture count, nothing after. */
+#define XP_RUNDOWN_MAGIC 0x4E445258u /* "XRDN" */
 
 static inline uint8_t xp_fill_byte(uint32_t provider, uint32_t thread, uint64_t seq)
 {

@@ -191,6 +191,7 @@ struct Scan {
     std::string message;
     std::uint64_t events = 0;      // of the GUID
     std::uint64_t bad_payload = 0; // wrong magic, short, or wrong fill bytes
+    std::uint64_t rundown = 0;     // rundown events (XP_RUNDOWN_MAGIC), not in keys
     std::vector<std::uint64_t> keys;
     std::array<std::uint64_t, 256> levels{};
     std::uint32_t header_events_lost = 0, buffers_written = 0;

@@ -175,10 +175,41 @@ typedef struct thread_ctx {
     pthread_t tid;
 } thread_ctx;
 
+/* The provider of a provider process (one per process), for its rundown events. */
+static etw_provider *volatile g_provider;
+static etw_guid g_provider_guid;
+static uint32_t g_provider_index;
+
+/* Answers a capture-state request with one rundown event (Class.Type 3,
+ * DC_START), written from inside the callback as a provider does. */
+static void rundown(xp_shared *s, const etw_provider_enable_info *info)
+{
+    const uint64_t n = xp_add(&s->capture_calls, 1);
+    xp_store(&s->capture_level, info->level);
+    xp_store(&s->capture_any, info->match_any_keyword);
+    struct {
+        etw_event_trace_header h;
+        xp_payload pl;
+    } ev;
+    memset(&ev, 0, sizeof ev);
+    ev.h.Size = (uint16_t)sizeof ev;
+    ev.h.Flags = ETW_WNODE_FLAG_TRACED_GUID;
+    ev.h.Guid = g_provider_guid;
+    ev.h.Class.Type = 3;
+    ev.h.Class.Level = 1;
+    ev.pl.magic = XP_RUNDOWN_MAGIC;
+    ev.pl.provider = (uint16_t)g_provider_index;
+    ev.pl.thread = 0xFFFF;
+    ev.pl.seq = n;
+    xp_store(&s->rundown_status, g_provider ? etw_provider_trace_event(g_provider, &ev.h) : 0xFFFFFFFFu);
+}
+
 static void on_enable(const etw_provider_enable_info *info, void *user_data)
 {
     xp_shared *s = (xp_shared *)user_data;
-    if (info->is_enabled) {
+    if (info->is_enabled == ETW_CONTROL_CODE_CAPTURE_STATE) {
+        rundown(s, info);
+    } else if (info->is_enabled) {
         xp_store(&s->last_level, info->level);
         xp_store(&s->last_any, info->match_any_keyword);
         xp_store(&s->last_all, info->match_all_keyword);
@@ -283,7 +314,10 @@ static int provider(void)
     if (threads > XP_MAX_THREADS)
         threads = XP_MAX_THREADS;
     xp_shared *s = p.shared;
+    g_provider_guid = p.guid;
+    g_provider_index = p.index;
     const etw_status st = etw_provider_register(&p.provider, &p.guid, on_enable, s, NULL);
+    g_provider = p.provider;
     xp_store(&s->register_status, st);
     xp_store(&s->registered, 1);
     if (st != ETW_OK)

@@ -47,6 +47,10 @@ Scan scan_file(const std::string &path, const etw_guid &guid)
             return 0;
         }
         std::memcpy(&pl, e->payload, sizeof pl);
+        if (pl.magic == XP_RUNDOWN_MAGIC && e->payload_size == sizeof pl) {
+            ++r.rundown;
+            return 0;
+        }
         if (pl.magic != XP_EVENT_MAGIC) {
             ++r.bad_payload;
             return 0;

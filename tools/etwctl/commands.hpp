@@ -13,6 +13,9 @@ int cmd_simple(Ctx &c, const Args &a); // stop, query, flush and update
 int cmd_list(Ctx &c, const Args &a);
 int cmd_enable(Ctx &c, const Args &a);
 int cmd_grant(Ctx &c, const Args &a);
+// providers [GUID]; capture-state NAME GUID [--level L] [--flags F] [--all-flags F] (providers.cpp)
+int cmd_providers(Ctx &c, const Args &a);
+int cmd_capture_state(Ctx &c, const Args &a);
 // collect URL --output DIR [--machine M] [--session S] [--force] [--credentials FILE]
 // (collect.cpp, in etwctl_collect: it needs the library's internal part).
 int cmd_collect(Ctx &c, const Args &a);

@@ -42,6 +42,14 @@ int run(const std::vector<std::string> &args, std::FILE *out, std::FILE *err)
         Args p = split(a, 1, {"disable"});
         return p.error.empty() ? cmd_enable(c, p) : c.usage(p.error);
     }
+    if (c.command == "providers") {
+        Args p = split(a, 1, {});
+        return p.error.empty() ? cmd_providers(c, p) : c.usage(p.error);
+    }
+    if (c.command == "capture-state") {
+        Args p = split(a, 1, {});
+        return p.error.empty() ? cmd_capture_state(c, p) : c.usage(p.error);
+    }
     if (c.command == "grant") {
         Args p = split(a, 1, {});
         return p.error.empty() ? cmd_grant(c, p) : c.usage(p.error);

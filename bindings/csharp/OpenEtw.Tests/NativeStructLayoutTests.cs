@@ -17,6 +17,8 @@ namespace OpenEtw.Tests
             Assert.Equal(16, Unsafe.SizeOf<EventDescriptorNative>());
             Assert.Equal(16, Unsafe.SizeOf<EventDataDescriptorNative>());
             Assert.Equal(16, Unsafe.SizeOf<SessionHostInfoNative>());
+            Assert.Equal(8, Unsafe.SizeOf<ProviderProcessNative>());
+            Assert.Equal(168, Unsafe.SizeOf<ProviderSessionNative>());
             Assert.Equal(40, Unsafe.SizeOf<ProviderEnableInfoNative>());
             Assert.Equal(16, Unsafe.SizeOf<ExtendedItemNative>());
             Assert.Equal(200, Unsafe.SizeOf<RecordNative>());

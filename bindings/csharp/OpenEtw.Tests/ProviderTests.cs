@@ -35,6 +35,25 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void CaptureStateReachesTheCallbackAndLeavesTheEnablement()
+        {
+            using var scratch = new Scratch();
+            var guid = Guid.NewGuid();
+            var seen = new List<ProviderEnableInfo>();
+            using var props = Helpers.FileProperties(Scratch.SessionName("Capture"), scratch.File("capture.etl"));
+            using var provider = new Provider(guid, seen.Add);
+            using var session = Session.Start(props);
+            session.EnableProvider(guid, EtwLevel.Warning, 0x5);
+            session.CaptureState(guid, EtwLevel.Verbose, 0xF0);
+            Assert.Equal(new ProviderEnableInfo(true, EtwLevel.Verbose, 0xF0, 0, session.TraceHandle, true), seen[^1]);
+            Assert.False(provider.EnableInfo.CaptureState); // the enablement as it was
+            Assert.Equal(EtwLevel.Warning, provider.EnableInfo.Level);
+            Assert.False(provider.IsEnabled(EtwLevel.Verbose));
+            Assert.ThrowsAny<OpenEtwException>(() => session.CaptureState(Guid.NewGuid()));
+            Assert.Equal(2, seen.Count);
+        }
+
+        [Fact]
         public void WriteEventKeepsItsDescriptorAndActivityIds()
         {
             using var scratch = new Scratch();

@@ -164,6 +164,17 @@ namespace OpenEtw
             EnableCallbackErrors.Run(() => N.etw_session_enable_provider(
                 _handle, provider, N.ETW_CONTROL_CODE_ENABLE_PROVIDER, (byte)level, matchAnyKeyword, matchAllKeyword));
 
+        /// <summary>
+        /// Asks the provider's registrations this session enables to log their state
+        /// (EVENT_CONTROL_CODE_CAPTURE_STATE): each callback gets <see cref="ProviderEnableInfo.CaptureState"/>
+        /// true with this call's level and keywords; the enablement does not change. Throws for
+        /// a GUID the session does not enable (ETW_ERROR_WMI_GUID_NOT_FOUND).
+        /// </summary>
+        public void CaptureState(Guid provider, EtwLevel level = EtwLevel.None, ulong matchAnyKeyword = 0,
+                                 ulong matchAllKeyword = 0) =>
+            EnableCallbackErrors.Run(() => N.etw_session_enable_provider(
+                _handle, provider, N.ETW_CONTROL_CODE_CAPTURE_STATE, (byte)level, matchAnyKeyword, matchAllKeyword));
+
         /// <summary>Disables a provider GUID for this session.</summary>
         public void DisableProvider(Guid provider) =>
             EnableCallbackErrors.Run(() => N.etw_session_enable_provider(

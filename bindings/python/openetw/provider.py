@@ -30,6 +30,9 @@ class EnableInfo:
     match_any_keyword: int   # OR of the sessions' flags (all bits when one gave 0)
     match_all_keyword: int
     session_handle: int      # the session whose change caused the call (0 at registration)
+    # A capture-state request (is_enabled 2, ETW_CONTROL_CODE_CAPTURE_STATE): log your
+    # state; level and keywords are the request's, the enablement is unchanged.
+    capture_state: bool = False
 
 
 _pending = threading.local()
@@ -56,7 +59,7 @@ def _enable_callable(callback: Callable[[EnableInfo], object]) -> Callable:
     # unregister, and a cycle through it would be invisible to the GC.
     def call(is_enabled: int, level: int, any_kw: int, all_kw: int, session: int) -> None:
         try:
-            callback(EnableInfo(bool(is_enabled), level, any_kw, all_kw, session))
+            callback(EnableInfo(bool(is_enabled), level, any_kw, all_kw, session, is_enabled == 2))
         except BaseException as error:
             errors = getattr(_pending, "errors", None)
             if errors is None or errors:

@@ -241,6 +241,18 @@ class Session:
             _native.etw_session_enable_provider(self._live(), _guid_bytes(guid), ENABLE, level,
                                                 match_any_keyword, match_all_keyword)
 
+    def capture_state(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
+                      match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:
+        """Asks the provider's registrations this session enables to log their
+        state (EVENT_CONTROL_CODE_CAPTURE_STATE): each callback gets an
+        EnableInfo with capture_state True and this call's level and keywords;
+        the enablement does not change. NotFoundError (ETW_ERROR_WMI_GUID_NOT_FOUND)
+        when the session does not enable the GUID."""
+        with reraise_enable_errors():
+            _native.etw_session_enable_provider(self._live(), _guid_bytes(guid),
+                                                _native.ETW_CONTROL_CODE_CAPTURE_STATE, level,
+                                                match_any_keyword, match_all_keyword)
+
     def disable_provider(self, guid: Union[uuid.UUID, str, bytes]) -> None:
         with reraise_enable_errors():
             _native.etw_session_enable_provider(self._live(), _guid_bytes(guid), DISABLE, 0, 0, 0)

@@ -39,6 +39,19 @@ def test_file_session_round_trip(tmp_path, name, guid):
     assert {(r.guid, r.opcode, r.level, r.version) for r in records} == {(guid, 1, 4, 3)}
 
 
+def test_capture_state_reaches_the_callback_without_changing_the_enablement(tmp_path, name, guid):
+    calls = []
+    with Provider(guid, calls.append) as provider:
+        with Session(file_props(name, tmp_path / "c.etl")) as session:
+            session.enable_provider(guid, level=Level.WARNING, match_any_keyword=0x5)
+            session.capture_state(guid, level=Level.VERBOSE, match_any_keyword=0xF0)
+            assert calls[-1] == openetw.EnableInfo(True, 5, 0xF0, 0, session.handle, True)
+            assert provider.is_enabled(Level.WARNING, 0x4) and not provider.is_enabled(Level.VERBOSE)
+            with pytest.raises(openetw.NotFoundError):
+                session.capture_state(uuid.uuid4())
+            assert len(calls) == 2
+
+
 def test_context_manager_stops_only_sessions_it_started(tmp_path, name):
     props = file_props(name, tmp_path / "b.etl")
     with Session(props):

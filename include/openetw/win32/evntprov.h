@@ -100,7 +100,9 @@ typedef struct _EVENT_FILTER_HEADER {
     ULONG NextOffset;
 } EVENT_FILTER_HEADER, *PEVENT_FILTER_HEADER;
 
-/* IsEnabled: EVENT_CONTROL_CODE_ENABLE_PROVIDER (1) or _DISABLE_PROVIDER (0).
+/* IsEnabled: EVENT_CONTROL_CODE_ENABLE_PROVIDER (1), _DISABLE_PROVIDER (0),
+ * or _CAPTURE_STATE (2: log your state; Level and the keywords are the
+ * request's, the enablement is unchanged).
  * Called on the thread that changes the enablement (or OpenETW's
  * notification thread for a session of another process); FilterData is NULL. */
 typedef VOID (NTAPI *PENABLECALLBACK)(LPCGUID SourceId, ULONG IsEnabled, UCHAR Level,

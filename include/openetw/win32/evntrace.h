@@ -643,6 +643,32 @@ typedef enum _TRACE_QUERY_INFO_CLASS {
     MaxTraceSetInfoClass
 } TRACE_QUERY_INFO_CLASS, TRACE_INFO_CLASS;
 
+/* EnumerateTraceGuidsEx(TraceGuidQueryInfo): a TRACE_GUID_INFO, then
+ * InstanceCount TRACE_PROVIDER_INSTANCE_INFO blocks, each followed by its
+ * EnableCount TRACE_ENABLE_INFO entries. */
+typedef struct _TRACE_GUID_INFO {
+    ULONG InstanceCount;
+    ULONG Reserved;
+} TRACE_GUID_INFO, *PTRACE_GUID_INFO;
+
+typedef struct _TRACE_PROVIDER_INSTANCE_INFO {
+    ULONG NextOffset; /* from this block to the next; 0 for the last */
+    ULONG EnableCount;
+    ULONG Pid;
+    ULONG Flags; /* TRACE_PROVIDER_FLAG_* */
+} TRACE_PROVIDER_INSTANCE_INFO, *PTRACE_PROVIDER_INSTANCE_INFO;
+
+typedef struct _TRACE_ENABLE_INFO {
+    ULONG IsEnabled;
+    UCHAR Level;
+    UCHAR Reserved1;
+    USHORT LoggerId;
+    ULONG EnableProperty;
+    ULONG Reserved2;
+    ULONGLONG MatchAnyKeyword;
+    ULONGLONG MatchAllKeyword;
+} TRACE_ENABLE_INFO, *PTRACE_ENABLE_INFO;
+
 /* A kernel event by class GUID and event type (TraceStackTracingInfo). */
 typedef struct _CLASSIC_EVENT_ID {
     GUID EventGuid;
@@ -714,6 +740,30 @@ ULONG WMIAPI TraceSetInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS Inf
  * receives the bytes written, or those needed with ERROR_BAD_LENGTH. */
 ULONG WMIAPI TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS InformationClass,
                                    PVOID TraceInformation, ULONG InformationLength, PULONG ReturnLength);
+
+/* The providers of the namespace (etw_provider_list, etw_provider_query):
+ * TraceGuidQueryList writes their GUIDs (InBuffer NULL, InBufferSize 0);
+ * TraceGuidQueryInfo, for the GUID in InBuffer (InBufferSize
+ * sizeof(GUID)), a TRACE_GUID_INFO with a TRACE_PROVIDER_INSTANCE_INFO per
+ * registering process (one with TRACE_PROVIDER_FLAG_PRE_ENABLE and Pid 0
+ * when sessions enable it and no process registers it), each followed by a
+ * TRACE_ENABLE_INFO per session enabling it. *ReturnLength receives the
+ * bytes written, or with ERROR_INSUFFICIENT_BUFFER (OutBufferSize too small,
+ * 0 included) those needed. ERROR_INVALID_PARAMETER for a NULL
+ * ReturnLength, OutBuffer NULL with a size, a wrong InBuffer for the class;
+ * ERROR_WMI_GUID_NOT_FOUND for a GUID nobody registers or enables;
+ * ERROR_NOT_SUPPORTED for the other classes. */
+/* The registered providers, each once, into the structures GuidPropertiesArray
+ * points to: Guid and, when a session enables it, IsEnable TRUE with the first
+ * such session's LoggerId (its handle's low 16 bits), EnableLevel and
+ * EnableFlags (the low 32 bits of its MatchAnyKeyword). *GuidCount receives
+ * how many there are; ERROR_MORE_DATA when PropertyArrayCount is smaller (the
+ * first PropertyArrayCount are filled). ERROR_INVALID_PARAMETER for a NULL
+ * array, element or GuidCount, or a count of 0. */
+ULONG WMIAPI EnumerateTraceGuids(PTRACE_GUID_PROPERTIES *GuidPropertiesArray, ULONG PropertyArrayCount,
+                                 PULONG GuidCount);
+ULONG WMIAPI EnumerateTraceGuidsEx(TRACE_QUERY_INFO_CLASS TraceQueryInfoClass, PVOID InBuffer, ULONG InBufferSize,
+                                   PVOID OutBuffer, ULONG OutBufferSize, PULONG ReturnLength);
 
 /* ---- Classic providers ---- */
 

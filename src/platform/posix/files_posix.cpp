@@ -3,6 +3,7 @@
 #include "platform/files.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <climits>
 #include <cstring>
 
@@ -133,6 +134,11 @@ std::string absolute_path(const std::string &path)
 }
 
 void remove_file(const std::string &path) noexcept { ::unlink(path.c_str()); }
+
+bool rename_file(const std::string &from, const std::string &to) noexcept
+{
+    return ::rename(from.c_str(), to.c_str()) == 0;
+}
 
 std::vector<std::string> list_folder(const std::string &folder)
 {

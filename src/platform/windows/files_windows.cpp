@@ -215,6 +215,7 @@ std::string absolute_path(const std::string &path)
 }
 
 void remove_file(const std::string &) noexcept {}
+bool rename_file(const std::string &, const std::string &) noexcept { return false; }
 std::vector<std::string> list_folder(const std::string &) { return {}; }
 bool is_executable(const std::string &) noexcept { return false; }
 

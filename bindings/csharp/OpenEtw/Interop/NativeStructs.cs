@@ -48,6 +48,29 @@ namespace OpenEtw.Interop
         public byte Reserved0, Reserved1, Reserved2, Reserved3, Reserved4, Reserved5, Reserved6;
     }
 
+    // etw_provider_process (the provider listing): 8 bytes.
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct ProviderProcessNative
+    {
+        public uint ProcessId;
+        public uint Registrations;
+    }
+
+    // etw_provider_session (the provider listing): 168 bytes; SessionName is
+    // UTF-8, NUL-terminated.
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct ProviderSessionNative
+    {
+        public ulong SessionHandle;
+        public ulong MatchAnyKeyword;
+        public ulong MatchAllKeyword;
+        public uint Level;
+        public uint FilterCount;
+        public uint EnableProperty;
+        public uint Reserved;
+        public fixed byte SessionName[128];
+    }
+
     [StructLayout(LayoutKind.Sequential)]
     internal struct SessionHostInfoNative
     {

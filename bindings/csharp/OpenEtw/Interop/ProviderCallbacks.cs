@@ -28,8 +28,10 @@ namespace OpenEtw.Interop
             {
                 var state = UserData.Get<ProviderState>(userData);
                 var value = new ProviderEnableInfo(info->IsEnabled != 0, (EtwLevel)info->Level,
-                                                   info->MatchAnyKeyword, info->MatchAllKeyword, info->SessionHandle);
-                state.Last = value;
+                                                   info->MatchAnyKeyword, info->MatchAllKeyword, info->SessionHandle,
+                                                   info->IsEnabled == 2);
+                if (!value.CaptureState)
+                    state.Last = value; // a capture request leaves the enablement as it was
                 state.Callback?.Invoke(value);
             }
             catch (Exception e)

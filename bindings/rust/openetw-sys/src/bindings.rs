@@ -190,6 +190,7 @@ pub const ETW_SESSION_HOST_RUNNING: u32 = 1;
 pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
 pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
+pub const ETW_CONTROL_CODE_CAPTURE_STATE: u32 = 2;
 pub const ETW_EVENT_ENABLE_PROPERTY_SID: u32 = 1;
 pub const ETW_EVENT_ENABLE_PROPERTY_TS_ID: u32 = 2;
 pub const ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE: u32 = 4;
@@ -3168,8 +3169,24 @@ extern "C" {
     #[doc = " level are not written to this session (events of level 0 always are)."]
     #[doc = " match_any_keyword: the flags handed to the provider (0 = all)."]
     #[doc = " Registered providers of that GUID are notified on this thread."]
+    #[doc = " ETW_CONTROL_CODE_CAPTURE_STATE asks the provider to log its state"]
+    #[doc = " (EVENT_CONTROL_CODE_CAPTURE_STATE): the session must enable the provider"]
+    #[doc = " already (else ETW_ERROR_WMI_GUID_NOT_FOUND, and nothing is called; the"]
+    #[doc = " Windows documentation names no status for this). Every registration of"]
+    #[doc = " the GUID that the session enables, in this process and in others, has its"]
+    #[doc = " enable callback called once with is_enabled = ETW_CONTROL_CODE_CAPTURE_STATE"]
+    #[doc = " (2) and this call's level and keywords; nothing about the enablement"]
+    #[doc = " changes, and the events the callback logs go to every session enabling the"]
+    #[doc = " provider (each filtering by its own level and keywords). This process's"]
+    #[doc = " registrations are called on this thread before the call returns; other"]
+    #[doc = " processes' on their notification thread, a moment later. A registration"]
+    #[doc = " made after the request does not get it. Requests for a session hosted in"]
+    #[doc = " another process are kept there, the last 16 of them per session: a"]
+    #[doc = " process whose notification thread falls more than 16 requests behind"]
+    #[doc = " (callbacks slower than requests) gets the newest 16 and misses the older."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a"]
-    #[doc = " private session and a GUID other than its own."]
+    #[doc = " private session and a GUID other than its own; a session of another"]
+    #[doc = " process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL."]
     pub fn etw_session_enable_provider(
         session: *mut etw_session,
         provider_guid: *const etw_guid,
@@ -3711,6 +3728,261 @@ extern "C" {
     #[doc = " per-process value keep processes apart. ETW_OK; ETW_ERROR_INVALID_PARAMETER for NULL"]
     #[doc = " activity_id or an unknown code. Any thread; affects only the caller's."]
     pub fn etw_activity_id_control(control_code: u32, activity_id: *mut etw_guid) -> etw_status;
+}
+extern "C" {
+    #[doc = " The provider GUIDs of the namespace (EnumerateTraceGuidsEx with"]
+    #[doc = " TraceGuidQueryList): every GUID a live process registers"]
+    #[doc = " (etw_provider_register, in this process or another of the namespace) or a"]
+    #[doc = " running session enables, each once, in byte order. Writes up to capacity"]
+    #[doc = " GUIDs to guids and the number there are to *out_count. ETW_OK;"]
+    #[doc = " ETW_ERROR_MORE_DATA when capacity is smaller than *out_count (guids then"]
+    #[doc = " holds the first capacity); ETW_ERROR_INVALID_PARAMETER for NULL out_count,"]
+    #[doc = " or guids NULL with a capacity. A process that died (even by SIGKILL) is"]
+    #[doc = " never listed. A snapshot: providers may come and go meanwhile. Any thread."]
+    pub fn etw_provider_list(
+        guids: *mut etw_guid,
+        capacity: u32,
+        out_count: *mut u32,
+    ) -> etw_status;
+}
+#[doc = " A process registering a provider (TRACE_PROVIDER_INSTANCE_INFO)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_provider_process {
+    pub process_id: u32,
+    pub registrations: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_provider_process() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_provider_process>(),
+        8usize,
+        concat!("Size of: ", stringify!(etw_provider_process))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_provider_process>(),
+        4usize,
+        concat!("Alignment of ", stringify!(etw_provider_process))
+    );
+    fn test_field_process_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_process>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).process_id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_process),
+                "::",
+                stringify!(process_id)
+            )
+        );
+    }
+    test_field_process_id();
+    fn test_field_registrations() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_process>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).registrations) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_process),
+                "::",
+                stringify!(registrations)
+            )
+        );
+    }
+    test_field_registrations();
+}
+#[doc = " A session enabling a provider, as it did (TRACE_ENABLE_INFO)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_provider_session {
+    pub session_handle: u64,
+    pub match_any_keyword: u64,
+    pub match_all_keyword: u64,
+    pub level: u32,
+    pub filter_count: u32,
+    pub enable_property: u32,
+    pub reserved: u32,
+    pub session_name: [core::ffi::c_char; 128usize],
+}
+#[test]
+fn bindgen_test_layout_etw_provider_session() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_provider_session>(),
+        168usize,
+        concat!("Size of: ", stringify!(etw_provider_session))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_provider_session>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_provider_session))
+    );
+    fn test_field_session_handle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).session_handle) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(session_handle)
+            )
+        );
+    }
+    test_field_session_handle();
+    fn test_field_match_any_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_any_keyword) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(match_any_keyword)
+            )
+        );
+    }
+    test_field_match_any_keyword();
+    fn test_field_match_all_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_all_keyword) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(match_all_keyword)
+            )
+        );
+    }
+    test_field_match_all_keyword();
+    fn test_field_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(level)
+            )
+        );
+    }
+    test_field_level();
+    fn test_field_filter_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filter_count) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(filter_count)
+            )
+        );
+    }
+    test_field_filter_count();
+    fn test_field_enable_property() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).enable_property) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(enable_property)
+            )
+        );
+    }
+    test_field_enable_property();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_session_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_session>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).session_name) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_session),
+                "::",
+                stringify!(session_name)
+            )
+        );
+    }
+    test_field_session_name();
+}
+extern "C" {
+    #[doc = " Who registers provider guid and which sessions enable it"]
+    #[doc = " (EnumerateTraceGuidsEx with TraceGuidQueryInfo). Writes up to"]
+    #[doc = " process_capacity processes (by process id) to processes and the number"]
+    #[doc = " there are to *out_process_count (0 when sessions enable the GUID but no"]
+    #[doc = " process registers it yet), and up to session_capacity sessions to sessions"]
+    #[doc = " and their number to *out_session_count. The sessions: those of the"]
+    #[doc = " namespace's session host (any process's) and this process's own."]
+    #[doc = " ETW_OK; ETW_ERROR_MORE_DATA when either capacity is smaller than its"]
+    #[doc = " count (both arrays then hold what fits, both counts are set);"]
+    #[doc = " ETW_ERROR_WMI_GUID_NOT_FOUND when no live process registers the GUID and"]
+    #[doc = " no running session enables it; ETW_ERROR_INVALID_PARAMETER for NULL guid"]
+    #[doc = " or counts, or an array NULL with a capacity. Any thread."]
+    pub fn etw_provider_query(
+        guid: *const etw_guid,
+        processes: *mut etw_provider_process,
+        process_capacity: u32,
+        out_process_count: *mut u32,
+        sessions: *mut etw_provider_session,
+        session_capacity: u32,
+        out_session_count: *mut u32,
+    ) -> etw_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

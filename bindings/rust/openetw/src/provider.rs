@@ -23,6 +23,9 @@ pub struct EnableInfo {
     pub match_all_keyword: u64,
     /// The session whose change caused the call (0 at registration).
     pub session_handle: u64,
+    /// A capture-state request (is_enabled 2 in C): log your state; the level
+    /// and keywords are the request's, the enablement is unchanged.
+    pub capture_state: bool,
 }
 
 impl EnableInfo {
@@ -33,6 +36,7 @@ impl EnableInfo {
             match_any_keyword: info.match_any_keyword,
             match_all_keyword: info.match_all_keyword,
             session_handle: info.session_handle,
+            capture_state: info.is_enabled == sys::ETW_CONTROL_CODE_CAPTURE_STATE,
         }
     }
 }

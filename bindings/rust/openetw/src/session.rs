@@ -343,6 +343,15 @@ impl Session {
         self.enable_raw(guid, sys::ETW_CONTROL_CODE_ENABLE_PROVIDER, level, match_any_keyword, match_all_keyword)
     }
 
+    /// Asks the provider's registrations this session enables to log their
+    /// state (EVENT_CONTROL_CODE_CAPTURE_STATE): each callback gets an
+    /// `EnableInfo` with `capture_state` true and this call's level and
+    /// keywords; the enablement does not change. An error of status
+    /// ETW_ERROR_WMI_GUID_NOT_FOUND when the session does not enable the GUID.
+    pub fn capture_state(&self, guid: &Guid, level: u8, match_any_keyword: u64, match_all_keyword: u64) -> Result<()> {
+        self.enable_raw(guid, sys::ETW_CONTROL_CODE_CAPTURE_STATE, level, match_any_keyword, match_all_keyword)
+    }
+
     /// Disables a provider for this session.
     pub fn disable_provider(&self, guid: &Guid) -> Result<()> {
         self.enable_raw(guid, sys::ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0)

@@ -33,7 +33,7 @@ fn enable_callbacks_follow_the_sessions() {
     let last = *seen.lock().unwrap().last().unwrap();
     assert_eq!(
         last,
-        EnableInfo { is_enabled: true, level: 4, match_any_keyword: 0xF0, match_all_keyword: 0x10, session_handle: session.handle() }
+        EnableInfo { is_enabled: true, level: 4, match_any_keyword: 0xF0, match_all_keyword: 0x10, session_handle: session.handle(), capture_state: false }
     );
     assert!(provider.is_enabled(4, 0x10));
     assert!(provider.enabled_hint());
@@ -121,4 +121,23 @@ fn provider_is_send_and_sync() {
         })
         .collect();
     assert!(threads.into_iter().all(|t| t.join().unwrap()));
+}
+
+#[test]
+fn capture_state_reaches_the_callback_and_leaves_the_enablement() {
+    let g = guid(20);
+    let (provider, seen) = recording_provider(g);
+    let mut props = real_time(&unique("Capture"));
+    let session = Session::start(&mut props).unwrap();
+    session.enable_provider(&g, 3, 0x5, 0).unwrap();
+    session.capture_state(&g, 5, 0xF0, 0).unwrap();
+    let last = *seen.lock().unwrap().last().unwrap();
+    assert_eq!(
+        last,
+        EnableInfo { is_enabled: true, level: 5, match_any_keyword: 0xF0, match_all_keyword: 0, session_handle: session.handle(), capture_state: true }
+    );
+    assert!(provider.is_enabled(3, 0x4));
+    assert!(!provider.is_enabled(5, 0));
+    assert!(session.capture_state(&guid(21), 0, 0, 0).is_err());
+    assert_eq!(seen.lock().unwrap().len(), 2);
 }
