@@ -73,6 +73,11 @@ OPENETW_STATUS_VALUE(etw_last_error_status)
    etw_enable_flags_format fills a caller's text buffer, which the generated
    layers have no form for; the languages name flags with their own enums. */
 %ignore etw_enable_flags_format;
+/* The readers of extended items take the C view of an item, which the
+   languages hold in their own form (Python tuples, C# ExtendedItem spans):
+   openetw.extended and OpenEtw.ExtendedItems read the same bytes. */
+%ignore etw_extended_item_stack;
+%ignore etw_extended_item_sid_string;
 
 /* Streams, per language: a consumer with its credentials file (consumer.h) and a
    stream rebuilt as files (collect.h). Before the headers, so that features such as

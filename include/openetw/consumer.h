@@ -487,6 +487,32 @@ ETW_API etw_status etw_consumer_set_loss_callback(etw_consumer *consumer, etw_lo
  */
 ETW_API etw_status etw_consumer_set_raw_buffer_callback(etw_consumer *consumer, etw_raw_buffer_callback callback);
 
+/**
+ * Reads a stack item (ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 or _STACK_TRACE32:
+ * EVENT_EXTENDED_ITEM_STACK_TRACE64/32): *out_match_id (may be NULL) receives its
+ * MatchId, *out_count the number of addresses it holds, and addresses the first
+ * min(count, capacity) of them, innermost first (32-bit ones widened). addresses may be
+ * NULL when capacity is 0. ETW_ERROR_INVALID_PARAMETER for NULL item or out_count, or an
+ * item of another type; ETW_ERROR_INVALID_DATA for a data size that is no stack's (less
+ * than the MatchId, or not a whole number of addresses); ETW_ERROR_MORE_DATA when
+ * capacity is smaller than the count (the addresses that fit are written). Thread-safe;
+ * reads only the item's bytes.
+ */
+ETW_API etw_status etw_extended_item_stack(const etw_extended_item *item, uint64_t *out_match_id,
+                                           uint64_t *addresses, uint32_t capacity, uint32_t *out_count);
+
+/**
+ * Writes the SID of a SID item (ETW_EVENT_HEADER_EXT_TYPE_SID) as text, "S-1-22-1-1000"
+ * for a Unix user, NUL-terminated, to buffer (buffer_size bytes); *out_length receives
+ * its length without the NUL. ETW_ERROR_INVALID_PARAMETER for NULL item, buffer or
+ * out_length, or an item of another type; ETW_ERROR_INVALID_DATA for bytes that are no
+ * SID (revision 1, at most 15 subauthorities, the size they make);
+ * ETW_ERROR_INSUFFICIENT_BUFFER when the text and its NUL do not fit (*out_length says
+ * how long it is; at most 184 characters). Thread-safe.
+ */
+ETW_API etw_status etw_extended_item_sid_string(const etw_extended_item *item, char *buffer, uint32_t buffer_size,
+                                                uint32_t *out_length);
+
 /** Canonical name of a record kind ("system", "event", ...); "unknown" otherwise. Static text. */
 ETW_API const char *etw_record_kind_name(uint32_t kind);
 

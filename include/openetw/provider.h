@@ -167,6 +167,12 @@ typedef struct etw_event_data_descriptor {
 #define ETW_EVENT_HEADER_FLAG_EXTENDED_INFO 0x0001u /* extended data items follow the header */
 #define ETW_EVENT_HEADER_FLAG_STRING_ONLY 0x0004u   /* the user data is one NUL-terminated UTF-16 string */
 #define ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID 0x0001u /* data: the related activity id (16 bytes) */
+#define ETW_EVENT_HEADER_EXT_TYPE_SID 0x0002u               /* data: a binary SID (etw_extended_item_sid_string) */
+#define ETW_EVENT_HEADER_EXT_TYPE_TS_ID 0x0003u             /* data: SessionId (32 bits) */
+#define ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE32 0x0005u     /* data: MatchId (64 bits), 32-bit addresses */
+#define ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 0x0006u     /* data: MatchId (64 bits), 64-bit addresses */
+#define ETW_EVENT_HEADER_EXT_TYPE_EVENT_KEY 0x000Au         /* data: Key (64 bits) */
+#define ETW_EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY 0x000Du /* data: ProcessStartKey (64 bits) */
 #define ETW_EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL 0x000Bu    /* data: TraceLogging event metadata (tracelogging.h) */
 #define ETW_EVENT_HEADER_EXT_TYPE_PROV_TRAITS 0x000Cu        /* data: the provider's traits (etw_provider_set_traits) */
 

@@ -417,6 +417,39 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
                                                uint32_t control_code, uint8_t level, uint64_t match_any_keyword,
                                                uint64_t match_all_keyword);
 
+/*
+ * Enable properties (ENABLE_TRACE_PARAMETERS.EnableProperty, EVENT_ENABLE_PROPERTY_*):
+ * what a session asks of a provider's EVENT_HEADER events (etw_provider_write_event),
+ * each written as an extended data item (etw_extended_item) in this order:
+ *   SID               ETW_EVENT_HEADER_EXT_TYPE_SID: the writer's effective user id as the
+ *                     binary SID S-1-22-1-<uid> (etw_extended_item_sid_string)
+ *   TS_ID             ETW_EVENT_HEADER_EXT_TYPE_TS_ID: a 32-bit session id; on POSIX the
+ *                     writing process's session (getsid), on Windows its Remote Desktop
+ *                     Services session
+ *   PROCESS_START_KEY ETW_EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY: 64 bits unique to the
+ *                     writing process within the boot: on Linux its start time in clock
+ *                     ticks after boot plus 1, shifted left 22 bits, or'ed with its pid
+ *   EVENT_KEY         ETW_EVENT_HEADER_EXT_TYPE_EVENT_KEY: 64 bits unique to the event
+ *                     within the writing process, the same in every session it goes to
+ *   STACK_TRACE       ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 (STACK_TRACE32 in a 32-bit
+ *                     process): MatchId 0 and the writing thread's return addresses,
+ *                     innermost first, at most 192 (a deeper stack loses its outermost
+ *                     frames); etw_extended_item_stack reads them. Before the first such
+ *                     event of a process in a session, the process's loaded images are
+ *                     written to it (Image/DCStart and ImageID/DbgID_RSDS records with
+ *                     ELF build ids) so that the addresses resolve offline (etwdump).
+ *   IGNORE_KEYWORD_0  no item: events whose keyword is 0 are not written to the session.
+ * Classic events (etw_provider_trace_event) have no extended data: they carry none of
+ * the items, and IGNORE_KEYWORD_0 (a filter on an event descriptor's keyword) leaves
+ * them alone. A session with no property costs the writers nothing.
+ */
+#define ETW_EVENT_ENABLE_PROPERTY_SID 0x001u
+#define ETW_EVENT_ENABLE_PROPERTY_TS_ID 0x002u
+#define ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE 0x004u
+#define ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0 0x010u
+#define ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY 0x080u
+#define ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY 0x100u
+
 /* ---- Rights over a system-wide session (etw_session_grant) ---- */
 #define ETW_SESSION_RIGHT_CONTROL 0x1u /* query, update, flush, stop, enable providers, grant */
 #define ETW_SESSION_RIGHT_LOG 0x2u     /* the user's providers log into the session */

@@ -1,9 +1,11 @@
 // extern "C" shims of consumer.h: argument checks and the struct_size
 // contract; everything else is in src/consumer.
 #include <openetw/consumer.h>
+#include <openetw/provider.h>
 
 #include "api/guard.hpp"
 #include "consumer/consumer.hpp"
+#include "decode/extended_items.hpp"
 #include "format/record_reader.hpp"
 
 #include <cstddef>
@@ -153,6 +155,46 @@ ETW_API etw_status etw_consumer_get_stats(etw_consumer_stats *out, const etw_con
         stats.struct_size = sizeof stats;
         stats.file_count = impl(consumer)->file_count();
         copy_out(out, stats);
+        return Status::ok();
+    });
+}
+
+ETW_API etw_status etw_extended_item_stack(const etw_extended_item *item, uint64_t *out_match_id, uint64_t *addresses,
+                                           uint32_t capacity, uint32_t *out_count)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(item);
+        ETW_REQUIRE_ARG(out_count);
+        if (addresses == nullptr && capacity != 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "addresses is NULL and capacity is not 0");
+        if (item->data == nullptr && item->data_size != 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "item->data is NULL and item->data_size is not 0");
+        return openetw::decode::read_stack_item(item->ext_type, item->data, item->data_size, out_match_id, addresses,
+                                                capacity, out_count);
+    });
+}
+
+ETW_API etw_status etw_extended_item_sid_string(const etw_extended_item *item, char *buffer, uint32_t buffer_size,
+                                                uint32_t *out_length)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(item);
+        ETW_REQUIRE_ARG(buffer);
+        ETW_REQUIRE_ARG(out_length);
+        if (item->ext_type != ETW_EVENT_HEADER_EXT_TYPE_SID)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "the item is of type " + std::to_string(item->ext_type) + ", not a SID (2)");
+        if (item->data == nullptr && item->data_size != 0)
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "item->data is NULL and item->data_size is not 0");
+        std::string text;
+        if (Status st = openetw::decode::sid_text(item->data, item->data_size, &text); !st)
+            return st;
+        *out_length = static_cast<uint32_t>(text.size());
+        if (text.size() >= buffer_size)
+            return Fail(ETW_ERROR_INSUFFICIENT_BUFFER, "the SID's text takes " + std::to_string(text.size() + 1) +
+                                                           " bytes with its NUL, the buffer has " +
+                                                           std::to_string(buffer_size));
+        std::memcpy(buffer, text.c_str(), text.size() + 1);
         return Status::ok();
     });
 }

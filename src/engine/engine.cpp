@@ -1,4 +1,5 @@
 #include "engine/engine.hpp"
+#include "engine/event_properties.hpp"
 
 #include "base/guid.hpp"
 #include "platform/process.hpp"
@@ -69,12 +70,16 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
         all = 0;
     for (Provider *p : e.providers) {
         auto *snap = new ProviderSnapshot();
-        for (const Enablement &en : every)
+        for (const Enablement &en : every) {
             snap->entries.push_back({en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
                                      en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE),
-                                     en.match_any == 0 ? ~0ull : en.match_any, en.match_all});
-        if (snap->entries.size() == 1)
+                                     en.match_any == 0 ? ~0ull : en.match_any, en.match_all, en.enable_property});
+            snap->any_property |= en.enable_property;
+        }
+        if (snap->entries.size() == 1 && snap->any_property == 0)
             snap->single = &snap->entries.front();
+        if (snap->any_property != 0)
+            prepare_event_properties(snap->any_property);
         if (summary == 0) {
             // Disabled before its sessions go: a writer that asked
             // is_enabled and then finds no session (ETW_OK, nothing logged)
@@ -341,7 +346,8 @@ std::uint32_t Engine::max_sessions()
 }
 
 Status Engine::enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
-                               std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all)
+                               std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
+                               std::uint32_t enable_property)
 {
     std::vector<ProviderSnapshot *> retired;
     std::vector<Pending> notify;
@@ -357,7 +363,7 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
                                [&](const Enablement &en) { return en.session == session; });
         if (enable) {
             if (it != e.enablements.end()) {
-                *it = {session, level, match_any, match_all};
+                *it = {session, level, match_any, match_all, enable_property};
             } else {
                 if (const std::size_t limit = hosting_ ? hosting_->enable_limit(session.get()) : 0) {
                     std::size_t n = 0;
@@ -368,7 +374,7 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
                         return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
                                     "a system-wide session enables at most " + std::to_string(limit) + " providers");
                 }
-                entry(provider).enablements.push_back({session, level, match_any, match_all});
+                entry(provider).enablements.push_back({session, level, match_any, match_all, enable_property});
             }
         } else if (it != e.enablements.end()) {
             e.enablements.erase(it);

@@ -51,6 +51,8 @@ struct ProviderSnapshot {
         std::uint32_t max_record; // records of this size or more never fit its buffers
         std::uint64_t match_any;  // MatchAnyKeyword, all bits when enabled with 0
         std::uint64_t match_all;  // MatchAllKeyword
+        // EVENT_ENABLE_PROPERTY_* bits (engine/event_properties.hpp).
+        std::uint32_t enable_property = 0;
         // Whether the session takes an event of this level and keyword, as
         // Windows decides for EVENT_HEADER events (EventEnabled): level 0 or
         // at most the session's; keyword 0, or one bit of MatchAny and every
@@ -62,9 +64,13 @@ struct ProviderSnapshot {
         }
     };
     std::vector<Entry> entries;
-    // The entry when there is exactly one (the common case, written without
-    // the loop); set once the entries are final, before the snapshot is published.
+    // The entry when there is exactly one and it asks for no enable
+    // property (the common case, written without the loop); set once the
+    // entries are final, before the snapshot is published.
     const Entry *single = nullptr;
+    // The entries' enable_property bits, or'ed: when not 0, EVENT_HEADER
+    // events take write_with_properties (the one test the others pay).
+    std::uint32_t any_property = 0;
 };
 
 // A session enabling a provider, with its level and keywords.
@@ -73,6 +79,7 @@ struct Enablement {
     std::uint8_t level;
     std::uint64_t match_any;
     std::uint64_t match_all;
+    std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_* bits
     bool operator==(const Enablement &) const = default;
 };
 
@@ -123,9 +130,11 @@ public:
     std::uint32_t max_sessions();
 
     // EnableTraceEx2: enable (is_enabled != 0) or disable a provider GUID
-    // for a session.
+    // for a session; enable_property: ENABLE_TRACE_PARAMETERS.EnableProperty
+    // (engine/event_properties.hpp says which bits act and how).
     Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
-                           std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all);
+                           std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
+                           std::uint32_t enable_property = 0);
 
     // EVENT_CONTROL_CODE_CAPTURE_STATE (capture_state.cpp): calls the enable
     // callback of every registration of provider in this process with

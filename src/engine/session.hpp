@@ -56,6 +56,12 @@ struct EventHeaderInput {
     std::uint16_t flags = 0; // EVENT_HEADER.Flags as stored
     std::uint32_t data_count = 0;
     const etw_event_data_descriptor *data = nullptr;
+    // Extended data items after RELATED_ACTIVITYID, as stored (the enable
+    // properties', engine/event_properties.hpp); items_size 0: none, and
+    // items is not read. Read only when flags has EXTENDED_INFO, which is
+    // set exactly when related, items or tl are.
+    const std::uint8_t *items = nullptr;
+    std::uint32_t items_size = 0;
 };
 
 struct EventInput {
@@ -263,6 +269,15 @@ public:
         return options_;
     }
 
+    // True once per process for the first caller: it writes this process's
+    // module map into the session before the first event with a stack
+    // (engine/event_properties.cpp). A forked child is another process.
+    bool claim_stack_images(std::uint32_t pid) noexcept
+    {
+        std::uint32_t seen = stack_images_pid_.load(std::memory_order_relaxed);
+        return seen != pid && stack_images_pid_.compare_exchange_strong(seen, pid, std::memory_order_acq_rel);
+    }
+
     const std::u16string &name() const { return name_; }
     const etw_guid &guid() const { return guid_; }
     std::uint64_t handle() const { return handle_; }
@@ -274,6 +289,7 @@ public:
 
 private:
     friend class RealtimeReader;
+    std::atomic<std::uint32_t> stack_images_pid_{0}; // claim_stack_images
     struct RtEntry {
         std::uint32_t index;
         std::uint32_t events;

@@ -5,6 +5,7 @@
 // Engine::trace_event, which it cannot across files.
 #include "engine/engine.hpp"
 #include "engine/activity_id.hpp"
+#include "engine/event_properties.hpp"
 #include "engine/grace.hpp"
 #include "engine/remote_writers.hpp"
 #include "engine/session.hpp"
@@ -162,12 +163,21 @@ bool Session::reserve_in_ring(std::uint32_t stream, std::uint32_t size, BufferPo
     etl::wr64(p + 56, st.times);
     std::memcpy(p + 64, e.activity, 16);
     std::uint8_t *out = p + etl::kEventHeaderSize;
-    if (e.related) {
-        etl::write_related_activity_item(out, *e.related, e.tl != nullptr);
-        out += etl::kRelatedActivityItemSize;
+    // One test for every item: the flag is set exactly when some follow.
+    // Their order: RELATED_ACTIVITYID, the enable properties', then
+    // TraceLogging's (the schema last, as Windows logs it).
+    if (e.flags & etl::kEventHeaderFlagExtendedInfo) {
+        if (e.related) {
+            etl::write_related_activity_item(out, *e.related, e.items_size != 0 || e.tl != nullptr);
+            out += etl::kRelatedActivityItemSize;
+        }
+        if (e.items_size != 0) {
+            std::memcpy(out, e.items, e.items_size);
+            out += e.items_size;
+        }
+        if (e.tl) [[unlikely]]
+            out = tracelogging_items(out, *e.tl);
     }
-    if (e.tl) [[unlikely]]
-        out = tracelogging_items(out, *e.tl);
     for (std::uint32_t i = 0; i < e.data_count; ++i) {
         if (const std::uint32_t n = e.data[i].Size) {
             std::memcpy(out, reinterpret_cast<const void *>(static_cast<std::uintptr_t>(e.data[i].Ptr)), n);
@@ -518,6 +528,8 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
             return ETW_ERROR_MORE_DATA;
         return one->session->write_event(e, size);
     }
+    if (snap->any_property != 0) [[unlikely]]
+        return write_with_properties(*snap, e, size);
     return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 

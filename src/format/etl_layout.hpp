@@ -192,6 +192,12 @@ inline constexpr std::size_t TimeZoneSize = 0xAC;
 // EVENT_HEADER.Flags bit that announces extended data items.
 inline constexpr std::uint16_t kEventHeaderFlagExtendedInfo = 0x0001;
 inline constexpr std::size_t kExtendedItemHeaderSize = 8;
+// Bytes an item of data_size bytes takes: its 8-byte header {ItemSize,
+// ExtType, Linkage, DataSize} and the data padded to 8.
+constexpr std::uint32_t extended_item_size(std::uint32_t data_size)
+{
+    return std::uint32_t(kExtendedItemHeaderSize + align8(data_size));
+}
 inline constexpr std::uint16_t kEventHeaderFlagStringOnly = 0x0004;
 inline constexpr std::uint16_t kExtTypeRelatedActivityId = 0x0001; // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
 inline constexpr std::uint16_t kExtTypeEventSchemaTl = 0x000B;     // EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL

@@ -157,9 +157,8 @@ inline void write_related_activity_item(std::uint8_t *out, const etw_guid &relat
     std::memcpy(out + 8, &related, 16);
 }
 
-// Any other item: the 8-byte header {ItemSize = 8 + DataSize rounded up to
-// 8, ExtType, Linkage, DataSize}, the data, zeroed padding. Returns the end.
-inline std::uint32_t extended_item_size(std::uint32_t data_size) noexcept { return 8 + ((data_size + 7) & ~7u); }
+// Any other item: its header (extended_item_size), the data, zeroed
+// padding. Returns the end.
 inline std::uint8_t *write_extended_item(std::uint8_t *out, std::uint16_t ext_type, const void *data,
                                          std::uint16_t data_size, bool more) noexcept
 {

@@ -41,4 +41,13 @@ inline std::optional<std::uint8_t> kernel_class_group(const etw_guid &guid)
     return std::nullopt;
 }
 
+// The class GUID of a group; nullptr for a group with none here.
+inline const etw_guid *kernel_class_guid(std::uint8_t group)
+{
+    for (const KernelClassGuid &c : kKernelClassGuids)
+        if (c.group == group)
+            return &c.guid;
+    return nullptr;
+}
+
 } // namespace openetw::etl

@@ -1,6 +1,7 @@
 #include "kernel/rundown.hpp"
 
 #include "base/utf.hpp"
+#include "format/kernel_class_guids.hpp"
 #include "kernel/image_id_records.hpp"
 
 #include <algorithm>
@@ -33,6 +34,41 @@ std::uint32_t ticks(std::uint64_t t100ns) { return std::uint32_t(std::min<std::u
 // Windows' base priorities run 1..15 for normal threads, 8 the default:
 // nice -20..19 maps onto 15..2.
 std::uint8_t base_priority(std::int32_t nice) { return std::uint8_t(std::clamp(8 - nice * 7 / 20, 1, 15)); }
+
+const etw_guid kImageClassGuid = *etl::kernel_class_guid(kGroupImage);
+
+// The Image records of process pid's mappings, each with its DbgID_RSDS.
+void images_to(std::uint32_t pid, std::span<const platform::ProcMapping> maps, const HeaderFields &h,
+               const RundownOptions &o, BuildIdCache &build_ids, const std::function<void(Bytes &&record)> &sink,
+               RundownCounts &c)
+{
+    const Opcode type = o.end ? Opcode::DCEnd : Opcode::DCStart;
+    for (const ImageSpan &img : images_of(maps)) {
+        ImageFields f;
+        f.image_base = img.base;
+        f.image_size = img.size;
+        f.process_id = pid;
+        f.file_name = utf8_to_utf16_lossy(img.path);
+        Bytes ir = o.classic ? encode_classic_record(kImageClassGuid, std::uint8_t(type), kImageVersion, h,
+                                                     o.pointer_size, image_payload(f, o.pointer_size, o.max_record))
+                             : image_record(type, h, f, o.pointer_size, o.max_record);
+        if (ir.empty())
+            continue;
+        sink(std::move(ir));
+        ++c.images;
+        if (!o.build_ids || img.path.ends_with(" (deleted)"))
+            continue;
+        const std::vector<std::uint8_t> &id =
+            build_ids.get(img.device + " " + std::to_string(img.inode) + " " + img.path, img.path);
+        if (id.empty())
+            continue;
+        Bytes dr = dbgid_rsds_record(h, dbgid_from_build_id(id, img.base, pid, img.path), o.pointer_size, o.max_record);
+        if (dr.empty())
+            continue;
+        sink(std::move(dr));
+        ++c.build_ids;
+    }
+}
 
 } // namespace
 
@@ -157,31 +193,26 @@ Status rundown(const RundownOptions &o, const std::function<void(Bytes &&record)
             c.images_unknown += ms == ETW_ERROR_ACCESS_DENIED;
             continue;
         }
-        for (const ImageSpan &img : images_of(maps)) {
-            ImageFields f;
-            f.image_base = img.base;
-            f.image_size = img.size;
-            f.process_id = pid;
-            f.file_name = utf8_to_utf16_lossy(img.path);
-            Bytes ir = image_record(o.end ? Opcode::DCEnd : Opcode::DCStart, h, f, o.pointer_size, o.max_record);
-            if (ir.empty())
-                continue;
-            sink(std::move(ir));
-            ++c.images;
-            if (!o.build_ids || img.path.ends_with(" (deleted)"))
-                continue;
-            const std::vector<std::uint8_t> &id =
-                build_ids.get(img.device + " " + std::to_string(img.inode) + " " + img.path, img.path);
-            if (id.empty())
-                continue;
-            Bytes dr =
-                dbgid_rsds_record(h, dbgid_from_build_id(id, img.base, pid, img.path), o.pointer_size, o.max_record);
-            if (dr.empty())
-                continue;
-            sink(std::move(dr));
-            ++c.build_ids;
-        }
+        images_to(pid, maps, h, o, build_ids, sink, c);
     }
+    if (counts)
+        *counts = c;
+    return Status::ok();
+}
+
+Status image_rundown(std::uint32_t pid, const RundownOptions &o, const std::function<void(Bytes &&record)> &sink,
+                     RundownCounts *counts)
+{
+    std::vector<platform::ProcMapping> maps;
+    if (const etw_status s = platform::proc_read_mappings(pid, &maps); s != ETW_OK)
+        return Fail(s, "the mappings of process " + std::to_string(pid) + " cannot be read");
+    HeaderFields h;
+    h.thread_id = pid;
+    h.process_id = pid;
+    h.timestamp = o.timestamp;
+    BuildIdCache build_ids(o.read_build_id);
+    RundownCounts c;
+    images_to(pid, maps, h, o, build_ids, sink, c);
     if (counts)
         *counts = c;
     return Status::ok();

@@ -26,6 +26,10 @@ struct RundownOptions {
     // ImageID/DbgID_RSDS (image_id_records.hpp), the id read from the file.
     bool build_ids = true;
     BuildIdReader read_build_id; // read_file_build_id when empty (tests pass their own)
+    // Image records as EVENT_TRACE_HEADER records of the Image class (its
+    // GUID inline, as ImageID's are), for sessions that are no system
+    // logger: a SYSTEM_TRACE_HEADER is the kernel logger's own.
+    bool classic = false;
     std::uint32_t pointer_size = 8;
     std::int64_t timestamp = 0; // raw session clock, for every record
     std::size_t max_record = kMaxRecordSize;
@@ -69,5 +73,12 @@ ThreadFields thread_fields(std::uint32_t pid, const platform::ProcTask &t);
 // the system has no /proc).
 Status rundown(const RundownOptions &options, const std::function<void(Bytes &&record)> &sink,
                RundownCounts *counts = nullptr);
+
+// The Image DCStart (or DCEnd) records of one process, each followed by its
+// DbgID_RSDS as rundown() writes them: the module map that names the code
+// addresses of the process's stacks. ETW_ERROR_ACCESS_DENIED or
+// ETW_ERROR_NOT_FOUND when its mappings cannot be read.
+Status image_rundown(std::uint32_t pid, const RundownOptions &options, const std::function<void(Bytes &&record)> &sink,
+                     RundownCounts *counts = nullptr);
 
 } // namespace openetw::kernel

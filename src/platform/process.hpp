@@ -114,6 +114,11 @@ std::uint32_t user_id() noexcept;
 // The effective user id of the calling process (0 = root).
 std::uint32_t effective_user_id() noexcept;
 
+// The session of the calling process (POSIX: its session id, getsid; the
+// process of the login or terminal it was started from leads it; Windows:
+// its Remote Desktop Services session). 0 when unknown.
+std::uint32_t session_id() noexcept;
+
 // The start time of process pid (an opaque, boot-relative value that differs
 // between two processes that had the same pid); 0 when there is no such
 // process. pid + start time identify a process for orphan detection.

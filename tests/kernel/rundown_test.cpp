@@ -255,6 +255,45 @@ TEST(Rundown, EndRecordsIn32BitLayout)
     EXPECT_NE(find(seen, "Process/DCEnd", "ProcessId", std::to_string(::getpid())), nullptr);
 }
 
+// One process's images as classic records (the module map of a session
+// whose events carry user stacks): each Image/DCStart an EVENT_TRACE_HEADER
+// of the Image class by GUID, version 3, followed by its DbgID_RSDS when the
+// file has a build id; this program's own file and libc among them.
+TEST(Rundown, OneProcessImagesAsClassicRecords)
+{
+    RundownOptions o;
+    o.classic = true;
+    RundownCounts counts;
+    std::vector<Bytes> records;
+    const openetw::Status st = image_rundown(
+        std::uint32_t(::getpid()), o, [&](Bytes &&r) { records.push_back(std::move(r)); }, &counts);
+    ASSERT_TRUE(st.is_ok()) << st.message;
+    const std::vector<Seen> seen = kerneltest::round_trip(records, 8);
+    ASSERT_EQ(seen.size(), records.size());
+    std::size_t images = 0, ids = 0;
+    bool self = false, libc = false;
+    for (const Seen &s : seen) {
+        EXPECT_EQ(s.header_type, 0x14u) << s.event_name; // EVENT_TRACE_HEADER, 64-bit
+        EXPECT_EQ(s.problem, "") << s.event_name;
+        EXPECT_EQ(s.value("ProcessId"), std::to_string(::getpid())) << s.event_name;
+        if (s.event_name == "Image/DCStart") {
+            ++images;
+            EXPECT_EQ(s.kind, 4u); // ETW_RECORD_KIND_FULL
+            self |= s.value("FileName") == std::filesystem::read_symlink("/proc/self/exe").string();
+            libc |= s.value("FileName").find("libc.so") != std::string::npos;
+        }
+        ids += s.event_name == "ImageID/DbgID_RSDS";
+    }
+    EXPECT_EQ(images, counts.images);
+    EXPECT_EQ(ids, counts.build_ids);
+    EXPECT_GT(ids, 0u);
+    EXPECT_TRUE(self);
+    EXPECT_TRUE(libc);
+    EXPECT_EQ(counts.processes, 0u); // images only
+    // A process that is gone: its mappings cannot be read.
+    EXPECT_FALSE(image_rundown(0x7FFFFFF0u, o, [](Bytes &&) {}).is_ok());
+}
+
 // A process that has ended but is not yet reaped has nothing left to
 // describe: it is counted as vanished and gets no records.
 TEST(Rundown, AZombieIsLeftOut)

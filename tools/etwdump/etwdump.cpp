@@ -40,10 +40,11 @@ const char kUsage[] =
     "  --session NAME               follow the running real-time session NAME until it stops\n"
     "                               (or Ctrl-C: what was read is still sent and reported)\n"
     "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
-    "                               the event name and fields of events that decode; profile\n"
+    "                               the event name and fields of events that decode, text the\n"
+    "                               frames of user stacks as module!function+offset; profile\n"
     "                               ranks each process's functions by sampled-profile samples\n"
     "  --top N                      profile: functions shown per process (default 10)\n"
-    "  --debug-dir DIR              profile: where debug files are found by the build ids the\n"
+    "  --debug-dir DIR              profile, text: where debug files are found by the build ids the\n"
     "                               trace recorded, as DIR/.build-id/xx/yyyy.debug (default\n"
     "                               /usr/lib/debug; the image's own file is used after it)\n"
     "  --order time|file            time: per-processor sequence merged by timestamp (default);\n"
@@ -242,10 +243,11 @@ int main(int argc, char **argv)
     }
     ctx.progress = ETWDUMP_ISATTY(2) && ctx.total_bytes >= (64u << 20);
 
+    etwdump::ModuleMap modules(debug_dir); // names the frames of user stacks (text, jsonl)
     etwdump::RecordWriter writer(
         stdout, ctx.output == Output::Csv ? etwdump::RecordWriter::Format::Csv : etwdump::RecordWriter::Format::Jsonl,
         payload, files.size() > 1);
-    etwdump::TextRecordWriter text(stdout);
+    etwdump::TextRecordWriter text(stdout, &modules);
     etwdump::Profile profile(top, debug_dir);
     if (ctx.output == Output::Profile) {
         ctx.profile = &profile;
@@ -253,6 +255,8 @@ int main(int argc, char **argv)
         ctx.text = &text;
     } else if (ctx.otlp == nullptr && ctx.output != Output::Summary) {
         ctx.writer = &writer;
+        if (ctx.output == Output::Jsonl)
+            writer.set_modules(&modules);
         writer.header();
     }
     etw_status status = etw_consumer_process(consumer);

@@ -149,9 +149,55 @@ void RecordWriter::hex(const uint8_t *bytes, uint32_t n)
     text_value(scratch_.data(), scratch_.size());
 }
 
+const etw_extended_item *RecordWriter::item(const etw_record &r, uint16_t ext_type)
+{
+    for (uint32_t i = 0; i < r.extended_count; ++i)
+        if (r.extended[i].ext_type == ext_type)
+            return &r.extended[i];
+    return nullptr;
+}
+
+// A 64-bit item (PROCESS_START_KEY, EVENT_KEY) as a hex string: past what
+// JSON numbers keep exactly.
+void RecordWriter::hex_field_u64(const char *name, std::size_t length, const etw_extended_item *x)
+{
+    if (!x || x->data_size != 8)
+        return;
+    uint64_t v;
+    std::memcpy(&v, x->data, 8);
+    char text[2 + 16] = {'0', 'x'};
+    key(name, length);
+    text_value(text, std::size_t(put_hex(text + 2, v, 16) - text));
+}
+
+void RecordWriter::stack_field(const etw_record &r)
+{
+    for (uint32_t i = 0; i < r.extended_count; ++i) {
+        uint64_t frames[256];
+        uint32_t count = 0;
+        if (etw_extended_item_stack(&r.extended[i], nullptr, frames, 256, &count) != ETW_OK)
+            continue;
+        key("stack");
+        pending_ += '[';
+        for (uint32_t k = 0; k < count; ++k) {
+            char address[2 + 16] = {'0', 'x'};
+            std::string frame(address, std::size_t(put_hex(address + 2, frames[k], 16) - address));
+            frame += ' ';
+            frame += modules_ ? modules_->frame_text(r.process_id, frames[k]) : "?";
+            if (k)
+                pending_ += ',';
+            openetw::append_json_string(pending_, frame.c_str());
+        }
+        pending_ += ']';
+        return;
+    }
+}
+
 void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
 {
     first_ = true;
+    if (modules_)
+        modules_->add(r, decoded);
     const uint32_t k = r.kind;
     const bool fixed_ids = has_ids(r);
     const bool stamped = k != ETW_RECORD_KIND_MESSAGE && (r.present & ETW_RECORD_HAS_TIMESTAMP);
@@ -164,7 +210,9 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         // Keys in alphabetical order, as the golden lists have them. An
         // EVENT_HEADER record's descriptor and activity ids beyond the
         // golden columns: activity_id, channel, event_flags, keyword (a hex
-        // string), related_activity_id (when it has one), task.
+        // string), related_activity_id (when it has one), task; and the
+        // enable properties' items when it has them: event_key and
+        // process_start_key (hex strings), sid, stack, ts_id.
         const bool event = k == ETW_RECORD_KIND_EVENT;
         if (event) {
             key("activity_id");
@@ -177,6 +225,7 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         if (event) {
             field("event_flags", r.event_flags);
             field("event_id", r.event_id);
+            hex_field_u64("event_key", 9, item(r, ETW_EVENT_HEADER_EXT_TYPE_EVENT_KEY));
         }
         if (decoded) {
             key("event_name");
@@ -216,6 +265,8 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         field("payload_size", r.payload_size);
         if (fixed_ids)
             field("process_id", r.process_id);
+        if (event)
+            hex_field_u64("process_start_key", 17, item(r, ETW_EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY));
         for (uint32_t i = 0; event && i < r.extended_count; ++i) {
             if (r.extended[i].ext_type == ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID &&
                 r.extended[i].data_size == sizeof(etw_guid)) {
@@ -226,7 +277,15 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
                 break;
             }
         }
+        if (const etw_extended_item *x = event ? item(r, ETW_EVENT_HEADER_EXT_TYPE_SID) : nullptr) {
+            char sid[192];
+            uint32_t length = 0;
+            if (etw_extended_item_sid_string(x, sid, sizeof sid, &length) == ETW_OK)
+                text_field("sid", sid, length);
+        }
         field("size", r.size);
+        if (event)
+            stack_field(r);
         if (event)
             field("task", r.task);
         if (fixed_ids)
@@ -234,6 +293,13 @@ void RecordWriter::write(const etw_record &r, const etw_decoded_event *decoded)
         if (stamped) {
             signed_field("timestamp_filetime", r.timestamp);
             signed_field("timestamp_raw", r.timestamp_raw);
+        }
+        if (const etw_extended_item *x = event ? item(r, ETW_EVENT_HEADER_EXT_TYPE_TS_ID) : nullptr) {
+            if (x->data_size == 4) {
+                uint32_t v;
+                std::memcpy(&v, x->data, 4);
+                field("ts_id", v);
+            }
         }
         if (with_class)
             field("version", r.version);

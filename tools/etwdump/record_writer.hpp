@@ -5,6 +5,8 @@
 
 #include <openetw/openetw.h>
 
+#include "module_map.hpp"
+
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -19,6 +21,9 @@ public:
     void header(); // the CSV column line (nothing for JSONL)
     void write(const etw_record &r, const etw_decoded_event *decoded = nullptr); // decoded: jsonl only
     void flush();
+    // JSONL: learns every record's images and names the frames of user
+    // stacks ("stack": ["0xADDRESS module!function+0xoff", ...]); null: none.
+    void set_modules(ModuleMap *modules) { modules_ = modules; }
 
 private:
     // Each field appends to pending_ directly (no string per field: this
@@ -59,6 +64,10 @@ private:
     void text_value(const char *text, std::size_t length); // quoted in JSON; GUIDs, kinds, hex need no escapes
     void guid(const etw_guid &g);
     void hex(const uint8_t *bytes, uint32_t n);
+    // An EVENT_HEADER record's item of that type (null when none).
+    static const etw_extended_item *item(const etw_record &r, uint16_t ext_type);
+    void hex_field_u64(const char *name, std::size_t length, const etw_extended_item *x);
+    void stack_field(const etw_record &r);
 
     std::FILE *out_;
     Format format_;
@@ -67,6 +76,7 @@ private:
     bool first_ = true;
     std::string pending_;
     std::string scratch_; // the payload's hex
+    ModuleMap *modules_ = nullptr;
 };
 
 } // namespace etwdump

@@ -94,5 +94,9 @@ namespace OpenEtw
         public ushort Linkage => _i->Linkage;
         /// <summary>The item's data.</summary>
         public ReadOnlySpan<byte> Data => new ReadOnlySpan<byte>((void*)_i->Data, _i->DataSize);
+        /// <summary>A stack item's addresses, innermost first, and MatchId (<see cref="ExtendedItems.ReadStack"/>).</summary>
+        public ulong[] GetStack(out ulong matchId) => ExtendedItems.ReadStack(ExtType, Data, out matchId);
+        /// <summary>A SID item's SID as text (<see cref="ExtendedItems.SidString"/>).</summary>
+        public string GetSidString() => ExtendedItems.SidString(ExtType, Data);
     }
 }

@@ -13,6 +13,7 @@ from .errors import (AccessDeniedError, AlreadyExistsError, BadLengthError, Canc
                      OutOfMemoryError, Status)
 from .properties import Properties
 from .records import BufferInfo, ClassicEvent, EventRecord, Record
+from . import extended
 from .fields import DecodedEvent, Property, decode
 from .schemas import Schemas, load_binary, load_manifest, schemas
 from .provider import EnableInfo, Provider, activity_id_control, guid_from_name

@@ -151,6 +151,12 @@ std::uint32_t thread_id_first() noexcept
 std::uint32_t effective_user_id() noexcept { return std::uint32_t(geteuid()); }
 std::uint32_t user_id() noexcept { return std::uint32_t(getuid()); }
 
+std::uint32_t session_id() noexcept
+{
+    const pid_t sid = getsid(0);
+    return sid > 0 ? std::uint32_t(sid) : 0;
+}
+
 std::uint64_t process_start_time(std::uint32_t pid) noexcept
 {
     if (pid == 0)

@@ -41,6 +41,12 @@ std::uint32_t thread_id() noexcept
 std::uint32_t user_id() noexcept { return 0; }
 std::uint32_t effective_user_id() noexcept { return 0; }
 
+std::uint32_t session_id() noexcept
+{
+    DWORD id = 0;
+    return ProcessIdToSessionId(GetCurrentProcessId(), &id) ? std::uint32_t(id) : 0;
+}
+
 std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
 
 bool run_in_forked_child(void (*)()) noexcept { return false; }

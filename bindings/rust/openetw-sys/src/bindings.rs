@@ -191,6 +191,12 @@ pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
 pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
 pub const ETW_CONTROL_CODE_CAPTURE_STATE: u32 = 2;
+pub const ETW_EVENT_ENABLE_PROPERTY_SID: u32 = 1;
+pub const ETW_EVENT_ENABLE_PROPERTY_TS_ID: u32 = 2;
+pub const ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE: u32 = 4;
+pub const ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: u32 = 16;
+pub const ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY: u32 = 128;
+pub const ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY: u32 = 256;
 pub const ETW_SESSION_RIGHT_CONTROL: u32 = 1;
 pub const ETW_SESSION_RIGHT_LOG: u32 = 2;
 pub const ETW_SESSION_RIGHT_CONSUME: u32 = 4;
@@ -202,6 +208,12 @@ pub const ETW_EVENT_WRITE_STRING_ONLY: u32 = 4;
 pub const ETW_EVENT_HEADER_FLAG_EXTENDED_INFO: u32 = 1;
 pub const ETW_EVENT_HEADER_FLAG_STRING_ONLY: u32 = 4;
 pub const ETW_EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID: u32 = 1;
+pub const ETW_EVENT_HEADER_EXT_TYPE_SID: u32 = 2;
+pub const ETW_EVENT_HEADER_EXT_TYPE_TS_ID: u32 = 3;
+pub const ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE32: u32 = 5;
+pub const ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64: u32 = 6;
+pub const ETW_EVENT_HEADER_EXT_TYPE_EVENT_KEY: u32 = 10;
+pub const ETW_EVENT_HEADER_EXT_TYPE_PROCESS_START_KEY: u32 = 13;
 pub const ETW_EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL: u32 = 11;
 pub const ETW_EVENT_HEADER_EXT_TYPE_PROV_TRAITS: u32 = 12;
 pub const ETW_MAX_EVENT_DATA_DESCRIPTORS: u32 = 128;
@@ -7203,6 +7215,39 @@ extern "C" {
     pub fn etw_consumer_set_raw_buffer_callback(
         consumer: *mut etw_consumer,
         callback: etw_raw_buffer_callback,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Reads a stack item (ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 or _STACK_TRACE32:"]
+    #[doc = " EVENT_EXTENDED_ITEM_STACK_TRACE64/32): *out_match_id (may be NULL) receives its"]
+    #[doc = " MatchId, *out_count the number of addresses it holds, and addresses the first"]
+    #[doc = " min(count, capacity) of them, innermost first (32-bit ones widened). addresses may be"]
+    #[doc = " NULL when capacity is 0. ETW_ERROR_INVALID_PARAMETER for NULL item or out_count, or an"]
+    #[doc = " item of another type; ETW_ERROR_INVALID_DATA for a data size that is no stack's (less"]
+    #[doc = " than the MatchId, or not a whole number of addresses); ETW_ERROR_MORE_DATA when"]
+    #[doc = " capacity is smaller than the count (the addresses that fit are written). Thread-safe;"]
+    #[doc = " reads only the item's bytes."]
+    pub fn etw_extended_item_stack(
+        item: *const etw_extended_item,
+        out_match_id: *mut u64,
+        addresses: *mut u64,
+        capacity: u32,
+        out_count: *mut u32,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " Writes the SID of a SID item (ETW_EVENT_HEADER_EXT_TYPE_SID) as text, \"S-1-22-1-1000\""]
+    #[doc = " for a Unix user, NUL-terminated, to buffer (buffer_size bytes); *out_length receives"]
+    #[doc = " its length without the NUL. ETW_ERROR_INVALID_PARAMETER for NULL item, buffer or"]
+    #[doc = " out_length, or an item of another type; ETW_ERROR_INVALID_DATA for bytes that are no"]
+    #[doc = " SID (revision 1, at most 15 subauthorities, the size they make);"]
+    #[doc = " ETW_ERROR_INSUFFICIENT_BUFFER when the text and its NUL do not fit (*out_length says"]
+    #[doc = " how long it is; at most 184 characters). Thread-safe."]
+    pub fn etw_extended_item_sid_string(
+        item: *const etw_extended_item,
+        buffer: *mut core::ffi::c_char,
+        buffer_size: u32,
+        out_length: *mut u32,
     ) -> etw_status;
 }
 extern "C" {

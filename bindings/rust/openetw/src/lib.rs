@@ -68,7 +68,9 @@ pub use logfile::{ConsumerStats, LogfileInfo};
 pub use openetw_sys as sys;
 pub use properties::{EventTraceProperties, Properties};
 pub use provider::{activity_id_control, Activity, ActivityControl, EnableInfo, EventClass, EventDescriptor, Provider};
-pub use records::{BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, RecordKind};
+pub use records::{
+    extended_item_sid, extended_item_stack, BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, RecordKind,
+};
 pub use schemas::{load_binary, load_manifest, source_count};
 pub use session::{HostInfo, HostState, Session, SessionOptions, Statistics};
 pub use stream::{

@@ -6,7 +6,7 @@ use std::ffi::CStr;
 
 use openetw_sys as sys;
 
-use crate::error::Status;
+use crate::error::{check, Result, Status};
 use crate::types::Guid;
 
 /// A record's header kind (`etw_record.kind`, ETW_RECORD_KIND_*).
@@ -429,4 +429,30 @@ impl core::fmt::Debug for EventRecord<'_> {
             .field("user_data_len", &self.user_data().len())
             .finish_non_exhaustive()
     }
+}
+
+/// The MatchId and addresses, innermost first, of a stack item
+/// (ETW_EVENT_HEADER_EXT_TYPE_STACK_TRACE64 or _STACK_TRACE32), as
+/// `etw_extended_item_stack` reads them: an error for an item of another
+/// type or data that is no stack's.
+pub fn extended_item_stack(item: &sys::etw_extended_item) -> Result<(u64, Vec<u64>)> {
+    let (mut match_id, mut count) = (0u64, 0u32);
+    let st = unsafe { sys::etw_extended_item_stack(item, &mut match_id, core::ptr::null_mut(), 0, &mut count) };
+    if st != sys::ETW_ERROR_MORE_DATA {
+        check(st)?;
+    }
+    let mut addresses = vec![0u64; count as usize];
+    check(unsafe { sys::etw_extended_item_stack(item, &mut match_id, addresses.as_mut_ptr(), count, &mut count) })?;
+    Ok((match_id, addresses))
+}
+
+/// The SID of a SID item (ETW_EVENT_HEADER_EXT_TYPE_SID) as text,
+/// "S-1-22-1-1000" for a Unix user (`etw_extended_item_sid_string`).
+pub fn extended_item_sid(item: &sys::etw_extended_item) -> Result<String> {
+    let mut text = [0u8; 192]; // the longest SID's text is 184 characters
+    let mut length = 0u32;
+    check(unsafe {
+        sys::etw_extended_item_sid_string(item, text.as_mut_ptr().cast(), text.len() as u32, &mut length)
+    })?;
+    Ok(String::from_utf8_lossy(&text[..length as usize]).into_owned())
 }

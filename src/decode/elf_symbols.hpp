@@ -1,14 +1,18 @@
 // The function symbols of an ELF file (32- or 64-bit, little-endian), to
 // name the code addresses of a profile or a stack: .symtab, else .dynsym,
 // found by file offset (what an address minus its image's base is, the
-// base being where offset 0 is mapped, as the system logger writes it).
+// base being where offset 0 is mapped, as the system logger and the
+// module maps of user stacks write it). parse() is pure over bytes; load()
+// reads the file through platform/file_input.hpp. etwdump compiles these
+// sources too (elf_symbols_sources): it links only the public library.
+// An object is not changed after parse/load: any thread may read it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace etwdump {
+namespace openetw::decode {
 
 class ElfSymbols {
 public:
@@ -16,8 +20,9 @@ public:
     // this reads. A stripped file parses with no symbols (its segments and
     // build id still serve a separate debug file).
     bool parse(const std::vector<std::uint8_t> &file, std::string &why);
-    // Reads and parses the file at path.
+    // Reads and parses the file at path (at most kMaxFileBytes).
     bool load(const std::string &path, std::string &why);
+    static constexpr std::uint64_t kMaxFileBytes = std::uint64_t(4) << 30;
     // The function holding the code at file offset off ("" when none),
     // demangled, and how far into it the offset is.
     std::string function_at(std::uint64_t off, std::uint64_t *displacement = nullptr) const;
@@ -46,4 +51,4 @@ private:
     std::vector<std::uint8_t> build_id_;
 };
 
-} // namespace etwdump
+} // namespace openetw::decode

@@ -1,9 +1,9 @@
-#include "elf_symbols.hpp"
+#include "decode/elf_symbols.hpp"
 
 #include "format/elf_build_id.hpp"
+#include "platform/file_input.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -11,7 +11,7 @@
 #include <cxxabi.h>
 #endif
 
-namespace etwdump {
+namespace openetw::decode {
 
 namespace {
 
@@ -138,16 +138,11 @@ bool ElfSymbols::parse(const std::vector<std::uint8_t> &f, std::string &why)
 
 bool ElfSymbols::load(const std::string &path, std::string &why)
 {
-    std::FILE *fp = std::fopen(path.c_str(), "rb");
-    if (!fp) {
-        why = "cannot be opened";
+    std::vector<std::uint8_t> bytes;
+    if (Status st = platform::read_whole(path, kMaxFileBytes, "the ELF file", bytes); !st) {
+        why = st.message;
         return false;
     }
-    std::vector<std::uint8_t> bytes;
-    std::uint8_t chunk[65536];
-    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, fp)) > 0;)
-        bytes.insert(bytes.end(), chunk, chunk + n);
-    std::fclose(fp);
     return parse(bytes, why);
 }
 
@@ -183,4 +178,4 @@ std::string ElfSymbols::function_at(std::uint64_t off, std::uint64_t *displaceme
     return demangle(it->name);
 }
 
-} // namespace etwdump
+} // namespace openetw::decode
