@@ -16,7 +16,7 @@ namespace {
 etw_provider *g_cg_provider = nullptr;
 bench::ours::Event g_cg_event;
 bool g_cg_record_event = false;
-const etw_event_descriptor kDescriptor = {7, 1, 0x10, ETW_LEVEL_INFORMATION, 10, 3, 0x1};
+const etw_event_descriptor kDescriptor = {bench::ours::kEventId, 1, 0x10, ETW_LEVEL_INFORMATION, 10, 3, 0x1};
 
 etw_status write_as_event(etw_provider *prov, const bench::ours::Event &e)
 {

@@ -30,6 +30,8 @@ struct SessionEnable {
     std::uint8_t level;
     std::uint64_t match_any;
     std::uint64_t match_all;
+    std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_*
+    std::vector<std::uint8_t> filters; // its filters' blob (engine/event_filter.hpp), the session's included
 };
 
 class SessionHosting {
@@ -62,6 +64,9 @@ public:
     virtual std::size_t enable_limit(const Session *session) = 0;
     // Under the engine lock: what the session enables changed.
     virtual void enables_changed(const Session *session, const std::vector<SessionEnable> &enables) = 0;
+    // Under the engine lock: how many bytes of filter blobs the session's
+    // enablements may hold together (0: no limit).
+    virtual std::size_t filter_room(const Session *) { return 0; }
     // Under the engine lock: the session stops; other processes' providers let go of it.
     virtual void stopping(const Session *session) = 0;
     // The session stopped (its file complete): its name and door go.

@@ -44,8 +44,11 @@ public:
     virtual Status stop(Properties *props) = 0;
     // Enable (enable = false: disable) a provider; this process's providers
     // hear of it before the call returns.
+    // enable_property: EVENT_ENABLE_PROPERTY_*; filters: a blob
+    // engine::pack_filters made (empty: none).
     virtual Status enable(const etw_guid &provider, bool enable, std::uint8_t level, std::uint64_t match_any,
-                          std::uint64_t match_all) = 0;
+                          std::uint64_t match_all, std::uint32_t enable_property = 0,
+                          const std::vector<std::uint8_t> &filters = {}) = 0;
     virtual Status grant(std::uint32_t uid, std::uint32_t rights) = 0;
     // The kernel events that carry their stacks (etw_session_set_stack_tracing).
     virtual Status set_stack_tracing(const std::vector<etw_classic_event_id> &events) = 0;
