@@ -290,9 +290,11 @@ Status pack_filters(const etw_event_filter_descriptor *filters, std::uint32_t co
     return Status::ok();
 }
 
-bool EventFilter::IdSet::contains(std::uint16_t id) const noexcept
+void EventFilter::IdSet::add(std::uint16_t id)
 {
-    return std::binary_search(ids.begin(), ids.end(), id);
+    if (bits.empty())
+        bits.assign(65536 / 64, 0);
+    bits[id >> 6] |= 1ull << (id & 63);
 }
 
 Status EventFilter::parse(const std::vector<std::uint8_t> &blob, std::shared_ptr<const EventFilter> *out)
@@ -374,8 +376,7 @@ Status EventFilter::parse(const std::vector<std::uint8_t> &blob, std::shared_ptr
             set.filter_in = p[0] != 0;
             const std::uint16_t count = rd16(p + 2);
             for (std::uint16_t i = 0; i < count; ++i)
-                set.ids.push_back(rd16(p + 4 + 2 * i));
-            std::sort(set.ids.begin(), set.ids.end());
+                set.add(rd16(p + 4 + 2 * i));
             if (type == ETW_EVENT_FILTER_TYPE_EVENT_ID)
                 f->per_event_ = true;
             break;

@@ -68,8 +68,9 @@ private:
     struct IdSet {
         bool present = false;
         bool filter_in = true;
-        std::vector<std::uint16_t> ids; // sorted
-        bool contains(std::uint16_t id) const noexcept;
+        std::vector<std::uint64_t> bits; // one bit per id (8 KB): the test is one load
+        void add(std::uint16_t id);
+        bool contains(std::uint16_t id) const noexcept { return (bits[id >> 6] >> (id & 63)) & 1; }
     };
     bool names_admit(const etw_event_descriptor &d, const std::uint8_t *meta, std::uint32_t meta_size) const noexcept;
     bool payload_admits(const std::uint8_t *meta, std::uint32_t meta_size, std::uint32_t data_count,
