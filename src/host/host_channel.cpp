@@ -41,7 +41,7 @@ bool get_options(Reader &r, SessionOptions *o)
         !r.u32(&o->profile_interval) || (flags & ~7u))
         return false;
     std::uint32_t filter_bytes = 0;
-    if (!r.u32(&filter_bytes) || filter_bytes > kFilterBlobMax)
+    if (!r.u32(&filter_bytes) || filter_bytes > kSessionFilterBlobMax)
         return false;
     o->filters.resize(filter_bytes);
     if (!r.get(o->filters.data(), filter_bytes))
@@ -178,7 +178,7 @@ std::int64_t max_host_request_body(std::uint32_t kind)
 {
     switch (HostRequest(kind)) {
     case HostRequest::Start: // the session name, its properties and log file name, the options, the export
-        return kText16Max + kPropsMax + 20 + kFilterBlobMax + 2 * (4 + kMessageMax);
+        return kText16Max + kPropsMax + 20 + kSessionFilterBlobMax + 2 * (4 + kMessageMax);
     case HostRequest::StopOrphan:
         return 8;
     }
