@@ -462,8 +462,9 @@ Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *
         others.erase(std::remove(others.begin(), others.end(), p), others.end());
         GuidEntry &e2 = entry(guid);
         e2.providers.insert(e2.providers.end(), others.begin(), others.end());
-        if (!enabled) {
-            // Nothing to tell a provider that no session enables.
+        if (!enabled || p->summary.load(std::memory_order_relaxed) == 0) {
+            // Nothing to tell a provider that no session enables (or whose
+            // sessions' PID or EXECUTABLE_NAME filters turn this process away).
             for (Pending &n : notify) {
                 --n.provider->in_flight;
                 n.provider->in_flight_threads.pop_back();

@@ -254,6 +254,17 @@ TEST(Filters, PidFilterEnablesOnlyTheListedProcesses)
     // A session that does not admit this process does not enable it here.
     EXPECT_EQ(etw_provider_enabled_word(prov) ? *etw_provider_enabled_word(prov) : 0u, 0u);
     EXPECT_EQ(seen.enabled, 0u);
+    // A registration while only that session enables the GUID: no callback.
+    {
+        int calls = 0;
+        etw_provider *late = nullptr;
+        ASSERT_EQ(etw_provider_register(
+                      &late, &pg, [](const etw_provider_enable_info *, void *u) { ++*static_cast<int *>(u); }, &calls,
+                      nullptr),
+                  ETW_OK);
+        EXPECT_EQ(calls, 0);
+        etw_provider_unregister(late);
+    }
     ASSERT_EQ(etw_session_enable_provider_ex(mine.s, &pg, 1, &pm), ETW_OK);
     EXPECT_EQ(seen.enabled, 1u);
     for (std::uint16_t id = 1; id <= 3; ++id)

@@ -17,9 +17,13 @@
 #include <evntprov.h>
 #include <evntrace.h>
 #include <evntcons.h>
-#ifndef _WIN32
+/* The process id (openetw-win32's windows.h has no GetCurrentProcessId). */
+#ifdef _WIN32
+#include <process.h>
+#define this_process_id() ((ULONG)_getpid())
+#else
 #include <unistd.h>
-#define GetCurrentProcessId() ((ULONG)getpid())
+#define this_process_id() ((ULONG)getpid())
 #endif
 
 #define NAME_ROOM 256
@@ -137,7 +141,7 @@ int main(int argc, char **argv)
         EVENT_FILTER_EVENT_ID f;
         unsigned char bytes[sizeof(EVENT_FILTER_EVENT_ID) + 2 * sizeof(USHORT)];
     } ids;
-    ULONG pid = GetCurrentProcessId(), other_pid = 0x7FFFFFF0u;
+    ULONG pid = this_process_id(), other_pid = 0x7FFFFFF0u;
     unsigned char schema[5] = {1, 2, 3, 4, 5};
     ULONG too_many[MAX_EVENT_FILTER_PID_COUNT + 1];
     ULONG i;
