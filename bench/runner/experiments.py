@@ -198,6 +198,28 @@ def plan(mode, work, large=False):
         impl_args={"ours": {"mode": "disabled", "check": "inline"}, "floor": {"mode": "disabled"},
                    "lttng": {"mode": "disabled"}}))
 
+    # Filters at the source (docs/FILTERS.md): an EVENT_HEADER event an
+    # EVENT_ID filter turns away, against the same event enabled (the
+    # filter admitting it, and no filter) and a disabled provider; one
+    # group, interleaved.
+    for case, what, extra in (
+            ("out", "enabled, an EVENT_ID filter turning the event away", {"mode": "file", "filter": "event-id-out"}),
+            ("pass", "enabled, an EVENT_ID filter admitting the event", {"mode": "file", "filter": "event-id-in"}),
+            ("none", "enabled, no filter", {"mode": "file"}),
+            ("disabled", "disabled provider (etw_provider_write_event called)", {"mode": "disabled"})):
+        a = dict(common, kind="write", payload=64, threads=1, clock=1, batch=1000,
+                 events=ev * 10, warmup=warm * 10, **{"buffers-per-cpu": 256})
+        e = Experiment(
+            "write.filter.%s" % case, "Filters at the source",
+            "EVENT_HEADER event, 64 B, 1 thread; %s" % what, a,
+            [Metric("ns_cpu", "ns/event, mean (writer CPU time)", "ns"),
+             Metric("ns_p50", "ns/event, p50 of batches of 1000", "ns", show=False)],
+            impl_args={"ours": dict(extra, record="event")},
+            na={"floor": NA("the floor has no filters"), "lttng": NA("LTTng-UST filters in the session daemon's "
+                                                                    "bytecode: not this workload")})
+        e.interleave = e.partner = "write.filter"
+        exps.append(e)
+
     # Sustained throughput to a file, flat out.
     tev = {"full": 10000000, "quick": 1000000, "smoke": 50000}[mode]
     # LTTng's consumer daemon syncs every sub-buffer to the device, so its

@@ -37,6 +37,9 @@ inline void make_event(Event &e, std::uint32_t payload)
 std::string status_text(etw_status st);
 
 // One session of the mode the arguments ask for, with the provider enabled.
+// The id of the workloads' EVENT_HEADER event (--record=event), which --filter names.
+inline constexpr std::uint16_t kEventId = 7;
+
 struct Setup {
     etw_properties *props = nullptr;
     etw_session *session = nullptr;

@@ -102,6 +102,32 @@ bool Setup::start(const Args &a, const std::string &mode_, std::uint32_t buffers
             etw_session_enable_provider(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, ETW_LEVEL_VERBOSE, 0, 0);
         st != ETW_OK)
         return fail(st, "etw_session_enable_provider");
+    // --filter=event-id-out / event-id-in: an EVENT_ID filter that turns
+    // away / admits the workloads' EVENT_HEADER event (id kEventId).
+    if (const std::string filter = a.str("filter"); !filter.empty()) {
+#if defined(ETW_EVENT_FILTER_TYPE_EVENT_ID)
+        if (filter != "event-id-out" && filter != "event-id-in") {
+            why = "unknown --filter=" + filter;
+            return false;
+        }
+        // EVENT_FILTER_EVENT_ID: FilterIn and Reserved (one little-endian word), Count 1, the id.
+        const std::uint16_t bytes[3] = {std::uint16_t(filter == "event-id-in" ? 1 : 0), 1, kEventId};
+        etw_event_filter_descriptor d = {std::uint64_t(reinterpret_cast<std::uintptr_t>(bytes)), sizeof bytes,
+                                         ETW_EVENT_FILTER_TYPE_EVENT_ID};
+        etw_enable_parameters p{};
+        p.struct_size = sizeof p;
+        p.level = ETW_LEVEL_VERBOSE;
+        p.filter_count = 1;
+        p.filters = &d;
+        if (etw_status st = etw_session_enable_provider_ex(session, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, &p);
+            st != ETW_OK)
+            return fail(st, "etw_session_enable_provider_ex");
+#else
+        not_built = true;
+        why = "filters (etw_session_enable_provider_ex) are not in this build";
+        return false;
+#endif
+    }
     // Writes to a provider no session enables cost a load and a branch:
     // a figure measured so would be meaningless (seen: a session host of
     // another build that the library could not share buffers with).

@@ -28,7 +28,7 @@ Record record_of(const bench::Args &a)
 etw_provider *g_cg_provider = nullptr;
 bench::ours::Event g_cg_event;
 Record g_cg_record = Record::classic;
-const etw_event_descriptor kDescriptor = {7, 1, 0x10, ETW_LEVEL_INFORMATION, 10, 3, 0x1};
+const etw_event_descriptor kDescriptor = {bench::ours::kEventId, 1, 0x10, ETW_LEVEL_INFORMATION, 10, 3, 0x1};
 const etw_event_descriptor kTlDescriptor = {0, 0, ETW_TL_CHANNEL, ETW_LEVEL_INFORMATION, 0, 0, 0x1};
 
 etw_status write_as_event(etw_provider *prov, const bench::ours::Event &e)

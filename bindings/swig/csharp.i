@@ -206,6 +206,16 @@ OPENETW_STRUCT_REF(const etw_consumer_options *options, ConsumerOptionsNative)
 OPENETW_STRUCT_REF(etw_logfile_info *out, LogfileInfoNative)
 OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)
 
+/* Enable parameters and filters (filter.h): blittable structs (NativeStructs.cs); the
+   filter payloads are bytes the caller pins. */
+%ignore etw_enable_parameters;
+%ignore etw_event_filter_descriptor;
+%ignore etw_event_filter_event_id;
+%ignore etw_event_filter_event_name;
+%ignore etw_payload_filter;
+%ignore etw_payload_filter_predicate;
+OPENETW_STRUCT_REF(const etw_enable_parameters *params, EnableParametersNative)
+
 /* EVENT_HEADER events: the descriptor by reference (a blittable struct, NativeStructs.cs);
    the optional activity ids and the data descriptor array as pointers the caller pins
    (Provider.WriteEvent); etw_activity_id_control's id read and written in place. */

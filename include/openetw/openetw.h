@@ -12,6 +12,7 @@
 #include "constants.h"
 #include "records.h"
 #include "properties.h"
+#include "filter.h"
 #include "session.h"
 #include "provider.h"
 #include "tracelogging.h"

@@ -23,6 +23,7 @@
 #include "export.h"
 #include "status.h"
 #include "records.h"
+#include "filter.h"
 
 ETW_BEGIN_DECLS
 
@@ -38,6 +39,10 @@ typedef struct etw_provider_enable_info {
     uint64_t match_any_keyword; /* OR of the sessions' flags (all bits when one gave 0) */
     uint64_t match_all_keyword; /* AND of the sessions' match-all keywords */
     uint64_t session_handle;    /* the session whose change caused this call (0 at registration) */
+    /* Added in 1.2: the SCHEMATIZED filter (ETW_EVENT_FILTER_TYPE_SCHEMATIZED) that
+       session enabled the provider with, as EnableCallback's FilterData; NULL when
+       it gave none. Valid during the call. (filter.h) */
+    const etw_event_filter_descriptor *filter_data;
 } etw_provider_enable_info;
 
 /**

@@ -83,6 +83,7 @@
 #include "status.h"
 #include "records.h"
 #include "properties.h"
+#include "filter.h"
 
 ETW_BEGIN_DECLS
 
@@ -172,6 +173,12 @@ typedef struct etw_session_options {
                                   the interval in 100 ns units, as TRACE_PROFILE_INTERVAL
                                   (TraceSampledProfileIntervalInfo) gives it; 0 = 10000 (1 ms);
                                   else 1221 to 10000000 (ETW_ERROR_INVALID_PARAMETER outside) */
+    /* Added in 1.2 (read when struct_size covers it; start only): session-level filters
+       (EVENT_TRACE_PROPERTIES_V2.FilterDesc), applied to every provider the session
+       enables: ETW_EVENT_FILTER_TYPE_PID and _EXECUTABLE_NAME only (another type:
+       ETW_ERROR_NOT_SUPPORTED; bad ones as etw_session_enable_provider_ex says). */
+    uint32_t filter_count;
+    const etw_event_filter_descriptor *filters;
 } etw_session_options;
 
 /** sizeof the first version of etw_session_options (through realtime_backlog_buffers). */
@@ -418,7 +425,8 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
                                                uint64_t match_all_keyword);
 
 /*
- * Enable properties (ENABLE_TRACE_PARAMETERS.EnableProperty, EVENT_ENABLE_PROPERTY_*):
+ * Enable properties (ENABLE_TRACE_PARAMETERS.EnableProperty, ETW_EVENT_ENABLE_PROPERTY_*
+ * in filter.h, given to etw_session_enable_provider_ex):
  * what a session asks of a provider's EVENT_HEADER events (etw_provider_write_event),
  * each written as an extended data item (etw_extended_item) in this order:
  *   SID               ETW_EVENT_HEADER_EXT_TYPE_SID: the writer's effective user id as the
@@ -443,12 +451,32 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
  * the items, and IGNORE_KEYWORD_0 (a filter on an event descriptor's keyword) leaves
  * them alone. A session with no property costs the writers nothing.
  */
-#define ETW_EVENT_ENABLE_PROPERTY_SID 0x001u
-#define ETW_EVENT_ENABLE_PROPERTY_TS_ID 0x002u
-#define ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE 0x004u
-#define ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0 0x010u
-#define ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY 0x080u
-#define ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY 0x100u
+
+/**
+ * etw_session_enable_provider with enable parameters (EnableTraceEx2 with
+ * ENABLE_TRACE_PARAMETERS): level and keywords, enable_property
+ * (ETW_EVENT_ENABLE_PROPERTY_*, kept with the enablement and carried to
+ * providers of other processes) and filters at the source (filter.h,
+ * docs/FILTERS.md). params NULL: level 0, all keywords, no filter. Enabling
+ * again replaces the level, keywords, properties and filters; disabling
+ * ignores params. The filters are copied: the caller's buffers may be freed
+ * when this returns. The session's own filters (etw_session_options.filters)
+ * apply as well.
+ * Statuses: as etw_session_enable_provider; ETW_ERROR_INVALID_PARAMETER for
+ * a struct_size too small, unknown enable_property bits, more than
+ * ETW_MAX_EVENT_FILTERS_COUNT filters, filters NULL with a count, a filter
+ * with a NULL Ptr, a Size of 0 or above its type's limit, a type given twice,
+ * a payload whose own sizes or counts disagree with Size (more than
+ * ETW_MAX_EVENT_FILTER_PID_COUNT pids, 0 or more than
+ * ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT ids, names not NUL-terminated...);
+ * ETW_ERROR_NOT_SUPPORTED for a filter type OpenETW does not implement
+ * (PACKAGE_ID, PACKAGE_APP_ID, CONTAINER, STACKWALK_NAME,
+ * STACKWALK_LEVEL_KW, SYSTEM_FLAGS, TRACEHANDLE) or a payload operator it
+ * does not (MODULO, IS, ISNOT). The last error message names the filter by
+ * its index and what was wrong. Thread-safe.
+ */
+ETW_API etw_status etw_session_enable_provider_ex(etw_session *session, const etw_guid *provider_guid,
+                                                  uint32_t control_code, const etw_enable_parameters *params);
 
 /* ---- Rights over a system-wide session (etw_session_grant) ---- */
 #define ETW_SESSION_RIGHT_CONTROL 0x1u /* query, update, flush, stop, enable providers, grant */

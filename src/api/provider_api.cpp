@@ -34,6 +34,7 @@ void forward(const EnableInfo &info, void *context)
     out.match_any_keyword = info.match_any;
     out.match_all_keyword = info.match_all;
     out.session_handle = info.session_handle;
+    out.filter_data = info.filter_data;
     p->callback(&out, p->user_data);
 }
 

@@ -5,6 +5,7 @@
 #include "api/session_handle.hpp"
 #include "api/properties_handle.hpp"
 #include "base/utf.hpp"
+#include "engine/event_filter.hpp"
 #include "host/hosting.hpp"
 #include "host/session_ref.hpp"
 #include "kernel/stack_event_names.hpp"
@@ -67,6 +68,11 @@ ETW_API etw_status etw_session_start_ex(etw_session **out, etw_properties *props
             o.realtime_backlog = options->realtime_backlog_buffers;
             if (covers(options->struct_size, offsetof(etw_session_options, profile_interval)))
                 o.profile_interval = options->profile_interval;
+            if (options->struct_size >= offsetof(etw_session_options, filters) + sizeof options->filters)
+                if (Status st = openetw::engine::pack_filters(options->filters, options->filter_count,
+                                                              openetw::engine::FilterScope::Session, &o.filters);
+                    !st)
+                    return st;
         }
         auto handle = std::make_unique<etw_session>();
         if (Status st = openetw::host::start_session(*props_of(props), o, &handle->ref); !st)
@@ -273,6 +279,35 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
                                                      "_DISABLE_PROVIDER or _CAPTURE_STATE");
         return session->ref->enable(*provider_guid, control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER, level,
                                     match_any_keyword, match_all_keyword);
+    });
+}
+
+ETW_API etw_status etw_session_enable_provider_ex(etw_session *session, const etw_guid *provider_guid,
+                                                  uint32_t control_code, const etw_enable_parameters *params)
+{
+    return guarded([&]() -> Status {
+        ETW_REQUIRE_ARG(session);
+        ETW_REQUIRE_ARG(provider_guid);
+        if (control_code != ETW_CONTROL_CODE_ENABLE_PROVIDER && control_code != ETW_CONTROL_CODE_DISABLE_PROVIDER)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "control_code must be ETW_CONTROL_CODE_ENABLE_PROVIDER or _DISABLE_PROVIDER");
+        const bool on = control_code == ETW_CONTROL_CODE_ENABLE_PROVIDER;
+        if (params == nullptr || !on)
+            return session->ref->enable(*provider_guid, on, 0, 0, 0);
+        if (params->struct_size < sizeof(etw_enable_parameters))
+            return Fail(ETW_ERROR_INVALID_PARAMETER, "params->struct_size is " + std::to_string(params->struct_size) +
+                                                         "; set it to sizeof(etw_enable_parameters) = " +
+                                                         std::to_string(sizeof(etw_enable_parameters)));
+        if (params->enable_property & ~ETW_EVENT_ENABLE_PROPERTY_ALL)
+            return Fail(ETW_ERROR_INVALID_PARAMETER,
+                        "params->enable_property has bits no EVENT_ENABLE_PROPERTY_* names");
+        std::vector<std::uint8_t> filters;
+        if (Status st = openetw::engine::pack_filters(params->filters, params->filter_count,
+                                                      openetw::engine::FilterScope::Provider, &filters);
+            !st)
+            return st;
+        return session->ref->enable(*provider_guid, true, params->level, params->match_any_keyword,
+                                    params->match_all_keyword, params->enable_property, filters);
     });
 }
 

@@ -19,14 +19,17 @@ namespace {
 std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
 } // namespace
 
-void Engine::queue_capture(GuidEntry &e, const EnableInfo &info, std::vector<Pending> &notify)
+void Engine::queue_capture(GuidEntry &e, EnableInfo info, const std::shared_ptr<const EventFilter> &filter,
+                           std::vector<Pending> &notify)
 {
+    // The session's SCHEMATIZED filter, as an enable passes it (FilterData).
+    info.filter_data = filter ? filter->schematized() : nullptr;
     for (Provider *p : e.providers) {
         if (!p->callback || p->closing)
             continue;
         ++p->in_flight;
         p->in_flight_threads.push_back(platform::thread_id());
-        notify.push_back({p, info});
+        notify.push_back({p, info, filter});
     }
 }
 
@@ -39,10 +42,10 @@ Status Engine::capture_state(const std::shared_ptr<Session> &session, const etw_
         if (session->state.load() != Session::Running)
             return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
         auto g = guids_.find(key_of(provider));
-        const bool enables =
-            g != guids_.end() && std::any_of(g->second.enablements.begin(), g->second.enablements.end(),
-                                             [&](const Enablement &en) { return en.session == session; });
-        if (!enables)
+        const auto en = g == guids_.end() ? std::vector<Enablement>::const_iterator{}
+                                          : std::find_if(g->second.enablements.begin(), g->second.enablements.end(),
+                                                         [&](const Enablement &x) { return x.session == session; });
+        if (g == guids_.end() || en == g->second.enablements.end())
             return Fail(ETW_ERROR_WMI_GUID_NOT_FOUND, "the session does not enable the provider " +
                                                           guid_to_string(provider) +
                                                           ": enable it first, then ask it to capture its state");
@@ -52,9 +55,9 @@ Status Engine::capture_state(const std::shared_ptr<Session> &session, const etw_
         info.match_any = match_any;
         info.match_all = match_all;
         info.session_handle = session->handle();
-        queue_capture(g->second, info, notify);
+        queue_capture(g->second, info, en->filter, notify);
         if (hosting_)
-            hosting_->capture_requested(session.get(), {provider, level, match_any, match_all});
+            hosting_->capture_requested(session.get(), {provider, level, match_any, match_all, 0, {}});
     }
     deliver(notify);
     return Status::ok();
@@ -70,11 +73,11 @@ bool Engine::deliver_remote_capture(const Session *session, const etw_guid &prov
             return false;
         // Only while that session enables this process's registrations
         // (a provider it was not admitted for hears nothing of it).
-        const bool enables = std::any_of(g->second.remote.begin(), g->second.remote.end(),
-                                         [&](const Enablement &en) { return en.session.get() == session; });
-        if (!enables)
+        const auto en = std::find_if(g->second.remote.begin(), g->second.remote.end(),
+                                     [&](const Enablement &x) { return x.session.get() == session; });
+        if (en == g->second.remote.end())
             return false;
-        queue_capture(g->second, info, notify);
+        queue_capture(g->second, info, en->filter, notify);
     }
     const bool any = !notify.empty();
     deliver(notify);

@@ -40,6 +40,22 @@ etw_guid random_guid()
 namespace {
 bool shared_private(std::uint32_t mode) { return (mode & ETW_PRIVATE_LOGGER_MODE) != 0; }
 
+// This process's executable name, read once (PID and EXECUTABLE_NAME filters).
+const std::string &executable()
+{
+    static const std::string name = platform::executable_name();
+    return name;
+}
+
+// The session's own filters with the enable call's, parsed.
+Status filter_of(const Session &session, const std::vector<std::uint8_t> &filters,
+                 std::shared_ptr<const EventFilter> *out)
+{
+    std::vector<std::uint8_t> blob = session.options().filters;
+    blob.insert(blob.end(), filters.begin(), filters.end());
+    return EventFilter::parse(blob, out);
+}
+
 } // namespace
 
 Engine &Engine::instance()
@@ -54,8 +70,14 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
                        std::uint64_t session_handle)
 {
     GuidEntry &e = entry(g);
-    std::vector<Enablement> every = e.enablements;
-    every.insert(every.end(), e.remote.begin(), e.remote.end());
+    std::vector<Enablement> every;
+    // A session whose PID or EXECUTABLE_NAME filter turns this process away
+    // does not enable it at all: decided here, once, not per event.
+    const std::uint32_t pid = platform::process_id();
+    for (const auto *list : {&e.enablements, &e.remote})
+        for (const Enablement &en : *list)
+            if (!en.filter || en.filter->admits_process(pid, executable()))
+                every.push_back(en);
     std::uint64_t summary = 0, any = 0, all = ~0ull;
     std::uint8_t max_level = 0;
     for (const Enablement &en : every) {
@@ -71,9 +93,16 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
     for (Provider *p : e.providers) {
         auto *snap = new ProviderSnapshot();
         for (const Enablement &en : every) {
-            snap->entries.push_back({en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
-                                     en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE),
-                                     en.match_any == 0 ? ~0ull : en.match_any, en.match_all, en.enable_property});
+            ProviderSnapshot::Entry entry{en.session.get(), std::uint8_t(en.level == 0 ? 255 : en.level),
+                                          en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE),
+                                          en.match_any == 0 ? ~0ull : en.match_any, en.match_all};
+            entry.enable_property = en.enable_property;
+            if (en.filter) {
+                entry.filter = en.filter.get();
+                entry.event_filter = en.filter->per_event() ? en.filter.get() : nullptr;
+                snap->filters.push_back(en.filter);
+            }
+            snap->entries.push_back(entry);
             snap->any_property |= en.enable_property;
         }
         if (snap->entries.size() == 1 && snap->any_property == 0)
@@ -100,9 +129,15 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
             info.match_any = summary ? any : 0;
             info.match_all = all;
             info.session_handle = session_handle;
+            std::shared_ptr<const EventFilter> filter;
+            for (const Enablement &en : every)
+                if (en.session->handle() == session_handle && en.filter && en.filter->schematized()) {
+                    filter = en.filter;
+                    info.filter_data = filter->schematized();
+                }
             ++p->in_flight;
             p->in_flight_threads.push_back(platform::thread_id());
-            notify.push_back({p, info});
+            notify.push_back({p, info, std::move(filter)});
         }
     }
     if (e.providers.empty() && e.enablements.empty() && e.remote.empty())
@@ -151,6 +186,10 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
     // The export connects first, with no engine lock held: a server that
     // takes its time holds up this start only.
     std::unique_ptr<BufferExport> exporter;
+    // The session's own filters: checked before anything is claimed.
+    std::shared_ptr<const EventFilter> own_filter;
+    if (Status st = EventFilter::parse(options.filters, &own_filter); !st)
+        return st;
     if (!props.export_url().empty()) {
         if (hosting_ == nullptr)
             return Fail(ETW_ERROR_NOT_SUPPORTED, "this process cannot export sessions (no control plane installed)");
@@ -231,7 +270,7 @@ Status Engine::start(Properties &props, const SessionOptions &options, std::shar
             hosting_->host(std::move(claim), shared, props);
         if (shared->is_private()) {
             // A private session logs its provider (Wnode.Guid) from this process.
-            entry(shared->guid()).enablements.push_back({shared, 0, 0, 0});
+            entry(shared->guid()).enablements.push_back({shared, 0, 0, 0, 0, own_filter});
             republish(shared->guid(), retired, notify, handle);
         }
         *out = shared;
@@ -345,12 +384,16 @@ std::uint32_t Engine::max_sessions()
     return max_sessions_;
 }
 
-Status Engine::enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
-                               std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
-                               std::uint32_t enable_property)
+Status Engine::enable_provider_ex(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                                  std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
+                                  std::uint32_t enable_property, const std::vector<std::uint8_t> &filters)
 {
     std::vector<ProviderSnapshot *> retired;
     std::vector<Pending> notify;
+    std::shared_ptr<const EventFilter> filter;
+    if (enable)
+        if (Status st = filter_of(*session, filters, &filter); !st)
+            return st;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (session->state.load() != Session::Running)
@@ -361,9 +404,23 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
         GuidEntry &e = entry(provider);
         auto it = std::find_if(e.enablements.begin(), e.enablements.end(),
                                [&](const Enablement &en) { return en.session == session; });
+        if (enable && filter) {
+            if (const std::size_t room = hosting_ ? hosting_->filter_room(session.get()) : 0) {
+                std::size_t used = filter->blob().size();
+                for (auto &[k, other] : guids_)
+                    for (const Enablement &en : other.enablements)
+                        if (en.session == session && en.filter && &other != &e)
+                            used += en.filter->blob().size();
+                if (used > room)
+                    return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
+                                "a system-wide session's filters hold at most " + std::to_string(room) +
+                                    " bytes together (its enabled providers' filters would need " +
+                                    std::to_string(used) + ")");
+            }
+        }
         if (enable) {
             if (it != e.enablements.end()) {
-                *it = {session, level, match_any, match_all, enable_property};
+                *it = {session, level, match_any, match_all, enable_property, filter};
             } else {
                 if (const std::size_t limit = hosting_ ? hosting_->enable_limit(session.get()) : 0) {
                     std::size_t n = 0;
@@ -374,7 +431,7 @@ Status Engine::enable_provider(const std::shared_ptr<Session> &session, const et
                         return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES,
                                     "a system-wide session enables at most " + std::to_string(limit) + " providers");
                 }
-                entry(provider).enablements.push_back({session, level, match_any, match_all, enable_property});
+                entry(provider).enablements.push_back({session, level, match_any, match_all, enable_property, filter});
             }
         } else if (it != e.enablements.end()) {
             e.enablements.erase(it);
@@ -409,8 +466,9 @@ Status Engine::register_provider(const etw_guid &guid, EnableCallback cb, void *
         others.erase(std::remove(others.begin(), others.end(), p), others.end());
         GuidEntry &e2 = entry(guid);
         e2.providers.insert(e2.providers.end(), others.begin(), others.end());
-        if (!enabled) {
-            // Nothing to tell a provider that no session enables.
+        if (!enabled || p->summary.load(std::memory_order_relaxed) == 0) {
+            // Nothing to tell a provider that no session enables (or whose
+            // sessions' PID or EXECUTABLE_NAME filters turn this process away).
             for (Pending &n : notify) {
                 --n.provider->in_flight;
                 n.provider->in_flight_threads.pop_back();
@@ -472,6 +530,9 @@ std::vector<SessionEnable> Engine::enables_locked(const Session *session)
                 r.level = en.level;
                 r.match_any = en.match_any;
                 r.match_all = en.match_all;
+                r.enable_property = en.enable_property;
+                if (en.filter)
+                    r.filters = en.filter->blob();
                 out.push_back(r);
             }
     return out;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "base/status.hpp"
+#include "engine/event_filter.hpp"
 #include "engine/grace.hpp"
 #include "engine/properties.hpp"
 #include "engine/session.hpp"
@@ -39,6 +40,9 @@ struct EnableInfo {
     std::uint64_t match_any = 0;
     std::uint64_t match_all = 0;
     std::uint64_t session_handle = 0;
+    // The SCHEMATIZED filter of the session named by session_handle, as
+    // EnableCallback's FilterData (null: none); valid during the call.
+    const etw_event_filter_descriptor *filter_data = nullptr;
 };
 
 using EnableCallback = void (*)(const EnableInfo &info, void *context);
@@ -47,12 +51,17 @@ using EnableCallback = void (*)(const EnableInfo &info, void *context);
 struct ProviderSnapshot {
     struct Entry {
         Session *session;
-        std::uint8_t max_level;   // the highest level it takes: 255 for every level (enabled at 0)
-        std::uint32_t max_record; // records of this size or more never fit its buffers
-        std::uint64_t match_any;  // MatchAnyKeyword, all bits when enabled with 0
-        std::uint64_t match_all;  // MatchAllKeyword
-        // EVENT_ENABLE_PROPERTY_* bits (engine/event_properties.hpp).
-        std::uint32_t enable_property = 0;
+        std::uint8_t max_level;            // the highest level it takes: 255 for every level (enabled at 0)
+        std::uint32_t max_record;          // records of this size or more never fit its buffers
+        std::uint64_t match_any;           // MatchAnyKeyword, all bits when enabled with 0
+        std::uint64_t match_all;           // MatchAllKeyword
+        std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_* bits (engine/event_properties.hpp)
+        // The enablement's filters (docs/FILTERS.md), kept alive by the
+        // snapshot; null: none. event_filter: the same when events must ask
+        // it (EVENT_ID, EVENT_NAME, PAYLOAD), else null: the write path's
+        // whole cost without such filters is that one pointer test.
+        const EventFilter *filter = nullptr;
+        const EventFilter *event_filter = nullptr;
         // Whether the session takes an event of this level and keyword, as
         // Windows decides for EVENT_HEADER events (EventEnabled): level 0 or
         // at most the session's; keyword 0, or one bit of MatchAny and every
@@ -62,8 +71,23 @@ struct ProviderSnapshot {
             return level <= max_level &&
                    (keyword == 0 || ((keyword & match_any) != 0 && (keyword & match_all) == match_all));
         }
+        // Whether an EVENT_HEADER event the session takes passes its filters.
+        bool passes(const EventHeaderInput &e) const noexcept
+        {
+            return event_filter == nullptr ||
+                   event_filter->admits(*e.descriptor, e.data_count, e.data, e.tl ? e.tl->schema : nullptr);
+        }
+        // Whether an event of this id carries a stack for this session: false
+        // when a STACKWALK filter turns the id away, true otherwise (no
+        // filter, or no STACKWALK filter). The stack itself is asked for by
+        // EVENT_ENABLE_PROPERTY_STACK_TRACE in enable_property.
+        bool stack_for(std::uint16_t event_id) const noexcept
+        {
+            return filter == nullptr || filter->stack_for(event_id);
+        }
     };
     std::vector<Entry> entries;
+    std::vector<std::shared_ptr<const EventFilter>> filters; // what the entries' filter pointers point to
     // The entry when there is exactly one and it asks for no enable
     // property (the common case, written without the loop); set once the
     // entries are final, before the snapshot is published.
@@ -73,14 +97,22 @@ struct ProviderSnapshot {
     std::uint32_t any_property = 0;
 };
 
-// A session enabling a provider, with its level and keywords.
+// A session enabling a provider, with its level, keywords, enable
+// properties and filters (the session's own filters included).
 struct Enablement {
     std::shared_ptr<Session> session;
     std::uint8_t level;
     std::uint64_t match_any;
     std::uint64_t match_all;
-    std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_* bits
-    bool operator==(const Enablement &) const = default;
+    std::uint32_t enable_property = 0;
+    std::shared_ptr<const EventFilter> filter; // null: none
+    bool operator==(const Enablement &o) const
+    {
+        return session == o.session && level == o.level && match_any == o.match_any && match_all == o.match_all &&
+               enable_property == o.enable_property &&
+               (filter ? filter->blob() : std::vector<std::uint8_t>{}) ==
+                   (o.filter ? o.filter->blob() : std::vector<std::uint8_t>{});
+    }
 };
 
 class Provider {
@@ -134,7 +166,15 @@ public:
     // (engine/event_properties.hpp says which bits act and how).
     Status enable_provider(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
                            std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
-                           std::uint32_t enable_property = 0);
+                           std::uint32_t enable_property = 0)
+    {
+        return enable_provider_ex(session, provider, enable, level, match_any, match_all, enable_property, {});
+    }
+    // With filters: a blob pack_filters made (FilterScope::Provider); the
+    // session's own filters (SessionOptions::filters) are added to it.
+    Status enable_provider_ex(const std::shared_ptr<Session> &session, const etw_guid &provider, bool enable,
+                              std::uint8_t level, std::uint64_t match_any, std::uint64_t match_all,
+                              std::uint32_t enable_property, const std::vector<std::uint8_t> &filters);
 
     // EVENT_CONTROL_CODE_CAPTURE_STATE (capture_state.cpp): calls the enable
     // callback of every registration of provider in this process with
@@ -217,6 +257,7 @@ private:
     struct Pending {
         Provider *provider;
         EnableInfo info;
+        std::shared_ptr<const EventFilter> filter; // keeps info.filter_data alive
     };
 
     GuidEntry &entry(const etw_guid &g);
@@ -227,7 +268,8 @@ private:
                    std::uint64_t session_handle);
     void deliver(std::vector<Pending> &notify);
     // Queues info for every live registration of e's GUID. Caller holds mutex_.
-    void queue_capture(GuidEntry &e, const EnableInfo &info, std::vector<Pending> &notify);
+    void queue_capture(GuidEntry &e, EnableInfo info, const std::shared_ptr<const EventFilter> &filter,
+                       std::vector<Pending> &notify);
     void retire(std::vector<ProviderSnapshot *> &retired);
 
     std::mutex mutex_;

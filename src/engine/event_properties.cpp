@@ -96,7 +96,7 @@ etw_status write_with_properties(const ProviderSnapshot &snap, const EventHeader
                                   etl::extended_item_size(etl::stack_trace_data_size(etl::kStackTraceMaxFrames, 8))];
     etw_status result = ETW_OK;
     for (const ProviderSnapshot::Entry &en : snap.entries) {
-        if (!en.takes(level, keyword))
+        if (!en.takes(level, keyword) || !en.passes(e))
             continue;
         const std::uint32_t p = en.enable_property;
         if ((p & kEnablePropertyIgnoreKeyword0) && keyword == 0)
@@ -105,7 +105,8 @@ etw_status write_with_properties(const ProviderSnapshot &snap, const EventHeader
         if ((p & kEnablePropertyItems) == 0) {
             st = size >= en.max_record ? ETW_ERROR_MORE_DATA : en.session->write_event_general(e, size);
         } else {
-            if ((p & kEnablePropertyStackTrace) && !captured) {
+            const bool stack = (p & kEnablePropertyStackTrace) && en.stack_for(e.descriptor->Id); // STACKWALK filters
+            if (stack && !captured) {
                 // Leaves out this function's own frame: the first is in its caller.
                 frame_count = platform::capture_stack(frames, etl::kStackTraceMaxFrames, 1);
                 captured = true;
@@ -114,7 +115,7 @@ etw_status write_with_properties(const ProviderSnapshot &snap, const EventHeader
                 event_key = g_event_keys.fetch_add(1, std::memory_order_relaxed) + 1;
             if (p & (kEnablePropertyTsId | kEnablePropertyProcessStartKey))
                 ensure_process_keys();
-            if ((p & kEnablePropertyStackTrace) && en.session->claim_stack_images(platform::process_id())) [[unlikely]]
+            if (stack && en.session->claim_stack_images(platform::process_id())) [[unlikely]]
                 write_module_map(*en.session);
             etl::ExtendedItemWriter w(items);
             if (p & kEnablePropertySid)
@@ -125,7 +126,7 @@ etw_status write_with_properties(const ProviderSnapshot &snap, const EventHeader
                 w.add_u64(etl::kExtTypeProcessStartKey, g_keys.start_key.load(std::memory_order_relaxed));
             if (p & kEnablePropertyEventKey)
                 w.add_u64(etl::kExtTypeEventKey, event_key);
-            if (p & kEnablePropertyStackTrace)
+            if (stack)
                 w.add_stack(frames, frame_count, platform::kPointerSize);
             EventHeaderInput x = e;
             x.items = items;

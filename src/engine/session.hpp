@@ -93,6 +93,7 @@ struct SessionOptions {
     bool take_over = false;                   // start: continue an orphan (Engine::take_over)
     bool in_process = false;                  // start: run here, not in the session host (host/session_ref)
     std::uint32_t profile_interval = 0;       // a system logger's PROFILE interval (100 ns); 0 = 10000
+    std::vector<std::uint8_t> filters;        // session-level filters (pack_filters, FilterScope::Session)
 };
 
 // What a real-time reader learns about losses since its last report.

@@ -30,6 +30,8 @@ struct SessionEnable {
     std::uint8_t level;
     std::uint64_t match_any;
     std::uint64_t match_all;
+    std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_*
+    std::vector<std::uint8_t> filters; // its filters' blob (engine/event_filter.hpp), the session's included
 };
 
 class SessionHosting {
@@ -67,6 +69,9 @@ public:
     virtual void capture_requested(const Session *session, const SessionEnable &request) = 0;
     // A provider unregistered in this process (no engine lock held).
     virtual void provider_unregistered() = 0;
+    // Under the engine lock: how many bytes of filter blobs the session's
+    // enablements may hold together (0: no limit).
+    virtual std::size_t filter_room(const Session *) { return 0; }
     // Under the engine lock: the session stops; other processes' providers let go of it.
     virtual void stopping(const Session *session) = 0;
     // The session stopped (its file complete): its name and door go.

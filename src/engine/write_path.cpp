@@ -406,16 +406,16 @@ inline void set_header_type(etw_event_trace_header *h) noexcept
 }
 
 // Inside a grace section: write(session) for each session of snap that
-// takes the event's level and keyword (0 for classic events); the first
-// failure. An event never spans buffers: ETW_ERROR_MORE_DATA for a session
-// whose buffers are too small.
-template <class Write>
+// takes the event's level and keyword (0 for classic events) and whose
+// filters pass it (pass(entry)); the first failure. An event never spans
+// buffers: ETW_ERROR_MORE_DATA for a session whose buffers are too small.
+template <class Pass, class Write>
 etw_status each_session(const ProviderSnapshot &snap, std::uint8_t level, std::uint64_t keyword, std::uint32_t size,
-                        Write write) noexcept
+                        Pass pass, Write write) noexcept
 {
     etw_status result = ETW_OK;
     for (const ProviderSnapshot::Entry &e : snap.entries) {
-        if (!e.takes(level, keyword))
+        if (!e.takes(level, keyword) || !pass(e))
             continue;
         const etw_status st = size >= e.max_record ? ETW_ERROR_MORE_DATA : write(*e.session);
         if (result == ETW_OK)
@@ -453,8 +453,12 @@ etw_status Engine::trace_event(Provider *p, etw_event_trace_header *h) noexcept
             return ETW_ERROR_MORE_DATA;
         return e->session->write_whole(bytes, size);
     }
-    return each_session(*snap, level, 0, size,
-                        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
+    // Classic events have no event id, name or self-described payload: the
+    // EVENT_ID, EVENT_NAME and PAYLOAD filters do not apply to them (as on
+    // Windows, where they filter EVENT_DESCRIPTOR events).
+    return each_session(
+        *snap, level, 0, size, [](const ProviderSnapshot::Entry &) { return true; },
+        [bytes, size](Session &s) { return s.write_whole_general(bytes, size); });
 }
 
 etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexcept
@@ -508,7 +512,9 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     const ProviderSnapshot *snap = p->snapshot.load(std::memory_order_acquire);
     if (!snap)
         return ETW_OK;
-    return each_session(*snap, level, 0, ev.size, [&ev, cpu](Session &s) { return s.write(ev, cpu); });
+    return each_session(
+        *snap, level, 0, ev.size, [](const ProviderSnapshot::Entry &) { return true; },
+        [&ev, cpu](Session &s) { return s.write(ev, cpu); });
 }
 
 [[gnu::always_inline]] inline etw_status Engine::write_event_checked(Provider *p, const EventHeaderInput &e,
@@ -522,7 +528,9 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
         return ETW_OK;
     // One session, the common case: its write inline, no loop around it.
     if (const ProviderSnapshot::Entry *one = snap->single) [[likely]] {
-        if (!one->takes(level, keyword))
+        // The filters run before any buffer work: a filtered-out event costs
+        // about what an event of a disabled level does.
+        if (!one->takes(level, keyword) || !one->passes(e))
             return ETW_OK;
         if (size >= one->max_record) [[unlikely]]
             return ETW_ERROR_MORE_DATA;
@@ -530,7 +538,9 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
     }
     if (snap->any_property != 0) [[unlikely]]
         return write_with_properties(*snap, e, size);
-    return each_session(*snap, level, keyword, size, [&e, size](Session &s) { return s.write_event_general(e, size); });
+    return each_session(
+        *snap, level, keyword, size, [&e](const ProviderSnapshot::Entry &en) { return en.passes(e); },
+        [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
 etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,

@@ -24,6 +24,13 @@ inline constexpr std::uint32_t kMessageMax = 1024;
 // bounded by.
 inline constexpr std::uint32_t kText16Max = 4 + 2 * kRegistryNameMax;
 inline constexpr std::uint32_t kPropsMax = std::uint32_t(sizeof(etw_event_trace_properties)) + kText16Max;
+// The most bytes of an enablement's or a session's filter blob
+// (engine/event_filter.hpp): 13 filters of at most 4 KB, and the session's
+// own PID and EXECUTABLE_NAME filters, fit.
+inline constexpr std::uint32_t kFilterBlobMax = 64u << 10;
+// A session's own filters (a start request's options): PID (8 ids) and
+// EXECUTABLE_NAME (1 KB), each after its 12-byte record header.
+inline constexpr std::uint32_t kSessionFilterBlobMax = (12 + 4 * 8) + (12 + 1024);
 // Frame kinds beyond the request codes (session_channel.hpp, host_channel.hpp).
 enum Kind : std::uint32_t { Answer = 100, FeedBuffer = 101, FeedEnd = 102 };
 

@@ -30,6 +30,8 @@ void put_options(Writer &w, const SessionOptions &o)
     w.u32(o.lossless_timeout_ms);
     w.u32(o.realtime_backlog);
     w.u32(o.profile_interval);
+    w.u32(std::uint32_t(o.filters.size()));
+    w.put(o.filters.data(), o.filters.size());
 }
 
 bool get_options(Reader &r, SessionOptions *o)
@@ -37,6 +39,12 @@ bool get_options(Reader &r, SessionOptions *o)
     std::uint32_t flags = 0;
     if (!r.u32(&flags) || !r.u32(&o->lossless_timeout_ms) || !r.u32(&o->realtime_backlog) ||
         !r.u32(&o->profile_interval) || (flags & ~7u))
+        return false;
+    std::uint32_t filter_bytes = 0;
+    if (!r.u32(&filter_bytes) || filter_bytes > kSessionFilterBlobMax)
+        return false;
+    o->filters.resize(filter_bytes);
+    if (!r.get(o->filters.data(), filter_bytes))
         return false;
     o->lossless = flags & 1;
     o->replace_orphan = flags & 2;
@@ -170,7 +178,7 @@ std::int64_t max_host_request_body(std::uint32_t kind)
 {
     switch (HostRequest(kind)) {
     case HostRequest::Start: // the session name, its properties and log file name, the options, the export
-        return kText16Max + kPropsMax + 16 + 2 * (4 + kMessageMax);
+        return kText16Max + kPropsMax + 20 + kSessionFilterBlobMax + 2 * (4 + kMessageMax);
     case HostRequest::StopOrphan:
         return 8;
     }

@@ -186,6 +186,12 @@ std::size_t Hosting::enable_limit(const Session *session)
     return hosted_.count(session) ? kSlotEnables : 0;
 }
 
+std::size_t Hosting::filter_room(const Session *session)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    return hosted_.count(session) ? kSlotFilterBytes : 0;
+}
+
 void Hosting::enables_changed(const Session *session, const std::vector<engine::SessionEnable> &enables)
 {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -200,8 +206,12 @@ void Hosting::enables_changed(const Session *session, const std::vector<engine::
         r.level = e.level;
         r.match_any = e.match_any;
         r.match_all = e.match_all;
+        r.enable_property = e.enable_property;
         recs.push_back(r);
     }
+    it->second->filters.clear();
+    for (const engine::SessionEnable &e : enables)
+        it->second->filters.push_back(e.filters);
     publish_tables(*it->second);
 }
 
@@ -293,7 +303,8 @@ Status Hosting::take_over(Properties &props, const SessionOptions &options, std:
     Properties settings(orphan.name);
     std::vector<EnableRecord> enables;
     std::vector<GrantRecord> grants;
-    if (!reg->published(orphan, settings) || !reg->tables(orphan, &enables, &grants))
+    std::vector<std::vector<std::uint8_t>> filters;
+    if (!reg->published(orphan, settings) || !reg->tables(orphan, &enables, &grants, &filters))
         return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the orphan went away while being taken over");
     etw_event_trace_properties &rec = settings.record();
     if (rec.LogFileMode & (ETW_FILE_MODE_CIRCULAR | ETW_FILE_MODE_NEWFILE | ETW_BUFFERING_MODE))
@@ -313,8 +324,10 @@ Status Hosting::take_over(Properties &props, const SessionOptions &options, std:
     if (Status st = engine_.start(props, o, out); !st)
         return Fail(st.code,
                     "the orphan was stopped (its file finished) but could not be started again: " + st.message);
-    for (const EnableRecord &e : enables)
-        engine_.enable_provider(*out, e.guid, true, std::uint8_t(e.level), e.match_any, e.match_all);
+    // (The blobs hold the session's own filters too: the new session has none of its own.)
+    for (std::size_t i = 0; i < enables.size(); ++i)
+        engine_.enable_provider_ex(*out, enables[i].guid, true, std::uint8_t(enables[i].level), enables[i].match_any,
+                                   enables[i].match_all, enables[i].enable_property, filters[i]);
     for (const GrantRecord &g : grants)
         grant(*out, g.uid, g.rights);
     return Status::ok();
@@ -342,7 +355,10 @@ bool Hosting::allowed(const Hosted &h, std::uint32_t uid, std::uint32_t rights)
     return false;
 }
 
-void Hosting::publish_tables(const Hosted &h) { SystemRegistry::get()->publish_tables(h.slot, h.enables, h.grants); }
+void Hosting::publish_tables(const Hosted &h)
+{
+    SystemRegistry::get()->publish_tables(h.slot, h.enables, h.grants, h.filters);
+}
 
 Status Hosting::grant(const std::shared_ptr<Session> &session, std::uint32_t uid, std::uint32_t rights)
 {
@@ -437,8 +453,9 @@ void Hosting::serve(Hosted &h, const std::shared_ptr<Session> &s, platform::Chan
         break;
     case Request::Enable:
         with_props = false;
-        st = engine_.enable_provider(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level),
-                                     req.enable.match_any, req.enable.match_all);
+        st = engine_.enable_provider_ex(s, req.enable.guid, req.enable_on, std::uint8_t(req.enable.level),
+                                        req.enable.match_any, req.enable.match_all, req.enable.enable_property,
+                                        req.enable_filters);
         break;
     case Request::Grant:
         with_props = false;

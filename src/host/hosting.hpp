@@ -54,6 +54,7 @@ public:
     void abandon(std::unique_ptr<Claim> claim) override;
     void host(std::unique_ptr<Claim> claim, const std::shared_ptr<Session> &session, const Properties &props) override;
     std::size_t enable_limit(const Session *session) override;
+    std::size_t filter_room(const Session *session) override;
     void enables_changed(const Session *session, const std::vector<engine::SessionEnable> &enables) override;
     void capture_requested(const Session *session, const engine::SessionEnable &request) override;
     void provider_unregistered() override;
@@ -75,8 +76,9 @@ private:
         // Set when the slot is released: a request finishing later publishes nothing.
         std::mutex publish_mutex;
         bool released = false;
-        std::vector<GrantRecord> grants;   // guarded by mutex_
-        std::vector<EnableRecord> enables; // guarded by mutex_: what was last published
+        std::vector<GrantRecord> grants;                // guarded by mutex_
+        std::vector<EnableRecord> enables;              // guarded by mutex_: what was last published
+        std::vector<std::vector<std::uint8_t>> filters; // guarded by mutex_: enables[i]'s filter blob
         // Live feeds to consumers of other processes. Once the session
         // stopped (draining), each still sending its tail counts in
         // g_serving, so that the process's exit waits for it.

@@ -14,7 +14,7 @@ namespace openetw::host {
 // The system registry file (system_registry.cpp). Also in the default
 // folder's name (platform::default_registry_path), so builds of other
 // layouts keep registries of their own.
-inline constexpr std::uint32_t kRegistryLayout = 4;
+inline constexpr std::uint32_t kRegistryLayout = 5;
 static_assert(platform::kDefaultNamespaceLayout == kRegistryLayout,
               "the default namespace folders are named after the registry layout");
 
@@ -23,10 +23,10 @@ static_assert(platform::kDefaultNamespaceLayout == kRegistryLayout,
 // a request of another protocol with ETW_ERROR_NOT_SUPPORTED instead. Raise
 // this whenever a request or answer body changes, and with the region layout
 // the host makes and its clients map.
-inline constexpr std::uint32_t kProtocol = 9;
+inline constexpr std::uint32_t kProtocol = 10;
 
 // A new region layout needs a new protocol: a stale host then says so
 // instead of handing out regions this library misreads.
-static_assert(engine::kRegionLayout == 9 && kProtocol == 9, "a new region layout needs a new kProtocol");
+static_assert(engine::kRegionLayout == 9 && kProtocol == 10, "a new region layout needs a new kProtocol");
 
 } // namespace openetw::host

@@ -83,6 +83,7 @@ void Hosting::sync_remote()
         EnableRecord rec;
         std::uint64_t target;
         std::uint64_t handle;
+        std::shared_ptr<const engine::EventFilter> filter;
     };
     std::map<std::string, std::vector<Want>> want;
     std::map<std::uint64_t, RegistryEntry> needed;
@@ -91,14 +92,21 @@ void Hosting::sync_remote()
             if (e.own || e.orphaned)
                 continue;
             std::vector<EnableRecord> recs;
-            if (!reg->tables(e, &recs, nullptr))
+            std::vector<std::vector<std::uint8_t>> filters;
+            if (!reg->tables(e, &recs, nullptr, &filters))
                 continue;
-            for (const EnableRecord &r : recs) {
+            for (std::size_t i = 0; i < recs.size(); ++i) {
+                const EnableRecord &r = recs[i];
                 const std::string key = key_of(r.guid);
                 if (std::find(mine.begin(), mine.end(), key) == mine.end())
                     continue;
+                // A blob that does not parse (another build's, or scribbled)
+                // enables nothing: no event goes out unfiltered.
+                std::shared_ptr<const engine::EventFilter> filter;
+                if (!engine::EventFilter::parse(filters[i], &filter))
+                    continue;
                 const std::uint64_t t = target_key(e.slot, e.generation);
-                want[key].push_back({r, t, e.handle});
+                want[key].push_back({r, t, e.handle, std::move(filter)});
                 needed[t] = e;
             }
         }
@@ -137,7 +145,8 @@ void Hosting::sync_remote()
             auto t = remote_targets_.find(w.target);
             if (t == remote_targets_.end())
                 continue;
-            n.enables.push_back({t->second, std::uint8_t(w.rec.level), w.rec.match_any, w.rec.match_all});
+            n.enables.push_back({t->second, std::uint8_t(w.rec.level), w.rec.match_any, w.rec.match_all,
+                                 w.rec.enable_property, w.filter});
             n.handle = w.handle;
         }
         next.push_back(std::move(n));

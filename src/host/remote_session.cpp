@@ -29,11 +29,11 @@ Status RemoteSession::orphan_access()
                                              std::to_string(entry_.host_uid));
 }
 
-Status RemoteSession::enable(const EnableRecord &rec, bool enable)
+Status RemoteSession::enable(const EnableRecord &rec, bool enable, const std::vector<std::uint8_t> &filters)
 {
     if (Status st = reachable("it can only be stopped"); !st)
         return st;
-    return request_enable(registry_, entry_, rec, enable);
+    return request_enable(registry_, entry_, rec, enable, filters);
 }
 
 Status RemoteSession::capture_state(const EnableRecord &rec)

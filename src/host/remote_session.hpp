@@ -18,7 +18,7 @@ public:
     Status update(Properties &props);
     Status flush(Properties *props);
     Status stop(Properties *props);
-    Status enable(const EnableRecord &rec, bool enable);
+    Status enable(const EnableRecord &rec, bool enable, const std::vector<std::uint8_t> &filters = {});
     Status capture_state(const EnableRecord &rec);
     Status grant(std::uint32_t uid, std::uint32_t rights);
     Status set_stack_tracing(const std::vector<etw_classic_event_id> &events);

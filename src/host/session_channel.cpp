@@ -88,11 +88,14 @@ Status status_request(SystemRegistry &reg, const RegistryEntry &e, Request code,
 }
 } // namespace
 
-Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable)
+Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable,
+                      const std::vector<std::uint8_t> &filters)
 {
     Writer w;
     w.put(&rec, sizeof rec);
     w.u32(enable ? 1 : 0);
+    w.u32(std::uint32_t(filters.size()));
+    w.put(filters.data(), filters.size());
     return status_request(reg, e, Request::Enable, w.bytes);
 }
 
@@ -256,7 +259,7 @@ std::int64_t max_request_body(std::uint32_t kind)
     case Request::Stop:
         return kPropsMax;
     case Request::Enable:
-        return std::int64_t(sizeof(EnableRecord)) + 4;
+        return std::int64_t(sizeof(EnableRecord)) + 8 + std::int64_t(kFilterBlobMax);
     case Request::Grant:
         return std::int64_t(sizeof(GrantRecord));
     case Request::CaptureState:
@@ -291,8 +294,12 @@ Status parse_request(std::uint32_t kind, const std::vector<std::uint8_t> &body, 
         break;
     case Request::Enable: {
         std::uint32_t on = 0;
-        ok = r.get(&out->enable, sizeof out->enable) && r.u32(&on);
+        std::uint32_t filter_bytes = 0;
+        ok = r.get(&out->enable, sizeof out->enable) && r.u32(&on) && r.u32(&filter_bytes) &&
+             filter_bytes <= kFilterBlobMax;
         out->enable_on = on != 0;
+        out->enable_filters.resize(ok ? filter_bytes : 0);
+        ok = ok && r.get(out->enable_filters.data(), filter_bytes);
         break;
     }
     case Request::Grant:

@@ -45,7 +45,9 @@ std::uint32_t right_needed(Request r);
 // fills it with the host's answer. props may be null for Flush and Stop.
 Status request_control(SystemRegistry &reg, const RegistryEntry &e, Request code, Properties *props);
 // Enable (enable = false: disable) a provider in the session.
-Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable);
+// filters: the enablement's filter blob (engine/event_filter.hpp; empty: none).
+Status request_enable(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec, bool enable,
+                      const std::vector<std::uint8_t> &filters = {});
 // CaptureState: rec names the provider, the level and keywords its callbacks get.
 Status request_capture(SystemRegistry &reg, const RegistryEntry &e, const EnableRecord &rec);
 Status request_grant(SystemRegistry &reg, const RegistryEntry &e, const GrantRecord &grant);
@@ -85,6 +87,7 @@ struct IncomingRequest {
     Properties props;      // Query..Stop
     EnableRecord enable{}; // Enable, CaptureState
     bool enable_on = false;
+    std::vector<std::uint8_t> enable_filters;
     GrantRecord grant{};                            // Grant
     std::u16string path;                            // FlushTo
     std::vector<etw_classic_event_id> stack_events; // StackTracing

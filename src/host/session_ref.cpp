@@ -51,9 +51,10 @@ public:
         return engine().flush(s_, props, path);
     }
     Status stop(Properties *props) override { return engine().stop(s_, props); }
-    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all,
+                  std::uint32_t enable_property, const std::vector<std::uint8_t> &filters) override
     {
-        return engine().enable_provider(s_, provider, on, level, any, all);
+        return engine().enable_provider_ex(s_, provider, on, level, any, all, enable_property, filters);
     }
     Status capture_state(const etw_guid &provider, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
     {
@@ -113,14 +114,16 @@ public:
         Hosting::instance().sync_providers();
         return st;
     }
-    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all) override
+    Status enable(const etw_guid &provider, bool on, std::uint8_t level, std::uint64_t any, std::uint64_t all,
+                  std::uint32_t enable_property, const std::vector<std::uint8_t> &filters) override
     {
         EnableRecord rec{};
         rec.guid = provider;
         rec.level = level;
         rec.match_any = any;
         rec.match_all = all;
-        Status st = r_.enable(rec, on);
+        rec.enable_property = enable_property;
+        Status st = r_.enable(rec, on, filters);
         if (st)
             Hosting::instance().sync_providers();
         return st;

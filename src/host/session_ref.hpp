@@ -44,8 +44,11 @@ public:
     virtual Status stop(Properties *props) = 0;
     // Enable (enable = false: disable) a provider; this process's providers
     // hear of it before the call returns.
+    // enable_property: EVENT_ENABLE_PROPERTY_*; filters: a blob
+    // engine::pack_filters made (empty: none).
     virtual Status enable(const etw_guid &provider, bool enable, std::uint8_t level, std::uint64_t match_any,
-                          std::uint64_t match_all) = 0;
+                          std::uint64_t match_all, std::uint32_t enable_property = 0,
+                          const std::vector<std::uint8_t> &filters = {}) = 0;
     // EVENT_CONTROL_CODE_CAPTURE_STATE: the provider's registrations the
     // session enables log their state; this process's hear of it before the
     // call returns. ETW_ERROR_WMI_GUID_NOT_FOUND when the session does not enable it.

@@ -32,6 +32,13 @@ struct RegistryHeader {
 
 } // namespace
 
+// The filter blobs (engine/event_filter.hpp) of a slot's enables: sizes[i]
+// bytes for enables[i], one after another in bytes.
+struct FilterTable {
+    std::uint32_t sizes[kSlotEnables];
+    std::uint8_t bytes[kSlotFilterBytes];
+};
+
 struct alignas(64) RegistrySlot {
     std::atomic<std::uint32_t> state;
     std::atomic<std::uint32_t> generation; // bumped at each claim
@@ -62,6 +69,7 @@ struct alignas(64) RegistrySlot {
         std::atomic<std::uint32_t> seq;
         CaptureRecord rec;
     } captures[kSlotCaptures];
+    FilterTable filters; // the enables' filters, under ten_seq too
 };
 
 namespace {
@@ -122,6 +130,37 @@ void store_name(const std::u16string &s, std::uint32_t *len, char16_t *dst)
     store_bytes(dst, s.data(), n * sizeof(char16_t));
     store_bytes(dst + n, &nul, sizeof nul);
     std::atomic_ref<std::uint32_t>(*len).store(std::uint32_t(n), std::memory_order_release);
+}
+
+void publish_filters(FilterTable &t, std::uint32_t count, const std::vector<std::vector<std::uint8_t>> &filters)
+{
+    // The host's enable checked that they fit (Hosting::filter_room); what
+    // does not is left out rather than written past the table.
+    std::uint32_t used = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        std::uint32_t n = i < filters.size() ? std::uint32_t(filters[i].size()) : 0;
+        if (n > kSlotFilterBytes - used)
+            n = 0;
+        if (n)
+            store_bytes(t.bytes + used, filters[i].data(), n);
+        std::atomic_ref<std::uint32_t>(t.sizes[i]).store(n, std::memory_order_release);
+        used += n;
+    }
+}
+
+bool read_filters(const FilterTable &t, std::uint32_t count, std::vector<std::vector<std::uint8_t>> *out)
+{
+    out->assign(count, {});
+    std::uint32_t used = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t n = load_u32(t.sizes[i]);
+        if (n > kSlotFilterBytes - used)
+            return false;
+        (*out)[i].resize(n);
+        load_bytes((*out)[i].data(), t.bytes + used, n);
+        used += n;
+    }
+    return true;
 }
 
 } // namespace
@@ -484,7 +523,8 @@ void SystemRegistry::wait_enables(std::uint32_t seen, std::int64_t timeout_ms)
 }
 
 void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRecord> &enables,
-                                    const std::vector<GrantRecord> &grants)
+                                    const std::vector<GrantRecord> &grants,
+                                    const std::vector<std::vector<std::uint8_t>> &filters)
 {
     if (!writable_)
         return;
@@ -492,6 +532,7 @@ void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRec
     const std::uint32_t ne = std::uint32_t(std::min<std::size_t>(enables.size(), kSlotEnables));
     const std::uint32_t ng = std::uint32_t(std::min<std::size_t>(grants.size(), kSlotGrants));
     s.ten_seq.fetch_add(1, std::memory_order_acq_rel);
+    publish_filters(s.filters, ne, filters);
     if (ne)
         store_bytes(s.enables, enables.data(), ne * sizeof(EnableRecord));
     if (ng)
@@ -503,7 +544,7 @@ void SystemRegistry::publish_tables(std::uint32_t i, const std::vector<EnableRec
 }
 
 bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *enables,
-                            std::vector<GrantRecord> *grants)
+                            std::vector<GrantRecord> *grants, std::vector<std::vector<std::uint8_t>> *filters)
 {
     if (e.slot >= kRegistrySlots)
         return false;
@@ -525,6 +566,8 @@ bool SystemRegistry::tables(const RegistryEntry &e, std::vector<EnableRecord> *e
             grants->resize(ng);
             load_bytes(grants->data(), s.grants, ng * sizeof(GrantRecord));
         }
+        if (filters && !read_filters(s.filters, ne, filters))
+            return false; // scribbled
         if (s.ten_seq.load(std::memory_order_relaxed) != seq)
             continue;
         return s.generation.load(std::memory_order_acquire) == e.generation;

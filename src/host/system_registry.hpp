@@ -24,8 +24,9 @@ namespace openetw::host {
 inline constexpr std::uint32_t kRegistrySlots = 64;
 inline constexpr std::uint32_t kRegistryNameMax = 1024; // UTF-16 units
 
-inline constexpr std::uint32_t kSlotEnables = 128; // providers a system-wide session enables
-inline constexpr std::uint32_t kSlotGrants = 16;   // users a session grants rights
+inline constexpr std::uint32_t kSlotEnables = 128;           // providers a system-wide session enables
+inline constexpr std::uint32_t kSlotGrants = 16;             // users a session grants rights
+inline constexpr std::uint32_t kSlotFilterBytes = 32u << 10; // the filter blobs of a session's enables, together
 
 // A provider a session enables, as providers of other processes see it.
 struct EnableRecord {
@@ -33,7 +34,7 @@ struct EnableRecord {
     std::uint64_t match_any;
     std::uint64_t match_all;
     std::uint32_t level;
-    std::uint32_t reserved;
+    std::uint32_t enable_property; // EVENT_ENABLE_PROPERTY_*
 };
 // A capture-state request of a session (EVENT_CONTROL_CODE_CAPTURE_STATE),
 // as providers of other processes read it.
@@ -120,11 +121,16 @@ public:
 
     // Host: publishes the providers the session enables and the users it
     // grants rights, and tells every process (enable_sequence changes).
+    // filters[i]: the filter blob of enables[i] (engine/event_filter.hpp;
+    // missing or empty: none).
     void publish_tables(std::uint32_t slot, const std::vector<EnableRecord> &enables,
-                        const std::vector<GrantRecord> &grants);
-    // A consistent copy of a session's tables (either may be null); false
-    // when the slot no longer holds the session or the tables are damaged.
-    bool tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants);
+                        const std::vector<GrantRecord> &grants,
+                        const std::vector<std::vector<std::uint8_t>> &filters = {});
+    // A consistent copy of a session's tables (any may be null; filters[i]
+    // is enables[i]'s); false when the slot no longer holds the session or
+    // the tables are damaged.
+    bool tables(const RegistryEntry &e, std::vector<EnableRecord> *enables, std::vector<GrantRecord> *grants,
+                std::vector<std::vector<std::uint8_t>> *filters = nullptr);
     // Host: appends a capture request to the slot's ring of the last
     // kSlotCaptures and wakes every process (enable_sequence changes).
     void publish_capture(std::uint32_t slot, const CaptureRecord &rec);

@@ -23,8 +23,8 @@ namespace openetw::platform {
 
 bool shared_registry_supported() noexcept;
 // The registry file: $OPENETW_REGISTRY, or the default of this user's
-// namespace (root: /dev/shm/openetw-4/registry, the system's; any other
-// user: /dev/shm/openetw-4-u<uid>/registry); empty when the variable is
+// namespace (root: /dev/shm/openetw-5/registry, the system's; any other
+// user: /dev/shm/openetw-5-u<uid>/registry); empty when the variable is
 // "none" (process-local sessions).
 std::string registry_path();
 

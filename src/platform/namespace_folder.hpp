@@ -20,7 +20,7 @@ namespace openetw::platform {
 // The registry layout in the default folders' names, so that builds of
 // another layout keep registries of their own (host/protocol.hpp checks it
 // against host::kRegistryLayout).
-inline constexpr std::uint32_t kDefaultNamespaceLayout = 4;
+inline constexpr std::uint32_t kDefaultNamespaceLayout = 5;
 
 // This user's default registry: root's system-wide one in
 // /dev/shm/openetw-<layout>, any other user's in /dev/shm/openetw-<layout>-u<uid>.

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 // Thread-locals of the write path: on ELF the initial-exec model makes each
 // access a thread-pointer-relative load instead of a __tls_get_addr call (the
@@ -123,6 +124,10 @@ std::uint32_t session_id() noexcept;
 // between two processes that had the same pid); 0 when there is no such
 // process. pid + start time identify a process for orphan detection.
 std::uint64_t process_start_time(std::uint32_t pid) noexcept;
+
+// The file name (no folder) of the calling process's executable, as UTF-8
+// ("etwctl", "app.exe"); empty when it cannot be read. Not HOT: a system call.
+std::string executable_name();
 
 // Has fn run in the child of every later fork, before fork returns there
 // (the child's copy of per-thread state is its parent's). Call it once per

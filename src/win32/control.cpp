@@ -4,6 +4,7 @@
 // (docs/WIN32.md lists them); each check says which.
 #include "common.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -72,9 +73,14 @@ ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES
         return ERROR_BAD_LENGTH;
     if ((props->Wnode.Flags & WNODE_FLAG_TRACED_GUID) == 0)
         return ERROR_INVALID_PARAMETER;
-    if (fixed == sizeof(EVENT_TRACE_PROPERTIES_V2) &&
-        reinterpret_cast<const EVENT_TRACE_PROPERTIES_V2 *>(props)->FilterDescCount != 0)
-        return ERROR_NOT_SUPPORTED; // system-wide private logger filters
+    // EVENT_TRACE_PROPERTIES_V2: the session's own filters (checked by the start).
+    ULONG filter_count = 0;
+    const EVENT_FILTER_DESCRIPTOR *filters = nullptr;
+    if (fixed == sizeof(EVENT_TRACE_PROPERTIES_V2)) {
+        const auto *v2 = reinterpret_cast<const EVENT_TRACE_PROPERTIES_V2 *>(props);
+        filter_count = v2->FilterDescCount;
+        filters = v2->FilterDesc;
+    }
     std::string session_name;
     ULONG status = name_to_utf8(name, &session_name);
     if (status != ERROR_SUCCESS)
@@ -144,6 +150,8 @@ ULONG start_trace(PTRACEHANDLE handle, const Name &name, PEVENT_TRACE_PROPERTIES
     etw_session_options options{};
     options.struct_size = sizeof options;
     options.profile_interval = default_profile_interval();
+    options.filter_count = filter_count;
+    options.filters = reinterpret_cast<const etw_event_filter_descriptor *>(filters);
     status = etw_session_start_ex(&session, p.props, &options);
     if (status != ERROR_SUCCESS)
         return status == ERROR_INVALID_NAME ? ERROR_INVALID_PARAMETER : status;
@@ -257,7 +265,12 @@ ULONG query_all(PEVENT_TRACE_PROPERTIES *array, ULONG array_count, PULONG logger
     return status;
 }
 
-ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLONG any, ULONGLONG all)
+static_assert(sizeof(EVENT_FILTER_DESCRIPTOR) == sizeof(etw_event_filter_descriptor) &&
+              offsetof(EVENT_FILTER_DESCRIPTOR, Type) == offsetof(etw_event_filter_descriptor, Type));
+
+ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLONG any, ULONGLONG all,
+             ULONG property = 0, const EVENT_FILTER_DESCRIPTOR *filters = nullptr, ULONG filter_count = 0,
+             LPCGUID source = nullptr)
 {
     if (guid == nullptr || handle == 0)
         return ERROR_INVALID_PARAMETER;
@@ -269,7 +282,19 @@ ULONG enable(TRACEHANDLE handle, LPCGUID guid, ULONG code, UCHAR level, ULONGLON
         return status == ERROR_WMI_INSTANCE_NOT_FOUND ? ERROR_INVALID_HANDLE : status;
     etw_guid g;
     std::memcpy(&g, guid, sizeof g);
-    return etw_session_enable_provider(s.session, &g, code, level, any, all);
+    if (property == 0 && filter_count == 0 && source == nullptr)
+        return etw_session_enable_provider(s.session, &g, code, level, any, all);
+    etw_enable_parameters params{};
+    params.struct_size = sizeof params;
+    params.enable_property = property;
+    params.level = level;
+    params.match_any_keyword = any;
+    params.match_all_keyword = all;
+    params.filter_count = filter_count;
+    params.filters = reinterpret_cast<const etw_event_filter_descriptor *>(filters);
+    if (source != nullptr)
+        std::memcpy(&params.source_id, source, sizeof params.source_id);
+    return etw_session_enable_provider_ex(s.session, &g, code, &params);
 }
 
 } // namespace
@@ -341,8 +366,18 @@ OPENETW_WIN32_API ULONG EnableTraceEx2(TRACEHANDLE h, LPCGUID guid, ULONG code, 
                                        ULONGLONG all, ULONG timeout, PENABLE_TRACE_PARAMETERS params)
 {
     (void)timeout; // enabling is synchronous here: the callbacks ran when this returns
-    if (params != nullptr && params->Version != ENABLE_TRACE_PARAMETERS_VERSION &&
-        params->Version != ENABLE_TRACE_PARAMETERS_VERSION_2)
+    if (params == nullptr)
+        return enable(h, guid, code, level, any, all);
+    if (params->Version == ENABLE_TRACE_PARAMETERS_VERSION) // no FilterDescCount: one filter, or none
+        return enable(h, guid, code, level, any, all, params->EnableProperty, params->EnableFilterDesc,
+                      params->EnableFilterDesc ? 1 : 0, &params->SourceId);
+    if (params->Version != ENABLE_TRACE_PARAMETERS_VERSION_2)
         return ERROR_INVALID_PARAMETER;
-    return enable(h, guid, code, level, any, all);
+    return enable(h, guid, code, level, any, all, params->EnableProperty, params->EnableFilterDesc,
+                  params->FilterDescCount, &params->SourceId);
+}
+OPENETW_WIN32_API ULONG EnableTraceEx(LPCGUID guid, LPCGUID source, TRACEHANDLE h, ULONG code, UCHAR level,
+                                      ULONGLONG any, ULONGLONG all, ULONG property, PEVENT_FILTER_DESCRIPTOR filter)
+{
+    return enable(h, guid, code, level, any, all, property, filter, filter ? 1 : 0, source);
 }

@@ -60,7 +60,9 @@ void on_enable(const etw_provider_enable_info *info, void *user_data)
             reg->enable(&reg->guid,
                         info->is_enabled != 0 ? EVENT_CONTROL_CODE_ENABLE_PROVIDER
                                               : EVENT_CONTROL_CODE_DISABLE_PROVIDER,
-                        static_cast<UCHAR>(info->level), info->match_any_keyword, info->match_all_keyword, nullptr,
+                        static_cast<UCHAR>(info->level), info->match_any_keyword, info->match_all_keyword,
+                        reinterpret_cast<PEVENT_FILTER_DESCRIPTOR>(
+                            const_cast<etw_event_filter_descriptor *>(info->filter_data)),
                         reg->context);
         return;
     }

@@ -30,7 +30,7 @@ Namespace g_ns;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t kMagic = 0x4843454F; // a request frame's head: magic, kind, protocol, length
-constexpr std::uint32_t kProtocol = 9;       // host/protocol.hpp's kProtocol
+constexpr std::uint32_t kProtocol = 10;      // host/protocol.hpp's kProtocol
 
 // The abstract socket names of the namespace: the host's and each session's.
 struct Channels {

@@ -42,7 +42,7 @@ Proc etwctl_as(const passwd *pw, const std::string &args)
 struct DefaultFolder {
     std::string path, saved;
     explicit DefaultFolder(const passwd *pw)
-        : path("/dev/shm/openetw-4-u" + std::to_string(pw->pw_uid)), saved(path + ".saved-by-test")
+        : path("/dev/shm/openetw-5-u" + std::to_string(pw->pw_uid)), saved(path + ".saved-by-test")
     {
         std::error_code ec;
         if (fs::exists(fs::symlink_status(path, ec)))

@@ -21,10 +21,13 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ; // posix_spawn
 
 namespace {
 
@@ -419,6 +422,91 @@ TEST(Host, ASecondUserHarmsNoSessionOfAnother)
     const FileCount fc = count_file(file);
     EXPECT_EQ(fc.process, ETW_OK);
     EXPECT_EQ(fc.events, 10000u);
+}
+
+// ---- Filters reach providers of other processes (docs/FILTERS.md) ----
+
+// host_helper writing events of kProvider, started and not waited for.
+pid_t start_writer(unsigned events)
+{
+    const std::string helper = env("HOST_HELPER"), n = std::to_string(events);
+    std::vector<std::string> args = {helper, "write", kGuid, n, "1"};
+    std::vector<char *> argv;
+    for (std::string &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, helper.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+        return 0;
+    return pid;
+}
+
+int wait_writer(pid_t pid)
+{
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(HostFilters, APidFilterAdmitsOneOfTwoWriterProcessesAllItsEventsAndNoOthers)
+{
+    const std::string file_a = g_ns.path("pid_a.etl"), file_b = g_ns.path("pid_b.etl");
+    etw_properties *pa = nullptr, *pb = nullptr;
+    ASSERT_EQ(etw_properties_create(&pa, "HostPidA"), ETW_OK);
+    ASSERT_EQ(etw_properties_create(&pb, "HostPidB"), ETW_OK);
+    for (etw_properties *p : {pa, pb}) {
+        etw_properties_set_buffer_size(p, 64);
+        etw_properties_set_maximum_buffers(p, 128);
+    }
+    etw_properties_set_log_file_name(pa, file_a.c_str());
+    etw_properties_set_log_file_name(pb, file_b.c_str());
+    etw_session *a = nullptr, *b = nullptr;
+    ASSERT_EQ(etw_session_start(&a, pa), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(etw_session_start(&b, pb), ETW_OK) << etw_last_error_message();
+    etw_session_host_info info{};
+    info.struct_size = sizeof info;
+    ASSERT_EQ(etw_session_get_host_info(&info, a), ETW_OK);
+    ASSERT_EQ(info.is_local, 0u) << "the session must be hosted by another process";
+
+    // The writers wait (5 s at most) for a session to enable them.
+    constexpr unsigned kEvents = 20000;
+    const pid_t w1 = start_writer(kEvents), w2 = start_writer(kEvents);
+    ASSERT_NE(w1, 0);
+    ASSERT_NE(w2, 0);
+    // Session a admits w1 only, and enables before b: every event of w1 finds it.
+    const std::uint32_t admitted = std::uint32_t(w1);
+    const etw_event_filter_descriptor f = {std::uint64_t(reinterpret_cast<std::uintptr_t>(&admitted)), 4,
+                                           ETW_EVENT_FILTER_TYPE_PID};
+    etw_enable_parameters p{};
+    p.struct_size = sizeof p;
+    p.filter_count = 1;
+    p.filters = &f;
+    ASSERT_EQ(etw_session_enable_provider_ex(a, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, &p), ETW_OK)
+        << etw_last_error_message();
+    // Session b, unfiltered, enables both (w2 starts writing only then).
+    std::this_thread::sleep_for(200ms);
+    ASSERT_EQ(etw_session_enable_provider(b, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    EXPECT_EQ(wait_writer(w1), 0);
+    EXPECT_EQ(wait_writer(w2), 0);
+    ASSERT_EQ(etw_session_stop(a, nullptr), ETW_OK);
+    ASSERT_EQ(etw_session_stop(b, nullptr), ETW_OK);
+    etw_session_close(a);
+    etw_session_close(b);
+    etw_properties_destroy(pa);
+    etw_properties_destroy(pb);
+
+    const FileCount ca = count_file(file_a), cb = count_file(file_b);
+    ASSERT_EQ(ca.open, ETW_OK);
+    ASSERT_EQ(cb.open, ETW_OK);
+    // a: every event of w1, none of w2.
+    ASSERT_EQ(ca.by_process.size(), 1u);
+    ASSERT_EQ(ca.by_process.count(std::uint32_t(w1)), 1u);
+    EXPECT_EQ(ca.by_process.at(std::uint32_t(w1)).size(), kEvents);
+    EXPECT_EQ(ca.events, kEvents);
+    // b, unfiltered: every event of w2 (which waited for it) and some of w1's.
+    ASSERT_EQ(cb.by_process.count(std::uint32_t(w2)), 1u);
+    EXPECT_EQ(cb.by_process.at(std::uint32_t(w2)).size(), kEvents);
 }
 
 } // namespace

@@ -149,6 +149,7 @@ FileCount count_file(const std::string &path, const etw_guid &provider)
             if (e->payload_size >= sizeof n)
                 std::memcpy(&n, e->payload, sizeof n);
             c->numbers.insert(n);
+            c->by_process[e->header.ProcessId].insert(n);
         }
         return 0;
     };

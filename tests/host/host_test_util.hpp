@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,6 +64,7 @@ struct FileCount {
     etw_status open = ETW_OK, process = ETW_OK;
     std::uint64_t events = 0; // of provider
     std::set<std::uint64_t> numbers;
+    std::map<std::uint32_t, std::set<std::uint64_t>> by_process; // numbers by writer process id
 };
 // The events of provider in a file (their numbers: the first 8 payload bytes).
 FileCount count_file(const std::string &path, const etw_guid &provider = kProvider);

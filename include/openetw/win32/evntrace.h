@@ -292,6 +292,15 @@ DEFINE_GUID(DefaultTraceSecurityGuid, 0x0811c1af, 0x7a07, 0x4a06, 0x82, 0xed, 0x
 #define EVENT_ENABLE_PROPERTY_SID 0x00000001
 #define EVENT_ENABLE_PROPERTY_TS_ID 0x00000002
 #define EVENT_ENABLE_PROPERTY_STACK_TRACE 0x00000004
+#define EVENT_ENABLE_PROPERTY_PSM_KEY 0x00000008
+#define EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0 0x00000010
+#define EVENT_ENABLE_PROPERTY_PROVIDER_GROUP 0x00000020
+#define EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0 0x00000040
+#define EVENT_ENABLE_PROPERTY_PROCESS_START_KEY 0x00000080
+#define EVENT_ENABLE_PROPERTY_EVENT_KEY 0x00000100
+#define EVENT_ENABLE_PROPERTY_EXCLUDE_INPRIVATE 0x00000200
+#define EVENT_ENABLE_PROPERTY_ENABLE_SILOS 0x00000400
+#define EVENT_ENABLE_PROPERTY_SOURCE_CONTAINER_TRACKING 0x00000800
 #define TRACE_PROVIDER_FLAG_LEGACY (0x00000001)
 #define TRACE_PROVIDER_FLAG_PRE_ENABLE (0x00000002)
 
@@ -447,8 +456,10 @@ typedef struct _EVENT_TRACE_PROPERTIES {
     ULONG LoggerNameOffset;
 } EVENT_TRACE_PROPERTIES, *PEVENT_TRACE_PROPERTIES;
 
-/* Used when Wnode.Flags has WNODE_FLAG_VERSIONED_PROPERTIES; the filters
- * are not supported (FilterDescCount must be 0). */
+/* Used when Wnode.Flags has WNODE_FLAG_VERSIONED_PROPERTIES. FilterDesc and
+ * FilterDescCount: the session's own filters, applied to every provider it
+ * enables (EVENT_FILTER_TYPE_PID and _EXECUTABLE_NAME; another type gives
+ * ERROR_NOT_SUPPORTED; docs/FILTERS.md). V2Options is read by no one here. */
 typedef struct _EVENT_TRACE_PROPERTIES_V2 {
     WNODE_HEADER Wnode;
     ULONG BufferSize;
@@ -723,9 +734,19 @@ ULONG WMIAPI QueryAllTracesA(PEVENT_TRACE_PROPERTIES *PropertyArray, ULONG Prope
 /* Enables (Enable TRUE) or disables a classic provider for the session. */
 ULONG WMIAPI EnableTrace(ULONG Enable, ULONG EnableFlag, ULONG EnableLevel, LPCGUID ControlGuid,
                          TRACEHANDLE TraceHandle);
+/* EnableParameters (may be NULL): Version ENABLE_TRACE_PARAMETERS_VERSION (one
+ * filter at EnableFilterDesc, or none when NULL) or _VERSION_2 (FilterDescCount
+ * of them); EnableProperty is kept with the enablement; the filters are
+ * checked and applied as docs/FILTERS.md says (ERROR_INVALID_PARAMETER or
+ * ERROR_NOT_SUPPORTED for bad or unsupported ones). */
 ULONG WMIAPI EnableTraceEx2(TRACEHANDLE TraceHandle, LPCGUID ProviderId, ULONG ControlCode, UCHAR Level,
                             ULONGLONG MatchAnyKeyword, ULONGLONG MatchAllKeyword, ULONG Timeout,
                             PENABLE_TRACE_PARAMETERS EnableParameters);
+/* EnableTraceEx2 with one filter (EnableFilterDesc, may be NULL); SourceId
+ * may be NULL; IsEnabled is a control code. */
+ULONG WMIAPI EnableTraceEx(LPCGUID ProviderId, LPCGUID SourceId, TRACEHANDLE TraceHandle, ULONG IsEnabled,
+                           UCHAR Level, ULONGLONG MatchAnyKeyword, ULONGLONG MatchAllKeyword, ULONG EnableProperty,
+                           PEVENT_FILTER_DESCRIPTOR EnableFilterDesc);
 /* Sets a setting of InformationClass from the InformationLength bytes at
  * TraceInformation: the kernel events whose stacks a system logger records
  * (TraceStackTracingInfo, an array of CLASSIC_EVENT_ID; length 0 turns

@@ -31,6 +31,17 @@ void reset_pid_after_fork()
 
 bool run_in_forked_child(void (*fn)()) noexcept { return pthread_atfork(nullptr, nullptr, fn) == 0; }
 
+std::string executable_name()
+{
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0)
+        return {};
+    const std::string full(path, std::size_t(n));
+    const std::size_t slash = full.rfind('/');
+    return slash == std::string::npos ? full : full.substr(slash + 1);
+}
+
 std::uint32_t processor_count() noexcept
 {
     static const std::uint32_t n = [] {

@@ -5,6 +5,8 @@
 
 #include "platform/process.hpp"
 
+#include <string>
+
 namespace openetw::platform {
 
 namespace {
@@ -50,5 +52,22 @@ std::uint32_t session_id() noexcept
 std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
 
 bool run_in_forked_child(void (*)()) noexcept { return false; }
+
+std::string executable_name()
+{
+    std::wstring buffer(32768, L'\0'); // the longest path Windows has
+    wchar_t *path = buffer.data();
+    const DWORD n = GetModuleFileNameW(nullptr, path, DWORD(buffer.size()));
+    if (n == 0 || n >= buffer.size())
+        return {};
+    DWORD start = n;
+    while (start > 0 && path[start - 1] != L'\\' && path[start - 1] != L'/')
+        --start;
+    const int bytes = WideCharToMultiByte(CP_UTF8, 0, path + start, int(n - start), nullptr, 0, nullptr, nullptr);
+    std::string out(bytes > 0 ? std::size_t(bytes) : 0, '\0');
+    if (bytes > 0)
+        WideCharToMultiByte(CP_UTF8, 0, path + start, int(n - start), out.data(), bytes, nullptr, nullptr);
+    return out;
+}
 
 } // namespace openetw::platform

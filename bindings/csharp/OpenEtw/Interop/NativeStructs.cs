@@ -71,6 +71,30 @@ namespace OpenEtw.Interop
         public fixed byte SessionName[128];
     }
 
+    /// <summary>etw_event_filter_descriptor (EVENT_FILTER_DESCRIPTOR).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct EventFilterDescriptorNative
+    {
+        public ulong Ptr;
+        public uint Size;
+        public uint Type;
+    }
+
+    /// <summary>etw_enable_parameters: Filters points to FilterCount EventFilterDescriptorNative the caller pins.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct EnableParametersNative
+    {
+        public uint StructSize;
+        public uint EnableProperty;
+        public ulong MatchAnyKeyword;
+        public ulong MatchAllKeyword;
+        public byte Level;
+        public byte Reserved0, Reserved1, Reserved2;
+        public uint FilterCount;
+        public Guid SourceId;
+        public IntPtr Filters;
+    }
+
     [StructLayout(LayoutKind.Sequential)]
     internal struct SessionHostInfoNative
     {

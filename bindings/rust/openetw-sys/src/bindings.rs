@@ -177,6 +177,57 @@ pub const ETW_MOF_FIELD_SIZE: u32 = 16;
 pub const ETW_TIME_ZONE_INFORMATION_SIZE: u32 = 172;
 pub const ETW_TRACE_LOGFILE_HEADER64_SIZE: u32 = 280;
 pub const ETW_TRACE_LOGFILE_HEADER32_SIZE: u32 = 272;
+pub const ETW_EVENT_FILTER_TYPE_NONE: u32 = 0;
+pub const ETW_EVENT_FILTER_TYPE_SCHEMATIZED: u32 = 2147483648;
+pub const ETW_EVENT_FILTER_TYPE_SYSTEM_FLAGS: u32 = 2147483649;
+pub const ETW_EVENT_FILTER_TYPE_TRACEHANDLE: u32 = 2147483650;
+pub const ETW_EVENT_FILTER_TYPE_PID: u32 = 2147483652;
+pub const ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME: u32 = 2147483656;
+pub const ETW_EVENT_FILTER_TYPE_PACKAGE_ID: u32 = 2147483664;
+pub const ETW_EVENT_FILTER_TYPE_PACKAGE_APP_ID: u32 = 2147483680;
+pub const ETW_EVENT_FILTER_TYPE_PAYLOAD: u32 = 2147483904;
+pub const ETW_EVENT_FILTER_TYPE_EVENT_ID: u32 = 2147484160;
+pub const ETW_EVENT_FILTER_TYPE_EVENT_NAME: u32 = 2147484672;
+pub const ETW_EVENT_FILTER_TYPE_STACKWALK: u32 = 2147487744;
+pub const ETW_EVENT_FILTER_TYPE_STACKWALK_NAME: u32 = 2147491840;
+pub const ETW_EVENT_FILTER_TYPE_STACKWALK_LEVEL_KW: u32 = 2147500032;
+pub const ETW_EVENT_FILTER_TYPE_CONTAINER: u32 = 2147516416;
+pub const ETW_MAX_EVENT_FILTERS_COUNT: u32 = 13;
+pub const ETW_MAX_EVENT_FILTER_DATA_SIZE: u32 = 1024;
+pub const ETW_MAX_EVENT_FILTER_PAYLOAD_SIZE: u32 = 4096;
+pub const ETW_MAX_EVENT_FILTER_EVENT_NAME_SIZE: u32 = 4096;
+pub const ETW_MAX_EVENT_FILTER_PID_COUNT: u32 = 8;
+pub const ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT: u32 = 64;
+pub const ETW_MAX_PAYLOAD_PREDICATES: u32 = 8;
+pub const ETW_EVENT_ENABLE_PROPERTY_SID: u32 = 1;
+pub const ETW_EVENT_ENABLE_PROPERTY_TS_ID: u32 = 2;
+pub const ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE: u32 = 4;
+pub const ETW_EVENT_ENABLE_PROPERTY_PSM_KEY: u32 = 8;
+pub const ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: u32 = 16;
+pub const ETW_EVENT_ENABLE_PROPERTY_PROVIDER_GROUP: u32 = 32;
+pub const ETW_EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0: u32 = 64;
+pub const ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY: u32 = 128;
+pub const ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY: u32 = 256;
+pub const ETW_EVENT_ENABLE_PROPERTY_EXCLUDE_INPRIVATE: u32 = 512;
+pub const ETW_EVENT_ENABLE_PROPERTY_ENABLE_SILOS: u32 = 1024;
+pub const ETW_EVENT_ENABLE_PROPERTY_SOURCE_CONTAINER_TRACKING: u32 = 2048;
+pub const ETW_EVENT_ENABLE_PROPERTY_ALL: u32 = 4095;
+pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_NONE: u32 = 0;
+pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u32 = 1;
+pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u32 = 2;
+pub const ETW_PAYLOADFIELD_EQ: u32 = 0;
+pub const ETW_PAYLOADFIELD_NE: u32 = 1;
+pub const ETW_PAYLOADFIELD_LE: u32 = 2;
+pub const ETW_PAYLOADFIELD_GT: u32 = 3;
+pub const ETW_PAYLOADFIELD_LT: u32 = 4;
+pub const ETW_PAYLOADFIELD_GE: u32 = 5;
+pub const ETW_PAYLOADFIELD_BETWEEN: u32 = 6;
+pub const ETW_PAYLOADFIELD_NOTBETWEEN: u32 = 7;
+pub const ETW_PAYLOADFIELD_MODULO: u32 = 8;
+pub const ETW_PAYLOADFIELD_CONTAINS: u32 = 20;
+pub const ETW_PAYLOADFIELD_DOESNTCONTAIN: u32 = 21;
+pub const ETW_PAYLOADFIELD_IS: u32 = 30;
+pub const ETW_PAYLOADFIELD_ISNOT: u32 = 31;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
@@ -191,19 +242,10 @@ pub const ETW_SESSION_HOST_ORPHANED: u32 = 2;
 pub const ETW_CONTROL_CODE_DISABLE_PROVIDER: u32 = 0;
 pub const ETW_CONTROL_CODE_ENABLE_PROVIDER: u32 = 1;
 pub const ETW_CONTROL_CODE_CAPTURE_STATE: u32 = 2;
-pub const ETW_EVENT_ENABLE_PROPERTY_SID: u32 = 1;
-pub const ETW_EVENT_ENABLE_PROPERTY_TS_ID: u32 = 2;
-pub const ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE: u32 = 4;
-pub const ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: u32 = 16;
-pub const ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY: u32 = 128;
-pub const ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY: u32 = 256;
 pub const ETW_SESSION_RIGHT_CONTROL: u32 = 1;
 pub const ETW_SESSION_RIGHT_LOG: u32 = 2;
 pub const ETW_SESSION_RIGHT_CONSUME: u32 = 4;
 pub const ETW_SESSION_RIGHT_ALL: u32 = 7;
-pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_NONE: u32 = 0;
-pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_EVENT_METADATA: u32 = 1;
-pub const ETW_EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA: u32 = 2;
 pub const ETW_EVENT_WRITE_STRING_ONLY: u32 = 4;
 pub const ETW_EVENT_HEADER_FLAG_EXTENDED_INFO: u32 = 1;
 pub const ETW_EVENT_HEADER_FLAG_STRING_ONLY: u32 = 4;
@@ -2717,6 +2759,656 @@ extern "C" {
         block_size: usize,
     ) -> etw_status;
 }
+#[doc = " One filter (EVENT_FILTER_DESCRIPTOR, 16 bytes): Ptr points to Size bytes of the Type's payload."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_filter_descriptor {
+    pub Ptr: u64,
+    pub Size: u32,
+    pub Type: u32,
+}
+#[test]
+fn bindgen_test_layout_etw_event_filter_descriptor() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_filter_descriptor>(),
+        16usize,
+        concat!("Size of: ", stringify!(etw_event_filter_descriptor))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_filter_descriptor>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_filter_descriptor))
+    );
+    fn test_field_Ptr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Ptr) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_descriptor),
+                "::",
+                stringify!(Ptr)
+            )
+        );
+    }
+    test_field_Ptr();
+    fn test_field_Size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Size) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_descriptor),
+                "::",
+                stringify!(Size)
+            )
+        );
+    }
+    test_field_Size();
+    fn test_field_Type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_descriptor>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Type) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_descriptor),
+                "::",
+                stringify!(Type)
+            )
+        );
+    }
+    test_field_Type();
+}
+#[doc = " EVENT_FILTER_EVENT_ID: the payload of an EVENT_ID filter (FilterIn 1: only"]
+#[doc = " these ids are written; 0: every id but these) and of a STACKWALK filter"]
+#[doc = " (FilterIn 1: only these ids carry stacks; 0: all but these). Size is"]
+#[doc = " 4 + 2 * Count; Count is 1..ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_filter_event_id {
+    pub FilterIn: u8,
+    pub Reserved: u8,
+    pub Count: u16,
+    pub Events: [u16; 1usize],
+}
+#[test]
+fn bindgen_test_layout_etw_event_filter_event_id() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_filter_event_id>(),
+        6usize,
+        concat!("Size of: ", stringify!(etw_event_filter_event_id))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_filter_event_id>(),
+        2usize,
+        concat!("Alignment of ", stringify!(etw_event_filter_event_id))
+    );
+    fn test_field_FilterIn() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).FilterIn) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_id),
+                "::",
+                stringify!(FilterIn)
+            )
+        );
+    }
+    test_field_FilterIn();
+    fn test_field_Reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Reserved) as usize - ptr as usize
+            },
+            1usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_id),
+                "::",
+                stringify!(Reserved)
+            )
+        );
+    }
+    test_field_Reserved();
+    fn test_field_Count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Count) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_id),
+                "::",
+                stringify!(Count)
+            )
+        );
+    }
+    test_field_Count();
+    fn test_field_Events() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Events) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_id),
+                "::",
+                stringify!(Events)
+            )
+        );
+    }
+    test_field_Events();
+}
+#[doc = " EVENT_FILTER_EVENT_NAME: the payload of an EVENT_NAME filter, for"]
+#[doc = " TraceLogging events (named in their event metadata). NameCount"]
+#[doc = " NUL-terminated UTF-8 names follow the fixed part (20 bytes, no padding"]
+#[doc = " before Names). The filter applies to events of level <= Level (0: every"]
+#[doc = " level) and keyword matching MatchAny/MatchAll as a session does; such an"]
+#[doc = " event is written when its name is listed (FilterIn 1) or not listed (0)."]
+#[doc = " Other events pass as the session's level and keywords decide."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_event_filter_event_name {
+    pub MatchAnyKeyword: u64,
+    pub MatchAllKeyword: u64,
+    pub Level: u8,
+    pub FilterIn: u8,
+    pub NameCount: u16,
+    pub Names: [u8; 4usize],
+}
+#[test]
+fn bindgen_test_layout_etw_event_filter_event_name() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_event_filter_event_name>(),
+        24usize,
+        concat!("Size of: ", stringify!(etw_event_filter_event_name))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_event_filter_event_name>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_event_filter_event_name))
+    );
+    fn test_field_MatchAnyKeyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).MatchAnyKeyword) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(MatchAnyKeyword)
+            )
+        );
+    }
+    test_field_MatchAnyKeyword();
+    fn test_field_MatchAllKeyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).MatchAllKeyword) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(MatchAllKeyword)
+            )
+        );
+    }
+    test_field_MatchAllKeyword();
+    fn test_field_Level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Level) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(Level)
+            )
+        );
+    }
+    test_field_Level();
+    fn test_field_FilterIn() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).FilterIn) as usize - ptr as usize
+            },
+            17usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(FilterIn)
+            )
+        );
+    }
+    test_field_FilterIn();
+    fn test_field_NameCount() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).NameCount) as usize - ptr as usize
+            },
+            18usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(NameCount)
+            )
+        );
+    }
+    test_field_NameCount();
+    fn test_field_Names() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_event_filter_event_name>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Names) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_event_filter_event_name),
+                "::",
+                stringify!(Names)
+            )
+        );
+    }
+    test_field_Names();
+}
+#[doc = " The payload of a PAYLOAD filter: predicate_count (1.."]
+#[doc = " ETW_MAX_PAYLOAD_PREDICATES) predicates follow, each an"]
+#[doc = " etw_payload_filter_predicate then its field name (name_size bytes: UTF-8,"]
+#[doc = " NUL-terminated) then its value (value_size bytes: UTF-8 text, as"]
+#[doc = " PAYLOAD_FILTER_PREDICATE.Value gives it, NUL-terminated), the next"]
+#[doc = " predicate starting at the following 4-byte boundary. match_all 1: every"]
+#[doc = " predicate must hold (AND); 0: one suffices (OR), as TdhCreatePayloadFilter's"]
+#[doc = " EventMatchANY. The filter applies to TraceLogging events (those with an"]
+#[doc = " event-metadata data descriptor); an event without one passes; a field the"]
+#[doc = " event lacks, or of a type the filter cannot compare, makes its predicate"]
+#[doc = " false. Integer fields take decimal or 0x-hexadecimal values; string fields"]
+#[doc = " compare bytes exactly (UTF-16 fields as their UTF-8 text)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_payload_filter {
+    pub predicate_count: u16,
+    pub match_all: u8,
+    pub reserved: u8,
+}
+#[test]
+fn bindgen_test_layout_etw_payload_filter() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_payload_filter>(),
+        4usize,
+        concat!("Size of: ", stringify!(etw_payload_filter))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_payload_filter>(),
+        2usize,
+        concat!("Alignment of ", stringify!(etw_payload_filter))
+    );
+    fn test_field_predicate_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).predicate_count) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter),
+                "::",
+                stringify!(predicate_count)
+            )
+        );
+    }
+    test_field_predicate_count();
+    fn test_field_match_all() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_all) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter),
+                "::",
+                stringify!(match_all)
+            )
+        );
+    }
+    test_field_match_all();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            3usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+#[doc = " One predicate of an etw_payload_filter (PAYLOAD_FILTER_PREDICATE without pointers)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_payload_filter_predicate {
+    pub compare_op: u16,
+    pub name_size: u16,
+    pub value_size: u16,
+    pub reserved: u16,
+}
+#[test]
+fn bindgen_test_layout_etw_payload_filter_predicate() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_payload_filter_predicate>(),
+        8usize,
+        concat!("Size of: ", stringify!(etw_payload_filter_predicate))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_payload_filter_predicate>(),
+        2usize,
+        concat!("Alignment of ", stringify!(etw_payload_filter_predicate))
+    );
+    fn test_field_compare_op() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_predicate>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).compare_op) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_predicate),
+                "::",
+                stringify!(compare_op)
+            )
+        );
+    }
+    test_field_compare_op();
+    fn test_field_name_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_predicate>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).name_size) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_predicate),
+                "::",
+                stringify!(name_size)
+            )
+        );
+    }
+    test_field_name_size();
+    fn test_field_value_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_predicate>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).value_size) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_predicate),
+                "::",
+                stringify!(value_size)
+            )
+        );
+    }
+    test_field_value_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_predicate>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            6usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_predicate),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+#[doc = " ENABLE_TRACE_PARAMETERS for etw_session_enable_provider_ex. Set struct_size to sizeof(etw_enable_parameters)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_enable_parameters {
+    pub struct_size: u32,
+    pub enable_property: u32,
+    pub match_any_keyword: u64,
+    pub match_all_keyword: u64,
+    pub level: u8,
+    pub reserved: [u8; 3usize],
+    pub filter_count: u32,
+    pub source_id: etw_guid,
+    pub filters: *const etw_event_filter_descriptor,
+}
+#[test]
+fn bindgen_test_layout_etw_enable_parameters() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_enable_parameters>(),
+        56usize,
+        concat!("Size of: ", stringify!(etw_enable_parameters))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_enable_parameters>(),
+        8usize,
+        concat!("Alignment of ", stringify!(etw_enable_parameters))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_enable_property() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).enable_property) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(enable_property)
+            )
+        );
+    }
+    test_field_enable_property();
+    fn test_field_match_any_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_any_keyword) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(match_any_keyword)
+            )
+        );
+    }
+    test_field_match_any_keyword();
+    fn test_field_match_all_keyword() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).match_all_keyword) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(match_all_keyword)
+            )
+        );
+    }
+    test_field_match_all_keyword();
+    fn test_field_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).level) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(level)
+            )
+        );
+    }
+    test_field_level();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            25usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_filter_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filter_count) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(filter_count)
+            )
+        );
+    }
+    test_field_filter_count();
+    fn test_field_source_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).source_id) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(source_id)
+            )
+        );
+    }
+    test_field_source_id();
+    fn test_field_filters() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_enable_parameters>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filters) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_enable_parameters),
+                "::",
+                stringify!(filters)
+            )
+        );
+    }
+    test_field_filters();
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_session {
@@ -2775,17 +3467,19 @@ pub struct etw_session_options {
     pub lossless_timeout_ms: u32,
     pub realtime_backlog_buffers: u32,
     pub profile_interval: u32,
+    pub filter_count: u32,
+    pub filters: *const etw_event_filter_descriptor,
 }
 #[test]
 fn bindgen_test_layout_etw_session_options() {
     assert_eq!(
         ::core::mem::size_of::<etw_session_options>(),
-        20usize,
+        32usize,
         concat!("Size of: ", stringify!(etw_session_options))
     );
     assert_eq!(
         ::core::mem::align_of::<etw_session_options>(),
-        4usize,
+        8usize,
         concat!("Alignment of ", stringify!(etw_session_options))
     );
     fn test_field_struct_size() {
@@ -2873,6 +3567,40 @@ fn bindgen_test_layout_etw_session_options() {
         );
     }
     test_field_profile_interval();
+    fn test_field_filter_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filter_count) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(filter_count)
+            )
+        );
+    }
+    test_field_filter_count();
+    fn test_field_filters() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_session_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filters) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_session_options),
+                "::",
+                stringify!(filters)
+            )
+        );
+    }
+    test_field_filters();
 }
 #[doc = " A kernel event by its class GUID and event type, as CLASSIC_EVENT_ID"]
 #[doc = " names it (TraceSetInformation's TraceStackTracingInfo)."]
@@ -3270,6 +3998,35 @@ extern "C" {
     ) -> etw_status;
 }
 extern "C" {
+    #[doc = " etw_session_enable_provider with enable parameters (EnableTraceEx2 with"]
+    #[doc = " ENABLE_TRACE_PARAMETERS): level and keywords, enable_property"]
+    #[doc = " (ETW_EVENT_ENABLE_PROPERTY_*, kept with the enablement and carried to"]
+    #[doc = " providers of other processes) and filters at the source (filter.h,"]
+    #[doc = " docs/FILTERS.md). params NULL: level 0, all keywords, no filter. Enabling"]
+    #[doc = " again replaces the level, keywords, properties and filters; disabling"]
+    #[doc = " ignores params. The filters are copied: the caller's buffers may be freed"]
+    #[doc = " when this returns. The session's own filters (etw_session_options.filters)"]
+    #[doc = " apply as well."]
+    #[doc = " Statuses: as etw_session_enable_provider; ETW_ERROR_INVALID_PARAMETER for"]
+    #[doc = " a struct_size too small, unknown enable_property bits, more than"]
+    #[doc = " ETW_MAX_EVENT_FILTERS_COUNT filters, filters NULL with a count, a filter"]
+    #[doc = " with a NULL Ptr, a Size of 0 or above its type's limit, a type given twice,"]
+    #[doc = " a payload whose own sizes or counts disagree with Size (more than"]
+    #[doc = " ETW_MAX_EVENT_FILTER_PID_COUNT pids, 0 or more than"]
+    #[doc = " ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT ids, names not NUL-terminated...);"]
+    #[doc = " ETW_ERROR_NOT_SUPPORTED for a filter type OpenETW does not implement"]
+    #[doc = " (PACKAGE_ID, PACKAGE_APP_ID, CONTAINER, STACKWALK_NAME,"]
+    #[doc = " STACKWALK_LEVEL_KW, SYSTEM_FLAGS, TRACEHANDLE) or a payload operator it"]
+    #[doc = " does not (MODULO, IS, ISNOT). The last error message names the filter by"]
+    #[doc = " its index and what was wrong. Thread-safe."]
+    pub fn etw_session_enable_provider_ex(
+        session: *mut etw_session,
+        provider_guid: *const etw_guid,
+        control_code: u32,
+        params: *const etw_enable_parameters,
+    ) -> etw_status;
+}
+extern "C" {
     #[doc = " Sets the rights of user user_id over the session (EventAccessControl):"]
     #[doc = " ETW_SESSION_RIGHT_* bits, replacing what the user had (0 revokes). A"]
     #[doc = " session is owner-only when it starts: its host's user and root hold every"]
@@ -3308,12 +4065,13 @@ pub struct etw_provider_enable_info {
     pub match_any_keyword: u64,
     pub match_all_keyword: u64,
     pub session_handle: u64,
+    pub filter_data: *const etw_event_filter_descriptor,
 }
 #[test]
 fn bindgen_test_layout_etw_provider_enable_info() {
     assert_eq!(
         ::core::mem::size_of::<etw_provider_enable_info>(),
-        40usize,
+        48usize,
         concat!("Size of: ", stringify!(etw_provider_enable_info))
     );
     assert_eq!(
@@ -3440,6 +4198,23 @@ fn bindgen_test_layout_etw_provider_enable_info() {
         );
     }
     test_field_session_handle();
+    fn test_field_filter_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_provider_enable_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).filter_data) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_provider_enable_info),
+                "::",
+                stringify!(filter_data)
+            )
+        );
+    }
+    test_field_filter_data();
 }
 #[doc = " Enable notification. For a session of this process it is called on the"]
 #[doc = " thread that enables or disables the provider (etw_session_enable_provider,"]

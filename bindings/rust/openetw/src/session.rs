@@ -92,6 +92,8 @@ impl SessionOptions {
             lossless_timeout_ms: self.lossless_timeout_ms,
             realtime_backlog_buffers: self.realtime_backlog_buffers,
             profile_interval: self.profile_interval,
+            filter_count: 0,
+            filters: core::ptr::null(),
         }
     }
 }
