@@ -180,6 +180,8 @@ ETW_API etw_status etw_provider_query(const etw_guid *guid, etw_provider_process
                 o.match_any_keyword = s.match_any;
                 o.match_all_keyword = s.match_all;
                 o.level = s.level;
+                o.filter_count = s.filter_count;
+                o.enable_property = s.enable_property;
                 copy_name(s.name, o.session_name, sizeof o.session_name);
             }
             if (l.processes.size() > process_capacity || l.sessions.size() > session_capacity)

@@ -435,6 +435,7 @@ Status EventFilter::parse(const std::vector<std::uint8_t> &blob, std::shared_ptr
     }
     if (!f->schematized_bytes_.empty())
         f->schematized_.Ptr = std::uint64_t(reinterpret_cast<std::uintptr_t>(f->schematized_bytes_.data()));
+    f->count_ = seen_count[0] + seen_count[1];
     *out = std::move(f);
     return Status::ok();
 }

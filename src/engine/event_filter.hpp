@@ -55,6 +55,8 @@ public:
     // Ptr points into this object; null when there is none.
     const etw_event_filter_descriptor *schematized() const { return schematized_.Type != 0 ? &schematized_ : nullptr; }
     const std::vector<std::uint8_t> &blob() const { return blob_; }
+    // How many filters it holds (the enable call's and the session's).
+    std::uint32_t count() const { return count_; }
 
     struct Predicate {
         std::uint16_t op;
@@ -78,6 +80,7 @@ private:
                         const etw_event_data_descriptor *data) const noexcept;
 
     std::vector<std::uint8_t> blob_;
+    std::uint32_t count_ = 0;
     bool per_event_ = false;
     std::vector<std::uint32_t> pids_[2];      // by scope; empty: no PID filter
     std::vector<std::string> executables_[2]; // lower-case ASCII folded UTF-8

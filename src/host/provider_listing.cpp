@@ -1,4 +1,5 @@
 #include "host/provider_listing.hpp"
+#include "engine/event_filter.hpp"
 
 #include "host/hosting.hpp"
 #include "host/provider_table.hpp"
@@ -15,6 +16,17 @@ namespace openetw::host {
 
 namespace {
 std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
+} // namespace
+
+namespace {
+
+// How many filters a registry's blob holds (0 when it does not parse).
+std::uint32_t filter_count(const std::vector<std::uint8_t> &blob)
+{
+    std::shared_ptr<const engine::EventFilter> f;
+    return engine::EventFilter::parse(blob, &f) && f ? f->count() : 0u;
+}
+
 } // namespace
 
 std::vector<ProviderListing> list_providers()
@@ -34,11 +46,15 @@ std::vector<ProviderListing> list_providers()
             if (e.orphaned)
                 continue; // nothing logs into an orphan
             std::vector<EnableRecord> recs;
-            if (!reg->tables(e, &recs, nullptr))
+            std::vector<std::vector<std::uint8_t>> blobs;
+            if (!reg->tables(e, &recs, nullptr, &blobs))
                 continue;
             hosted_handles.push_back(e.handle);
-            for (const EnableRecord &r : recs)
-                at(r.guid).sessions.push_back({e.name, e.handle, std::uint8_t(r.level), r.match_any, r.match_all});
+            for (std::size_t i = 0; i < recs.size(); ++i) {
+                const EnableRecord &r = recs[i];
+                at(r.guid).sessions.push_back({e.name, e.handle, std::uint8_t(r.level), r.match_any, r.match_all,
+                                               i < blobs.size() ? filter_count(blobs[i]) : 0, r.enable_property});
+            }
         }
     }
     // Registrations of every live process; this one's from the engine
@@ -58,7 +74,8 @@ std::vector<ProviderListing> list_providers()
     for (const auto &[g, en] : hosting.engine().local_enablements()) {
         const std::uint64_t h = en.session->handle();
         if (std::find(hosted_handles.begin(), hosted_handles.end(), h) == hosted_handles.end())
-            at(g).sessions.push_back({en.session->name(), h, en.level, en.match_any, en.match_all});
+            at(g).sessions.push_back({en.session->name(), h, en.level, en.match_any, en.match_all,
+                                      en.filter ? en.filter->count() : 0, en.enable_property});
     }
     std::vector<ProviderListing> out;
     for (auto &[key, l] : by_guid) {

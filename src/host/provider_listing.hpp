@@ -28,6 +28,8 @@ struct ProviderSession {
     std::uint8_t level = 0;
     std::uint64_t match_any = 0;
     std::uint64_t match_all = 0;
+    std::uint32_t filter_count = 0;    // filters the enablement holds (docs/FILTERS.md)
+    std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_*
 };
 
 struct ProviderListing {

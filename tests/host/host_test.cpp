@@ -487,6 +487,16 @@ TEST(HostFilters, APidFilterAdmitsOneOfTwoWriterProcessesAllItsEventsAndNoOthers
     // Session b, unfiltered, enables both (w2 starts writing only then).
     std::this_thread::sleep_for(200ms);
     ASSERT_EQ(etw_session_enable_provider(b, &kProvider, ETW_CONTROL_CODE_ENABLE_PROVIDER, 0, 0, 0), ETW_OK);
+    // The listing names a's filter (read from the registry), none for b.
+    etw_provider_process procs[8];
+    etw_provider_session listed[4];
+    std::uint32_t processes = 0, sessions = 0;
+    ASSERT_EQ(etw_provider_query(&kProvider, procs, 8, &processes, listed, 4, &sessions), ETW_OK)
+        << etw_last_error_message();
+    ASSERT_EQ(sessions, 2u);
+    for (std::uint32_t i = 0; i < sessions; ++i)
+        EXPECT_EQ(listed[i].filter_count, listed[i].session_handle == etw_session_handle(a) ? 1u : 0u)
+            << listed[i].session_name;
     EXPECT_EQ(wait_writer(w1), 0);
     EXPECT_EQ(wait_writer(w2), 0);
     ASSERT_EQ(etw_session_stop(a, nullptr), ETW_OK);
