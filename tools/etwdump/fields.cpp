@@ -2,6 +2,8 @@
 
 #include "base/json.hpp"
 
+#include <cstring>
+
 namespace etwdump {
 
 namespace {
@@ -72,5 +74,25 @@ void append_fields_json(std::string &out, const etw_decoded_event &e)
 }
 
 void append_fields_text(std::string &out, const etw_decoded_event &e) { members(out, e, kText); }
+
+const etw_event_property *top_property(const etw_decoded_event &e, const char *name)
+{
+    for (uint32_t i = 0; i < e.property_count; ++i)
+        if (e.properties[i].parent == ETW_PROPERTY_NO_PARENT && std::strcmp(e.properties[i].name, name) == 0)
+            return &e.properties[i];
+    return nullptr;
+}
+
+bool top_number(const etw_decoded_event &e, const char *name, std::uint64_t *out)
+{
+    const etw_event_property *p = top_property(e, name);
+    if (!p || p->kind != ETW_PROPERTY_KIND_VALUE || p->data_size == 0 || p->data_size > 8)
+        return false;
+    std::uint64_t v = 0;
+    for (uint32_t i = 0; i < p->data_size; ++i)
+        v |= std::uint64_t(p->data[i]) << (8 * i);
+    *out = v;
+    return true;
+}
 
 } // namespace etwdump

@@ -1,5 +1,7 @@
 #include "module_map.hpp"
 
+#include "fields.hpp"
+
 #include "format/elf_build_id.hpp"
 
 #include <algorithm>
@@ -10,30 +12,9 @@ namespace etwdump {
 
 namespace {
 
-const etw_event_property *prop(const etw_decoded_event &e, const char *name)
-{
-    for (uint32_t i = 0; i < e.property_count; ++i)
-        if (e.properties[i].parent == ETW_PROPERTY_NO_PARENT && std::strcmp(e.properties[i].name, name) == 0)
-            return &e.properties[i];
-    return nullptr;
-}
-
-// An integer property's value from its bytes (little-endian, up to 8).
-bool number(const etw_decoded_event &e, const char *name, std::uint64_t *out)
-{
-    const etw_event_property *p = prop(e, name);
-    if (!p || p->kind != ETW_PROPERTY_KIND_VALUE || p->data_size == 0 || p->data_size > 8)
-        return false;
-    std::uint64_t v = 0;
-    for (uint32_t i = 0; i < p->data_size; ++i)
-        v |= std::uint64_t(p->data[i]) << (8 * i);
-    *out = v;
-    return true;
-}
-
 std::string text(const etw_decoded_event &e, const char *name)
 {
-    const etw_event_property *p = prop(e, name);
+    const etw_event_property *p = top_property(e, name);
     return p ? p->value : "";
 }
 
@@ -46,7 +27,7 @@ std::string base_name(const std::string &path)
 // A property's raw bytes (a GUID's 16 as stored).
 std::vector<std::uint8_t> raw(const etw_decoded_event &e, const char *name)
 {
-    const etw_event_property *p = prop(e, name);
+    const etw_event_property *p = top_property(e, name);
     if (!p || p->kind != ETW_PROPERTY_KIND_VALUE)
         return {};
     return std::vector<std::uint8_t>(p->data, p->data + p->data_size);
@@ -90,7 +71,7 @@ bool ModuleMap::add(const etw_record &r, const etw_decoded_event *e)
     const char *name = e->event_name;
     std::uint64_t pid = 0, base = 0, size = 0;
     if (starts(name, "Process/Start") || starts(name, "Process/DCStart")) {
-        if (number(*e, "ProcessId", &pid)) {
+        if (top_number(*e, "ProcessId", &pid)) {
             Process &p = processes_[std::uint32_t(pid)];
             p.name = text(*e, "ImageFileName");
             p.images.clear(); // a new image (exec): the old one's mappings are gone
@@ -98,14 +79,16 @@ bool ModuleMap::add(const etw_record &r, const etw_decoded_event *e)
         return true;
     }
     if (starts(name, "Image/Load") || starts(name, "Image/DCStart")) {
-        if (number(*e, "ProcessId", &pid) && number(*e, "ImageBase", &base) && number(*e, "ImageSize", &size))
+        if (top_number(*e, "ProcessId", &pid) && top_number(*e, "ImageBase", &base) &&
+            top_number(*e, "ImageSize", &size))
             processes_[std::uint32_t(pid)].images.push_back({base, size, text(*e, "FileName"), {}});
         return true;
     }
     if (std::strcmp(name, "ImageID/DbgID_RSDS") == 0) {
         // Written right after its image's record: the process's latest image at that base.
         std::vector<std::uint8_t> guid = raw(*e, "GuidSig"), age = raw(*e, "Age");
-        if (number(*e, "ProcessId", &pid) && number(*e, "ImageBase", &base) && guid.size() == 16 && age.size() == 4) {
+        if (top_number(*e, "ProcessId", &pid) && top_number(*e, "ImageBase", &base) && guid.size() == 16 &&
+            age.size() == 4) {
             auto &images = processes_[std::uint32_t(pid)].images;
             for (auto im = images.rbegin(); im != images.rend(); ++im)
                 if (im->base == base) {

@@ -1,5 +1,7 @@
 #include "profile.hpp"
 
+#include "fields.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <set>
@@ -7,27 +9,6 @@
 namespace etwdump {
 
 namespace {
-
-const etw_event_property *prop(const etw_decoded_event &e, const char *name)
-{
-    for (uint32_t i = 0; i < e.property_count; ++i)
-        if (e.properties[i].parent == ETW_PROPERTY_NO_PARENT && std::strcmp(e.properties[i].name, name) == 0)
-            return &e.properties[i];
-    return nullptr;
-}
-
-// An integer property's value from its bytes (little-endian, up to 8).
-bool number(const etw_decoded_event &e, const char *name, std::uint64_t *out)
-{
-    const etw_event_property *p = prop(e, name);
-    if (!p || p->kind != ETW_PROPERTY_KIND_VALUE || p->data_size == 0 || p->data_size > 8)
-        return false;
-    std::uint64_t v = 0;
-    for (uint32_t i = 0; i < p->data_size; ++i)
-        v |= std::uint64_t(p->data[i]) << (8 * i);
-    *out = v;
-    return true;
-}
 
 // StackWalk's frames: the elements of its Stacks array.
 std::vector<std::uint64_t> frames(const etw_decoded_event &e)
@@ -58,14 +39,14 @@ void Profile::add(const etw_record &r, const etw_decoded_event *e)
     const char *name = e->event_name;
     std::uint64_t pid = 0, tid = 0, ip = 0;
     if (std::strcmp(name, "PerfInfo/SampleProfile") == 0) {
-        if (number(*e, "InstructionPointer", &ip) && number(*e, "ThreadId", &tid)) {
+        if (top_number(*e, "InstructionPointer", &ip) && top_number(*e, "ThreadId", &tid)) {
             pending_.push_back({std::uint32_t(tid), ip, {}});
             ++samples_;
         }
         return;
     }
     if (std::strcmp(name, "StackWalk/Stack") == 0) {
-        if (number(*e, "StackProcess", &pid) && number(*e, "StackThread", &tid)) {
+        if (top_number(*e, "StackProcess", &pid) && top_number(*e, "StackThread", &tid)) {
             thread_process_[std::uint32_t(tid)] = std::uint32_t(pid);
             // Written right after its sample: the thread's latest one waiting.
             for (auto s = pending_.rbegin(); s != pending_.rend(); ++s)
@@ -75,10 +56,10 @@ void Profile::add(const etw_record &r, const etw_decoded_event *e)
                 }
         }
     } else if (starts(name, "Thread/Start") || starts(name, "Thread/DCStart")) {
-        if (number(*e, "ProcessId", &pid) && number(*e, "TThreadId", &tid))
+        if (top_number(*e, "ProcessId", &pid) && top_number(*e, "TThreadId", &tid))
             thread_process_[std::uint32_t(tid)] = std::uint32_t(pid);
     } else if (starts(name, "Process/Start") || starts(name, "Process/DCStart")) {
-        if (number(*e, "ProcessId", &pid))
+        if (top_number(*e, "ProcessId", &pid))
             thread_process_[std::uint32_t(pid)] = std::uint32_t(pid);
     }
     attribute();
