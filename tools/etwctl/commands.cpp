@@ -319,34 +319,28 @@ int cmd_enable(Ctx &c, const Args &a)
     etw_guid g;
     if (!parse_guid(a.positional[1], &g))
         return c.usage("\"" + a.positional[1] + "\" is not a provider GUID");
-    std::uint32_t level = 0;
-    std::uint64_t any = 0, all = 0;
+    LevelKeywords lk;
     std::uint32_t code = ETW_CONTROL_CODE_ENABLE_PROVIDER;
     for (const auto &[k, v] : a.options) {
-        if (k == "level") {
-            if (!parse_u32(v, &level) || level > 255)
-                return c.usage("--level: 0..255");
-        } else if (k == "flags" || k == "keywords") {
-            if (!parse_u64(v, &any))
-                return c.usage("--flags: a number");
-        } else if (k == "all-flags") {
-            if (!parse_u64(v, &all))
-                return c.usage("--all-flags: a number");
+        if (std::string bad; lk.take(k, v, &bad)) {
+            if (!bad.empty())
+                return c.usage(bad);
         } else if (k == "disable") {
             code = ETW_CONTROL_CODE_DISABLE_PROVIDER;
         } else {
             return c.usage("enable: unknown option --" + k);
         }
     }
-    if (etw_status st = etw_session_enable_provider(s.s, &g, code, std::uint8_t(level), any, all); st != ETW_OK)
+    if (etw_status st = etw_session_enable_provider(s.s, &g, code, std::uint8_t(lk.level), lk.any, lk.all);
+        st != ETW_OK)
         return c.fail(st);
     Fields f;
     f.str("name", a.positional[0]);
     f.str("provider", guid_text(g));
     f.boolean("enabled", code == ETW_CONTROL_CODE_ENABLE_PROVIDER);
-    f.num("level", level);
-    f.num("match_any_keyword", any);
-    f.num("match_all_keyword", all);
+    f.num("level", lk.level);
+    f.num("match_any_keyword", lk.any);
+    f.num("match_all_keyword", lk.all);
     if (c.json) {
         std::fprintf(c.out, "{\"ok\": true, \"command\": \"enable\", \"provider\": %s}\n", f.json().c_str());
     } else {

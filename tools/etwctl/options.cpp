@@ -201,4 +201,22 @@ std::vector<std::string> strip_global(const std::vector<std::string> &args, bool
     return a;
 }
 
+bool LevelKeywords::take(const std::string &key, const std::string &value, std::string *error)
+{
+    error->clear();
+    if (key == "level") {
+        if (!parse_u32(value, &level) || level > 255)
+            *error = "--level: 0..255";
+    } else if (key == "flags" || key == "keywords") {
+        if (!parse_u64(value, &any))
+            *error = "--flags: a number";
+    } else if (key == "all-flags") {
+        if (!parse_u64(value, &all))
+            *error = "--all-flags: a number";
+    } else {
+        return false;
+    }
+    return true;
+}
+
 } // namespace etwctl::detail

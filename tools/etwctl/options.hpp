@@ -26,6 +26,16 @@ bool parse_modes(const std::string &s, std::uint32_t *out);
 bool parse_guid(std::string s, etw_guid *g);
 std::string guid_text(const etw_guid &g);
 
+// What enable and capture-state give a provider: --level, --flags (or
+// --keywords) and --all-flags.
+struct LevelKeywords {
+    std::uint32_t level = 0;
+    std::uint64_t any = 0, all = 0;
+    // True when key is one of those options; *error then names a bad value
+    // (empty when it parsed).
+    bool take(const std::string &key, const std::string &value, std::string *error);
+};
+
 // A command's words after its name: options as --key value or --key=value
 // (flags take no value), the rest positional.
 struct Args {

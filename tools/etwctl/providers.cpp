@@ -130,27 +130,19 @@ int cmd_capture_state(Ctx &c, const Args &a)
     etw_guid g;
     if (!parse_guid(a.positional[1], &g))
         return c.usage("\"" + a.positional[1] + "\" is not a provider GUID");
-    std::uint32_t level = 0;
-    std::uint64_t any = 0, all = 0;
+    LevelKeywords lk;
     for (const auto &[k, v] : a.options) {
-        if (k == "level") {
-            if (!parse_u32(v, &level) || level > 255)
-                return c.usage("--level: 0..255");
-        } else if (k == "flags" || k == "keywords") {
-            if (!parse_u64(v, &any))
-                return c.usage("--flags: a number");
-        } else if (k == "all-flags") {
-            if (!parse_u64(v, &all))
-                return c.usage("--all-flags: a number");
-        } else {
+        std::string bad;
+        if (!lk.take(k, v, &bad))
             return c.usage("capture-state: unknown option --" + k);
-        }
+        if (!bad.empty())
+            return c.usage(bad);
     }
     etw_session *s = nullptr;
     if (etw_status st = etw_session_open(&s, a.positional[0].c_str()); st != ETW_OK)
         return c.fail(st);
     const etw_status st =
-        etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_CAPTURE_STATE, std::uint8_t(level), any, all);
+        etw_session_enable_provider(s, &g, ETW_CONTROL_CODE_CAPTURE_STATE, std::uint8_t(lk.level), lk.any, lk.all);
     etw_session_close(s);
     if (st != ETW_OK)
         return c.fail(st);
