@@ -244,6 +244,11 @@ private:
                                                           std::uint32_t flags, const etw_guid *activity,
                                                           const etw_guid *related, std::uint32_t data_count,
                                                           const etw_event_data_descriptor *data) noexcept;
+    // An EVENT_HEADER event with TraceLogging's items (write_tracelogging.cpp).
+    static etw_status write_with_items(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                       const etw_guid *activity, const etw_guid *related, const TlItems &tl,
+                                       std::uint32_t data_count, const etw_event_data_descriptor *data,
+                                       std::uint64_t bytes) noexcept;
     // The write of a checked EVENT_HEADER event to the provider's sessions
     // (inline in write_path.cpp; _prepared: out of line, for write_tracelogging.cpp).
     static etw_status write_event_checked(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;

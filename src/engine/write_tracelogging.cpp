@@ -32,6 +32,28 @@ std::uint64_t event_size(const etw_guid *related, const std::uint8_t *traits, co
 
 } // namespace
 
+// The event with TraceLogging's items (none when tl holds neither) and
+// payload descriptors of `bytes` bytes in all.
+etw_status Engine::write_with_items(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                    const etw_guid *activity, const etw_guid *related, const TlItems &tl,
+                                    std::uint32_t data_count, const etw_event_data_descriptor *data,
+                                    std::uint64_t bytes) noexcept
+{
+    const std::uint64_t total = event_size(related, tl.traits, tl.schema, bytes);
+    if (total > ETW_MAX_EVENT_SIZE)
+        return ETW_ERROR_ARITHMETIC_OVERFLOW;
+    EventHeaderInput e;
+    e.descriptor = descriptor;
+    e.provider = &p->guid;
+    e.activity = activity ? activity : &t_activity_id;
+    e.related = related;
+    e.tl = (tl.traits || tl.schema) ? &tl : nullptr;
+    e.flags = std::uint16_t(flags | ((related || e.tl) ? etl::kEventHeaderFlagExtendedInfo : 0));
+    e.data_count = data_count;
+    e.data = data;
+    return write_event_prepared(p, e, std::uint32_t(total));
+}
+
 etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                      const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
                                      const etw_event_data_descriptor *data) noexcept
@@ -69,19 +91,7 @@ etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *de
     if (!tl.traits)
         tl.traits = given_traits;
     tl.schema = schema;
-    EventHeaderInput e;
-    e.descriptor = descriptor;
-    e.provider = &p->guid;
-    e.activity = activity ? activity : &t_activity_id;
-    e.related = related;
-    e.tl = (tl.traits || tl.schema) ? &tl : nullptr;
-    const std::uint64_t total = event_size(related, tl.traits, schema, bytes);
-    if (total > ETW_MAX_EVENT_SIZE)
-        return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    e.flags = std::uint16_t(flags | ((related || e.tl) ? etl::kEventHeaderFlagExtendedInfo : 0));
-    e.data_count = n;
-    e.data = payload;
-    return write_event_prepared(p, e, std::uint32_t(total));
+    return write_with_items(p, descriptor, flags, activity, related, tl, n, payload, bytes);
 }
 
 etw_status Engine::write_tracelogging(Provider *p, const etw_event_descriptor *descriptor, const etw_guid *activity,
@@ -94,19 +104,7 @@ etw_status Engine::write_tracelogging(Provider *p, const etw_event_descriptor *d
     TlItems tl;
     tl.traits = p->traits.load(std::memory_order_acquire);
     tl.schema = schema;
-    EventHeaderInput e;
-    e.descriptor = descriptor;
-    e.provider = &p->guid;
-    e.activity = activity ? activity : &t_activity_id;
-    e.related = related;
-    e.tl = &tl;
-    const std::uint64_t total = event_size(related, tl.traits, schema, bytes);
-    if (total > ETW_MAX_EVENT_SIZE)
-        return ETW_ERROR_ARITHMETIC_OVERFLOW;
-    e.flags = etl::kEventHeaderFlagExtendedInfo;
-    e.data_count = data_count;
-    e.data = data;
-    return write_event_prepared(p, e, std::uint32_t(total));
+    return write_with_items(p, descriptor, 0, activity, related, tl, data_count, data, bytes);
 }
 
 } // namespace openetw::engine
