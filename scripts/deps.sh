@@ -7,7 +7,8 @@ build_pkgs=(meson ninja-build pkg-config g++ libgtest-dev libnats-dev
 test_pkgs=("${build_pkgs[@]}" nats-server clang-format-14 g++-mingw-w64-x86-64-posix g++-mingw-w64-i686-posix abigail-tools swig bindgen python3-dev python3-pytest
            clang-14 libfuzzer-14-dev libclang-rt-14-dev  # tests/fuzz/libfuzzer
            python3-pip python3-venv python3-setuptools
-           python3-protobuf)  # tests/otlp: the receiver decodes with the generated Python classes
+           python3-protobuf  # tests/otlp: the receiver decodes with the generated Python classes
+           openssl ca-certificates)  # tests/otlp: the https receiver's certificates
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest python3-pip python3-venv python3-setuptools
                g++-aarch64-linux-gnu g++-mingw-w64-x86-64-posix
                nats-server)  # the stream tests and examples of every binding

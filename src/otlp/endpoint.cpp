@@ -4,21 +4,17 @@ namespace openetw::otlp {
 
 std::string logs_endpoint(const std::string &url, std::string &error)
 {
-    const std::string http = "http://";
-    if (url.rfind("https://", 0) == 0) {
-        error = "the OTLP export does not support https:// yet (no TLS): use http:// or a local Collector";
+    const std::string scheme = url.rfind("https://", 0) == 0 ? "https://" : "http://";
+    if (url.rfind(scheme, 0) != 0) {
+        error = "the OTLP endpoint '" + url + "' is not an http[s]://HOST[:PORT][/PATH] URL";
         return {};
     }
-    if (url.rfind(http, 0) != 0) {
-        error = "the OTLP endpoint '" + url + "' is not an http://HOST[:PORT][/PATH] URL";
-        return {};
-    }
-    const std::string rest = url.substr(http.size());
+    const std::string rest = url.substr(scheme.size());
     const std::size_t slash = rest.find('/');
     std::string authority = rest.substr(0, slash);
     std::string path = slash == std::string::npos ? std::string() : rest.substr(slash);
     if (authority.empty() || authority.find('@') != std::string::npos || authority.find('?') != std::string::npos) {
-        error = "the OTLP endpoint '" + url + "' needs a host (and no user or query): http://HOST[:PORT][/PATH]";
+        error = "the OTLP endpoint '" + url + "' needs a host (and no user or query): http[s]://HOST[:PORT][/PATH]";
         return {};
     }
     const std::size_t colon = authority.rfind(':');
@@ -37,7 +33,7 @@ std::string logs_endpoint(const std::string &url, std::string &error)
     }
     if (path.empty() || path == "/")
         path = "/v1/logs";
-    return http + authority + path;
+    return scheme + authority + path;
 }
 
 } // namespace openetw::otlp

@@ -1,6 +1,6 @@
-// The --otlp URL: http://HOST[:PORT][/PATH]. The path defaults to /v1/logs,
-// OTLP/HTTP's path for logs, and the port to 4318, OTLP/HTTP's. https is
-// refused until the export has TLS (docs/OTLP.md). Pure.
+// The --otlp URL: http://HOST[:PORT][/PATH] or https://... (TLS: the
+// transport's TlsFiles). The path defaults to /v1/logs, OTLP/HTTP's path for
+// logs, and the port to 4318, OTLP/HTTP's (docs/OTLP.md). Pure.
 #pragma once
 
 #include <string>

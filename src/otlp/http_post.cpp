@@ -19,7 +19,7 @@ size_t keep_some(char *data, size_t size, size_t count, void *user)
 
 class CurlTransport final : public Transport {
 public:
-    explicit CurlTransport(std::string url) : url_(std::move(url))
+    CurlTransport(std::string url, TlsFiles tls) : url_(std::move(url)), tls_(std::move(tls))
     {
         static std::once_flag once;
         std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -37,7 +37,16 @@ public:
         std::string answer;
         curl_slist *headers = curl_slist_append(nullptr, (std::string("Content-Type: ") + content_type).c_str());
         curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
-        curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http");
+        curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
+        if (!tls_.ca.empty())
+            curl_easy_setopt(curl_, CURLOPT_CAINFO, tls_.ca.c_str());
+        if (!tls_.cert.empty())
+            curl_easy_setopt(curl_, CURLOPT_SSLCERT, tls_.cert.c_str());
+        if (!tls_.key.empty())
+            curl_easy_setopt(curl_, CURLOPT_SSLKEY, tls_.key.c_str());
+        // The sentence libcurl gives a failure (a certificate's, say), not only its code's name.
+        char reason[CURL_ERROR_SIZE] = {};
+        curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, reason);
         curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, body.data());
         curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
@@ -49,8 +58,11 @@ public:
         curl_easy_setopt(curl_, CURLOPT_TIMEOUT, 30L);
         const CURLcode code = curl_easy_perform(curl_);
         curl_slist_free_all(headers);
+        curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, nullptr); // the buffer goes out of scope
         if (code != CURLE_OK) {
             result.error = curl_easy_strerror(code);
+            if (reason[0] != '\0')
+                result.error += std::string(": ") + reason;
             return result;
         }
         curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &result.status);
@@ -60,11 +72,15 @@ public:
 
 private:
     std::string url_;
+    TlsFiles tls_;
     CURL *curl_ = nullptr;
 };
 
 } // namespace
 
-std::unique_ptr<Transport> make_http_transport(const std::string &url) { return std::make_unique<CurlTransport>(url); }
+std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls)
+{
+    return std::make_unique<CurlTransport>(url, tls);
+}
 
 } // namespace openetw::otlp

@@ -1,5 +1,5 @@
-// POSTs a body to an http:// URL with libcurl, keeping the connection for
-// the next request. One thread at a time (the exporter's sender).
+// POSTs a body to an http:// or https:// URL with libcurl, keeping the
+// connection for the next request. One thread at a time (the exporter's sender).
 #pragma once
 
 #include <memory>
@@ -20,6 +20,16 @@ public:
     virtual PostResult post(const std::string &body, const char *content_type) = 0;
 };
 
-std::unique_ptr<Transport> make_http_transport(const std::string &url);
+// For https: the CA certificates to check the receiver's certificate with
+// (PEM; empty: the system's), and a client certificate and its key (PEM;
+// empty: none) for receivers that ask for one. The receiver's certificate
+// and name are always checked.
+struct TlsFiles {
+    std::string ca;
+    std::string cert;
+    std::string key;
+};
+
+std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls = {});
 
 } // namespace openetw::otlp

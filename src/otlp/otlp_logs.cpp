@@ -12,7 +12,7 @@ std::unique_ptr<OtlpLogs> OtlpLogs::open(const OtlpConfig &config, std::string &
     const std::string endpoint = logs_endpoint(config.url, error);
     if (endpoint.empty())
         return nullptr;
-    return std::make_unique<OtlpLogs>(make_http_transport(endpoint), config);
+    return std::make_unique<OtlpLogs>(make_http_transport(endpoint, config.tls), config);
 }
 
 OtlpLogs::OtlpLogs(std::unique_ptr<Transport> transport, const OtlpConfig &config, LogExporter::Sleep sleep)

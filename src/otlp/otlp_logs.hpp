@@ -15,7 +15,8 @@
 namespace openetw::otlp {
 
 struct OtlpConfig {
-    std::string url; // http://HOST[:PORT][/PATH]
+    std::string url; // http[s]://HOST[:PORT][/PATH]
+    TlsFiles tls;    // for https
     Encoding encoding = Encoding::Protobuf;
     Resource resource; // host.name, service.name
     ExporterOptions options;

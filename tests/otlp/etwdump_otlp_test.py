@@ -5,7 +5,7 @@ and a NATS stream a session exported, are sent to a real HTTP receiver (otlp_rec
 arrive once, in order, with the time, severity, names and fields that
 `etwdump --format jsonl` shows for the same files; retryable answers are
 retried without loss or duplicates; a refused request, a receiver that is gone
-and an https URL are reported, not hung.
+and TLS failures are reported, not hung.
 usage: etwdump_otlp_test.py BUILD_DIR SAMPLE.etl... (PYTHONPATH: the generated schema)"""
 import json
 import os
@@ -157,9 +157,65 @@ def test_a_refused_request_is_not_retried_and_is_reported(files, want):
     assert 'HTTP 400' in run.stderr and ', %d failed' % len(want) in run.stderr, run.stderr
 
 
-def test_https_is_refused_saying_so(files, want):
-    run = etwdump('https://127.0.0.1:4318', files)
-    assert run.returncode == 1 and 'does not support https' in run.stderr, run.stderr
+def make_certificates(folder):
+    """A CA, a receiver certificate for 127.0.0.1 and a client certificate it
+    signed (openssl), and a second CA that signed neither."""
+    def run(*args):
+        subprocess.run(['openssl'] + list(args), check=True, capture_output=True, cwd=folder)
+    for ca in ('ca', 'other-ca'):
+        run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=OpenETW test ' + ca,
+            '-keyout', ca + '.key', '-out', ca + '.pem')
+    with open(os.path.join(folder, 'san.ext'), 'w') as f:
+        f.write('subjectAltName=IP:127.0.0.1\n')
+    for who in ('server', 'client'):
+        run('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=' + who, '-keyout', who + '.key', '-out', who + '.csr')
+        run('x509', '-req', '-in', who + '.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2',
+            '-extfile', 'san.ext', '-out', who + '.pem')
+    return {name: os.path.join(folder, name) for name in os.listdir(folder)}
+
+
+def test_https_with_the_receivers_ca_delivers_every_record(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        c = make_certificates(folder)
+        with Receiver(tls=(c['server.pem'], c['server.key'])) as receiver:
+            run = etwdump(receiver.url, files, '--otlp-ca', c['ca.pem'])
+        assert run.returncode == 0, run.stderr
+        assert len(receiver.records) == len(want), (len(receiver.records), len(want))
+
+
+def test_https_with_a_client_certificate_when_the_receiver_asks_for_one(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        c = make_certificates(folder)
+        with Receiver(tls=(c['server.pem'], c['server.key'], c['ca.pem'])) as receiver:
+            without = etwdump(receiver.url, files, '--otlp-ca', c['ca.pem'], '--otlp-attempts', '1')
+            assert without.returncode == 3 and 'last error: ' in without.stderr, without.stderr
+            assert receiver.records == []
+            run = etwdump(receiver.url, files, '--otlp-ca', c['ca.pem'], '--otlp-cert', c['client.pem'],
+                          '--otlp-key', c['client.key'])
+        assert run.returncode == 0, run.stderr
+        assert len(receiver.records) == len(want), (len(receiver.records), len(want))
+
+
+def test_https_to_a_receiver_no_trusted_ca_signed_is_refused_with_the_reason(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        c = make_certificates(folder)
+        with Receiver(tls=(c['server.pem'], c['server.key'])) as receiver:
+            for options in ([], ['--otlp-ca', c['other-ca.pem']]):
+                run = etwdump(receiver.url, files, '--otlp-attempts', '1', *options)
+                assert run.returncode == 3, (options, run.returncode, run.stderr)
+                assert 'certificate' in run.stderr.lower(), (options, run.stderr)
+            assert receiver.records == []
+
+
+def test_tls_options_are_checked_before_anything_is_sent(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        c = make_certificates(folder)
+        cases = [('http://127.0.0.1:4318', ['--otlp-ca', c['ca.pem']], 'applies to an https:// receiver'),
+                 ('https://127.0.0.1:4318', ['--otlp-ca', os.path.join(folder, 'missing.pem')], 'cannot read'),
+                 ('https://127.0.0.1:4318', ['--otlp-key', c['client.key']], 'needs --otlp-cert')]
+        for url, options, says in cases:
+            run = etwdump(url, files, *options)
+            assert run.returncode == 1 and says in run.stderr, (options, run.returncode, run.stderr)
 
 
 def test_a_live_session_followed_by_name_arrives_whole(files, want):

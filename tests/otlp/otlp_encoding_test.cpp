@@ -154,16 +154,19 @@ TEST(OtlpEndpoint, DefaultsToOtlpHttpsPortAndLogsPath)
     EXPECT_EQ(logs_endpoint("http://h:1/", error), "http://h:1/v1/logs");
     EXPECT_EQ(logs_endpoint("http://h:1/custom/logs", error), "http://h:1/custom/logs");
     EXPECT_EQ(logs_endpoint("http://[::1]", error), "http://[::1]:4318/v1/logs");
+    EXPECT_EQ(logs_endpoint("https://collector", error), "https://collector:4318/v1/logs");
+    EXPECT_EQ(logs_endpoint("https://h:443/custom", error), "https://h:443/custom");
     EXPECT_TRUE(error.empty()) << error;
 }
 
-TEST(OtlpEndpoint, RefusesHttpsAndMalformedUrlsSayingWhy)
+TEST(OtlpEndpoint, RefusesMalformedUrlsSayingWhy)
 {
     const struct {
         const char *url;
         const char *says;
-    } table[] = {{"https://collector:4318", "does not support https"},
-                 {"collector:4318", "not an http://"},
+    } table[] = {{"ftp://collector:4318", "not an http[s]://"},
+                 {"collector:4318", "not an http[s]://"},
+                 {"https://", "needs a host"},
                  {"http://", "needs a host"},
                  {"http://user@h:4318", "needs a host"},
                  {"http://h:99999", "bad port"},

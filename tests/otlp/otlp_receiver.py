@@ -4,6 +4,7 @@ Python classes protoc generated from the vendored schema, and answers from a
 script (then 200). Every request is logged with its status; only the records
 of accepted requests are kept."""
 import http.server
+import ssl
 import threading
 
 from google.protobuf import json_format
@@ -11,7 +12,9 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 
 
 class Receiver:
-    def __init__(self, answers=()):
+    def __init__(self, answers=(), tls=None):
+        """tls: (certificate, key) PEM files to serve https with; optional
+        third item, a CA file: clients must then present a certificate it signed."""
         self.answers = list(answers)
         self.requests = []   # (status, content type, records in the body)
         self.records = []    # LogRecord messages of accepted requests, in order
@@ -49,7 +52,16 @@ class Receiver:
                 self.wfile.write(answer)
 
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        scheme = 'http'
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls[0], tls[1])
+            if len(tls) > 2:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(tls[2])
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = 'https'
+        self.url = '%s://127.0.0.1:%d' % (scheme, self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -41,7 +41,8 @@ bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
 {
     const std::string arg = argv[i];
     const bool takes_value = arg == "--otlp" || arg == "--otlp-service" || arg == "--otlp-host" ||
-                             arg == "--otlp-batch" || arg == "--otlp-queue" || arg == "--otlp-attempts";
+                             arg == "--otlp-batch" || arg == "--otlp-queue" || arg == "--otlp-attempts" ||
+                             arg == "--otlp-ca" || arg == "--otlp-cert" || arg == "--otlp-key";
     if (arg == "--otlp-json") {
         json_ = true;
         return true;
@@ -59,6 +60,12 @@ bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
         service_ = v;
     else if (arg == "--otlp-host")
         host_ = v;
+    else if (arg == "--otlp-ca")
+        ca_ = v;
+    else if (arg == "--otlp-cert")
+        cert_ = v;
+    else if (arg == "--otlp-key")
+        key_ = v;
     else if (arg == "--otlp-batch" && !count(v, 1000000, batch_))
         error = std::string("--otlp-batch takes a count from 1 to 1000000, not '") + v + "'";
     else if (arg == "--otlp-queue" && !count(v, 100000000, queue_))
@@ -71,8 +78,31 @@ bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
 #if defined(ETWDUMP_OTLP)
 bool OtlpOption::open(bool live, std::string &error)
 {
+    // The TLS files: for https only, each readable, the key with its certificate.
+    const bool https = url_.rfind("https://", 0) == 0;
+    for (const auto &[option, path] : {std::pair<const char *, const std::string &>{"--otlp-ca", ca_},
+                                       {"--otlp-cert", cert_},
+                                       {"--otlp-key", key_}}) {
+        if (path.empty())
+            continue;
+        if (!https) {
+            error = std::string(option) + " applies to an https:// receiver, not '" + url_ + "'";
+            return false;
+        }
+        if (std::FILE *f = std::fopen(path.c_str(), "rb"))
+            std::fclose(f);
+        else {
+            error = std::string(option) + ": cannot read '" + path + "'";
+            return false;
+        }
+    }
+    if (!key_.empty() && cert_.empty()) {
+        error = "--otlp-key needs --otlp-cert (the certificate it is the key of)";
+        return false;
+    }
     openetw::otlp::OtlpConfig config;
     config.url = url_;
+    config.tls = {ca_, cert_, key_};
     config.encoding = json_ ? openetw::otlp::Encoding::Json : openetw::otlp::Encoding::Protobuf;
     std::string host = host_;
     if (host.empty()) {

@@ -14,8 +14,12 @@ namespace etwdump {
 
 #define ETWDUMP_OTLP_USAGE                                                                                             \
     "  --otlp URL                   send every record as an OpenTelemetry log to an OTLP/HTTP\n"                       \
-    "                               receiver: http://HOST[:PORT][/PATH] (port 4318, path\n"                            \
-    "                               /v1/logs by default; no https yet) instead of printing\n"                          \
+    "                               receiver: http[s]://HOST[:PORT][/PATH] (port 4318, path\n"                         \
+    "                               /v1/logs by default) instead of printing\n"                                        \
+    "  --otlp-ca FILE               https: the CA certificates (PEM) to check the receiver's\n"                        \
+    "                               certificate with (default: the system's)\n"                                        \
+    "  --otlp-cert FILE             https: a client certificate (PEM) for receivers that ask\n"                        \
+    "  --otlp-key FILE              https: the client certificate's private key (PEM)\n"                               \
     "  --otlp-json                  OTLP/JSON bodies instead of protobuf\n"                                            \
     "  --otlp-service NAME          resource service.name (default unknown_service:etwdump)\n"                         \
     "  --otlp-host NAME             resource host.name (default this machine's name)\n"                                \
@@ -41,6 +45,7 @@ public:
 
 private:
     std::string url_;
+    std::string ca_, cert_, key_; // https
     bool json_ = false;
     std::string service_ = "unknown_service:etwdump";
     std::string host_;
