@@ -157,8 +157,11 @@ int main(int argc, char **argv)
     memset(&ids, 0, sizeof ids);
     ids.f.FilterIn = TRUE;
     ids.f.Count = 2;
-    ids.f.Events[0] = 2;
-    ((USHORT *)ids.f.Events)[1] = 4;
+    {
+        /* The ids run past the declared one-element array, into the union's room. */
+        USHORT events[2] = {2, 4};
+        memcpy(ids.bytes + offsetof(EVENT_FILTER_EVENT_ID, Events), events, sizeof events);
+    }
     filters[0].Ptr = (ULONGLONG)(ULONG_PTR)&ids;
     filters[0].Size = (ULONG)(offsetof(EVENT_FILTER_EVENT_ID, Events) + 2 * sizeof(USHORT));
     filters[0].Type = EVENT_FILTER_TYPE_EVENT_ID;
