@@ -211,9 +211,10 @@ ETW_API etw_status etw_provider_guid_from_name(etw_guid *out, const char *name);
  * compound literals, so any expression of the type may be given. Options
  * (ETW_TL_LEVEL, _KEYWORD, _OPCODE, _CHANNEL, _ACTIVITY_ID,
  * _RELATED_ACTIVITY_ID) may appear anywhere among the fields; defaults as a
- * NULL descriptor. C only (compound literals): C++ uses tracelogging.hpp.
+ * NULL descriptor. C only (compound literals): C++ uses tracelogging.hpp,
+ * and a C++ translation unit does not see them.
  */
-#ifndef SWIG
+#if !defined(SWIG) && !defined(__cplusplus)
 #define ETW_TL__FIELD(name, ptr, size, in, out) ((etw_tl_field){(name), (ptr), (uint32_t)(size), (uint8_t)(in), (uint8_t)(out), 0})
 #define ETW_TL__VALUE(name, type, value, in, out) ETW_TL__FIELD((name), &(type){(value)}, sizeof(type), (in), (out))
 
@@ -302,7 +303,7 @@ static inline etw_status etw_tl_write_args_(etw_provider *provider, const char *
     }
     return etw_provider_write_tracelogging(provider, event_name, &d, activity, related, n, f);
 }
-#endif /* SWIG */
+#endif /* !SWIG && !__cplusplus */
 
 ETW_END_DECLS
 
