@@ -49,7 +49,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-static etw_provider *volatile g_rundown_provider;
+static etw_provider *g_rundown_provider; /* atomic: set after register, read by the callback */
 static etw_guid g_rundown_guid;
 static volatile int g_captured;
 
@@ -57,7 +57,16 @@ static volatile int g_captured;
 static void on_enable(const etw_provider_enable_info *info, void *user_data)
 {
     (void)user_data;
-    if (info->is_enabled != ETW_CONTROL_CODE_CAPTURE_STATE || !g_rundown_provider)
+    if (info->is_enabled != ETW_CONTROL_CODE_CAPTURE_STATE)
+        return;
+    /* The request can come before etw_provider_register has returned here
+       (the listing shows the registration first): wait for the handle. */
+    etw_provider *p = NULL;
+    for (int i = 0; i < 5000 && !(p = __atomic_load_n(&g_rundown_provider, __ATOMIC_ACQUIRE)); ++i) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (!p)
         return;
     struct {
         etw_event_trace_header h;
@@ -70,7 +79,7 @@ static void on_enable(const etw_provider_enable_info *info, void *user_data)
     ev.h.Class.Type = ETW_TYPE_DC_START;
     ev.h.Class.Level = ETW_LEVEL_INFORMATION;
     ev.n = 900000000ull + info->level;
-    if (etw_provider_trace_event(g_rundown_provider, &ev.h) == ETW_OK)
+    if (etw_provider_trace_event(p, &ev.h) == ETW_OK)
         __atomic_store_n(&g_captured, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -82,7 +91,7 @@ static int rundown(const etw_guid *guid)
         fprintf(stderr, "register: %s\n", etw_last_error_message());
         return 1;
     }
-    g_rundown_provider = p;
+    __atomic_store_n(&g_rundown_provider, p, __ATOMIC_RELEASE);
     for (int i = 0; i < 2000 && !__atomic_load_n(&g_captured, __ATOMIC_SEQ_CST); ++i) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);

@@ -176,7 +176,7 @@ typedef struct thread_ctx {
 } thread_ctx;
 
 /* The provider of a provider process (one per process), for its rundown events. */
-static etw_provider *volatile g_provider;
+static etw_provider *g_provider; /* atomic: set after register, read by the callbacks */
 static etw_guid g_provider_guid;
 static uint32_t g_provider_index;
 
@@ -201,7 +201,14 @@ static void rundown(xp_shared *s, const etw_provider_enable_info *info)
     ev.pl.provider = (uint16_t)g_provider_index;
     ev.pl.thread = 0xFFFF;
     ev.pl.seq = n;
-    xp_store(&s->rundown_status, g_provider ? etw_provider_trace_event(g_provider, &ev.h) : 0xFFFFFFFFu);
+    /* The request can come before etw_provider_register has returned here
+       (the listing shows the registration first): wait for the handle. */
+    etw_provider *p = NULL;
+    for (int i = 0; i < 5000 && !(p = __atomic_load_n(&g_provider, __ATOMIC_ACQUIRE)); ++i) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    xp_store(&s->rundown_status, p ? etw_provider_trace_event(p, &ev.h) : 0xFFFFFFFFu);
 }
 
 static void on_enable(const etw_provider_enable_info *info, void *user_data)
@@ -317,7 +324,7 @@ static int provider(void)
     g_provider_guid = p.guid;
     g_provider_index = p.index;
     const etw_status st = etw_provider_register(&p.provider, &p.guid, on_enable, s, NULL);
-    g_provider = p.provider;
+    __atomic_store_n(&g_provider, p.provider, __ATOMIC_RELEASE);
     xp_store(&s->register_status, st);
     xp_store(&s->registered, 1);
     if (st != ETW_OK)
