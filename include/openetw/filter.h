@@ -162,6 +162,9 @@ typedef struct etw_enable_parameters {
     uint32_t filter_count;                       /* 0..ETW_MAX_EVENT_FILTERS_COUNT */
     etw_guid source_id;                          /* ENABLE_TRACE_PARAMETERS.SourceId: accepted, not used */
     const etw_event_filter_descriptor *filters; /* filter_count of them (NULL when 0) */
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32;                     /* explicit tail padding on 32-bit targets */
+#endif
 } etw_enable_parameters;
 
 ETW_END_DECLS

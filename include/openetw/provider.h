@@ -43,6 +43,9 @@ typedef struct etw_provider_enable_info {
        session enabled the provider with, as EnableCallback's FilterData; NULL when
        it gave none. Valid during the call. (filter.h) */
     const etw_event_filter_descriptor *filter_data;
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
+#endif
 } etw_provider_enable_info;
 
 /**
