@@ -15,10 +15,6 @@
 
 namespace openetw::engine {
 
-namespace {
-std::string key_of(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
-} // namespace
-
 void Engine::queue_capture(GuidEntry &e, EnableInfo info, const std::shared_ptr<const EventFilter> &filter,
                            std::vector<Pending> &notify)
 {
@@ -41,7 +37,7 @@ Status Engine::capture_state(const std::shared_ptr<Session> &session, const etw_
         std::lock_guard<std::mutex> lock(mutex_);
         if (session->state.load() != Session::Running)
             return Fail(ETW_ERROR_WMI_INSTANCE_NOT_FOUND, "the session is not running");
-        auto g = guids_.find(key_of(provider));
+        auto g = guids_.find(guid_key(provider));
         const auto en = g == guids_.end() ? std::vector<Enablement>::const_iterator{}
                                           : std::find_if(g->second.enablements.begin(), g->second.enablements.end(),
                                                          [&](const Enablement &x) { return x.session == session; });
@@ -68,7 +64,7 @@ bool Engine::deliver_remote_capture(const Session *session, const etw_guid &prov
     std::vector<Pending> notify;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto g = guids_.find(key_of(provider));
+        auto g = guids_.find(guid_key(provider));
         if (g == guids_.end())
             return false;
         // Only while that session enables this process's registrations

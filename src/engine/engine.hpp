@@ -47,6 +47,9 @@ struct EnableInfo {
 
 using EnableCallback = void (*)(const EnableInfo &info, void *context);
 
+// A GUID's 16 raw bytes, the key of the engine's GUID table.
+inline std::string guid_key(const etw_guid &g) { return std::string(reinterpret_cast<const char *>(&g), sizeof g); }
+
 // What one provider registration publishes for the write path.
 struct ProviderSnapshot {
     struct Entry {
