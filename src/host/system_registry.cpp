@@ -1,5 +1,7 @@
 #include "host/system_registry.hpp"
 #include "host/protocol.hpp"
+#include "host/registry_filters.hpp"
+#include "host/shared_bytes.hpp"
 
 #include "engine/properties.hpp"
 
@@ -31,13 +33,6 @@ struct RegistryHeader {
 };
 
 } // namespace
-
-// The filter blobs (engine/event_filter.hpp) of a slot's enables: sizes[i]
-// bytes for enables[i], one after another in bytes.
-struct FilterTable {
-    std::uint32_t sizes[kSlotEnables];
-    std::uint8_t bytes[kSlotFilterBytes];
-};
 
 struct alignas(64) RegistrySlot {
     std::atomic<std::uint32_t> state;
@@ -87,31 +82,6 @@ void init_registry(void *base, void *)
     h->magic = kMagic; // last: a header with the magic is complete
 }
 
-// Byte copies to and from the published parts of a slot. Readers copy while
-// a host may rewrite them (a sequence word tells torn copies apart and they
-// are retried), so every access is atomic: acquire loads and release stores
-// keep the sequence checks ordered around them without fences.
-void load_bytes(void *dst, const void *src, std::size_t n)
-{
-    auto *d = static_cast<unsigned char *>(dst);
-    auto *s = const_cast<unsigned char *>(static_cast<const unsigned char *>(src));
-    for (std::size_t i = 0; i < n; ++i)
-        d[i] = std::atomic_ref<unsigned char>(s[i]).load(std::memory_order_acquire);
-}
-
-void store_bytes(void *dst, const void *src, std::size_t n)
-{
-    auto *d = static_cast<unsigned char *>(dst);
-    auto *s = static_cast<const unsigned char *>(src);
-    for (std::size_t i = 0; i < n; ++i)
-        std::atomic_ref<unsigned char>(d[i]).store(s[i], std::memory_order_release);
-}
-
-std::uint32_t load_u32(const std::uint32_t &v)
-{
-    return std::atomic_ref<std::uint32_t>(const_cast<std::uint32_t &>(v)).load(std::memory_order_acquire);
-}
-
 // Copies a length-prefixed name out of shared memory, trusting nothing.
 bool copy_name(const std::uint32_t &len_word, const char16_t *src, std::u16string *out)
 {
@@ -130,37 +100,6 @@ void store_name(const std::u16string &s, std::uint32_t *len, char16_t *dst)
     store_bytes(dst, s.data(), n * sizeof(char16_t));
     store_bytes(dst + n, &nul, sizeof nul);
     std::atomic_ref<std::uint32_t>(*len).store(std::uint32_t(n), std::memory_order_release);
-}
-
-void publish_filters(FilterTable &t, std::uint32_t count, const std::vector<std::vector<std::uint8_t>> &filters)
-{
-    // The host's enable checked that they fit (Hosting::filter_room); what
-    // does not is left out rather than written past the table.
-    std::uint32_t used = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t n = i < filters.size() ? std::uint32_t(filters[i].size()) : 0;
-        if (n > kSlotFilterBytes - used)
-            n = 0;
-        if (n)
-            store_bytes(t.bytes + used, filters[i].data(), n);
-        std::atomic_ref<std::uint32_t>(t.sizes[i]).store(n, std::memory_order_release);
-        used += n;
-    }
-}
-
-bool read_filters(const FilterTable &t, std::uint32_t count, std::vector<std::vector<std::uint8_t>> *out)
-{
-    out->assign(count, {});
-    std::uint32_t used = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const std::uint32_t n = load_u32(t.sizes[i]);
-        if (n > kSlotFilterBytes - used)
-            return false;
-        (*out)[i].resize(n);
-        load_bytes((*out)[i].data(), t.bytes + used, n);
-        used += n;
-    }
-    return true;
 }
 
 } // namespace
