@@ -8,7 +8,8 @@ test_pkgs=("${build_pkgs[@]}" nats-server clang-format-14 g++-mingw-w64-x86-64-p
            clang-14 libfuzzer-14-dev libclang-rt-14-dev  # tests/fuzz/libfuzzer
            python3-pip python3-venv python3-setuptools
            python3-protobuf  # tests/otlp: the receiver decodes with the generated Python classes
-           openssl ca-certificates)  # tests/otlp: the https receiver's certificates
+           openssl ca-certificates  # tests/otlp: the https receiver's certificates
+           gdb)  # tests/system: the stacks of a writer that stays inside a write
 bindings_pkgs=("${build_pkgs[@]}" swig bindgen python3-dev python3-pytest python3-pip python3-venv python3-setuptools
                g++-aarch64-linux-gnu g++-mingw-w64-x86-64-posix
                nats-server)  # the stream tests and examples of every binding

@@ -264,8 +264,11 @@ void Session::close_remote_writers()
     // not reserved yet refuses (reserve_slow). A buffer left to hand on is
     // not requeued (its writer would hand it on again): it and an owner's
     // event in flight are counted lost after the final drain, if still so
-    // then (an owner held before it saw `closing` refuses instead: one too
-    // many counted).
+    // then (one too many counted when that owner, held before it saw
+    // `closing`, refuses instead, or was held in its starved drop after
+    // counting it: its drop and its bracket are two words, and a late
+    // count would miss the file's header, so the stop counts rather than
+    // ever misses).
     pool_.seal_detached(true);
     pool_.force_stuck(stuck);
     pool_.close_streams();

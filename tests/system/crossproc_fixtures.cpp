@@ -256,6 +256,23 @@ std::string Child::describe() const
                     : "exit code " + std::to_string(code);
 }
 
+std::string thread_stacks(pid_t pid)
+{
+    if (std::system("command -v gdb > /dev/null 2>&1") != 0)
+        return "(no stacks: gdb is not installed)";
+    // timeout: a gdb that cannot attach must not hang the test.
+    const std::string cmd = "timeout 60 gdb -p " + std::to_string(pid) +
+                            " -batch -nx -ex 'thread apply all bt 40' 2>&1 | grep -E '^(Thread|#)'";
+    std::string out;
+    if (FILE *f = ::popen(cmd.c_str(), "r")) {
+        char line[1024];
+        while (std::fgets(line, sizeof line, f))
+            out += line;
+        ::pclose(f);
+    }
+    return out.empty() ? "(no stacks: gdb could not attach to pid " + std::to_string(pid) + ")" : out;
+}
+
 ::testing::AssertionResult start_host(Child &host, const std::vector<std::string> &args)
 {
     std::vector<std::string> all{"host"};

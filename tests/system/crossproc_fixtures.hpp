@@ -103,6 +103,10 @@ struct Child {
     std::string describe() const;
 };
 
+// The stacks of every thread of process pid (gdb attached in batch mode),
+// to say where a wedged child is; a line saying why when there are none.
+std::string thread_stacks(pid_t pid);
+
 // Starts `crossproc_helper host ...` and waits for its "ready" line.
 ::testing::AssertionResult start_host(Child &host, const std::vector<std::string> &args);
 

@@ -91,6 +91,7 @@ TEST(CrossProcess, ScribbledSessionRegionCrashesNoHostConsumerOrController)
         if (!prov.pause(5000)) {
             log << "; provider did not pause (a thread stayed inside etw_provider_trace_event for 5 s)";
             ++wedged_providers;
+            info("the wedged provider's threads:\n" + thread_stacks(prov.proc.pid));
         }
         const int pq = prov.quit(1000);
         log << "; provider " << (pq < 0 ? "killed after not quitting" : prov.proc.describe());
