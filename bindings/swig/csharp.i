@@ -215,6 +215,11 @@ OPENETW_STRUCT_REF(etw_consumer_stats *out, ConsumerStatsNative)
 %ignore etw_payload_filter;
 %ignore etw_payload_filter_predicate;
 OPENETW_STRUCT_REF(const etw_enable_parameters *params, EnableParametersNative)
+/* filter.h's constants (filter types, limits, EVENT_ENABLE_PROPERTY_*) for EventFilters.cs;
+   its structs are ignored above. SWIG reads a file once, so openetw.i's own %include of
+   export.h (and of filter.h, should it gain one) add nothing twice. */
+%include "openetw/export.h"
+%include "openetw/filter.h"
 
 /* EVENT_HEADER events: the descriptor by reference (a blittable struct, NativeStructs.cs);
    the optional activity ids and the data descriptor array as pointers the caller pins

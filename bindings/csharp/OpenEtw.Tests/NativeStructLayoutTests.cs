@@ -12,7 +12,7 @@ namespace OpenEtw.Tests
         {
             if (!System.Environment.Is64BitProcess)
                 return;
-            Assert.Equal(20, Unsafe.SizeOf<SessionOptionsNative>()); // profile_interval added in 1.1
+            Assert.Equal(32, Unsafe.SizeOf<SessionOptionsNative>()); // profile_interval added in 1.1, filters in 1.2
             Assert.Equal(24, Unsafe.SizeOf<ClassicEventIdNative>());
             Assert.Equal(16, Unsafe.SizeOf<EventDescriptorNative>());
             Assert.Equal(16, Unsafe.SizeOf<EventDataDescriptorNative>());
@@ -20,6 +20,8 @@ namespace OpenEtw.Tests
             Assert.Equal(8, Unsafe.SizeOf<ProviderProcessNative>());
             Assert.Equal(168, Unsafe.SizeOf<ProviderSessionNative>());
             Assert.Equal(40, Unsafe.SizeOf<ProviderEnableInfoNative>());
+            Assert.Equal(16, Unsafe.SizeOf<EventFilterDescriptorNative>());
+            Assert.Equal(56, Unsafe.SizeOf<EnableParametersNative>());
             Assert.Equal(16, Unsafe.SizeOf<ExtendedItemNative>());
             Assert.Equal(200, Unsafe.SizeOf<RecordNative>());
             Assert.Equal(96, Unsafe.SizeOf<ClassicEventNative>());

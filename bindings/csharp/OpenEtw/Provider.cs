@@ -10,7 +10,7 @@ namespace OpenEtw
     /// </summary>
     /// <remarks>
     /// <para>The enable callback runs on the thread of the call that changed the provider's
-    /// state (<see cref="Session.EnableProvider"/>, <see cref="Session.DisableProvider"/>,
+    /// state (<see cref="Session.EnableProvider(Guid, EtwLevel, ulong, ulong)"/>, <see cref="Session.DisableProvider"/>,
     /// <see cref="Session.Stop"/>, a private session's start), or inside this constructor when
     /// a session already enables the GUID; never on a hidden thread. An exception it throws
     /// is caught before it reaches native code and rethrown, with its stack, by that call

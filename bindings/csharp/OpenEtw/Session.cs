@@ -46,8 +46,12 @@ namespace OpenEtw
                         N.etw_session_start(out handle, properties.Handle);
                     else
                     {
+                        var filters = new PinnedFilters(options.Filters);
                         SessionOptionsNative native = options.ToNative();
+                        native.FilterCount = filters.Count;
+                        native.Filters = filters.Pointer;
                         N.etw_session_start_ex(out handle, properties.Handle, ref native);
+                        GC.KeepAlive(filters); // copied by the library before it returned
                     }
                 });
             }
@@ -163,6 +167,37 @@ namespace OpenEtw
                                    ulong matchAnyKeyword = 0, ulong matchAllKeyword = 0) =>
             EnableCallbackErrors.Run(() => N.etw_session_enable_provider(
                 _handle, provider, N.ETW_CONTROL_CODE_ENABLE_PROVIDER, (byte)level, matchAnyKeyword, matchAllKeyword));
+
+        /// <summary>
+        /// Enables a provider GUID with enable parameters (EnableTraceEx2 with
+        /// ENABLE_TRACE_PARAMETERS): <paramref name="options"/> gives the properties (extended
+        /// data items on the provider's events) and the filters at the source. Enabling again
+        /// replaces level, keywords, properties and filters. A bad filter (no ids, more than 8
+        /// pids, a type given twice, ...) throws <see cref="OpenEtwException"/> with the
+        /// library's status (<see cref="Status.InvalidParameter"/>, or
+        /// <see cref="Status.NotSupported"/> for a type OpenETW does not implement) and a message
+        /// naming the filter by its index.
+        /// </summary>
+        public void EnableProvider(Guid provider, EtwLevel level, ulong matchAnyKeyword, ulong matchAllKeyword,
+                                   EnableOptions options)
+        {
+            ArgumentNullException.ThrowIfNull(options);
+            var filters = new PinnedFilters(options.Filters);
+            var native = new EnableParametersNative
+            {
+                StructSize = (uint)Unsafe.SizeOf<EnableParametersNative>(),
+                EnableProperty = (uint)options.Properties,
+                MatchAnyKeyword = matchAnyKeyword,
+                MatchAllKeyword = matchAllKeyword,
+                Level = (byte)level,
+                FilterCount = filters.Count,
+                SourceId = options.SourceId,
+                Filters = filters.Pointer,
+            };
+            EnableCallbackErrors.Run(() => N.etw_session_enable_provider_ex(
+                _handle, provider, N.ETW_CONTROL_CODE_ENABLE_PROVIDER, ref native));
+            GC.KeepAlive(filters); // the library copied the filters before returning
+        }
 
         /// <summary>
         /// Asks the provider's registrations this session enables to log their state

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using OpenEtw.Interop;
 
@@ -62,6 +63,15 @@ namespace OpenEtw
         /// outside).
         /// </summary>
         public uint ProfileInterval { get; init; }
+
+        /// <summary>
+        /// At start: the session's own filters (EVENT_TRACE_PROPERTIES_V2.FilterDesc), applied to
+        /// every provider it enables: <see cref="PidFilter"/> and <see cref="ExecutableNameFilter"/>
+        /// only (another type: <see cref="Status.NotSupported"/>; bad ones as
+        /// <see cref="Session.EnableProvider(Guid, EtwLevel, ulong, ulong, EnableOptions)"/> says).
+        /// Not reported by <see cref="Session.Options"/>.
+        /// </summary>
+        public IReadOnlyList<EventFilter>? Filters { get; init; }
 
         internal SessionOptionsNative ToNative() => new SessionOptionsNative
         {

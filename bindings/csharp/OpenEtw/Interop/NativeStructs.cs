@@ -15,6 +15,8 @@ namespace OpenEtw.Interop
         public uint LosslessTimeoutMs;
         public uint RealtimeBacklogBuffers;
         public uint ProfileInterval;
+        public uint FilterCount; // added in 1.2: session-level filters, start only
+        public IntPtr Filters;
     }
 
     // etw_event_descriptor (EVENT_DESCRIPTOR): 16 bytes.
