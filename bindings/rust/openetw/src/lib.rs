@@ -48,10 +48,12 @@ mod callbacks;
 mod consumer;
 mod decode;
 mod error;
+mod filter;
 mod kernel_trace;
 mod logfile;
 mod properties;
 mod provider;
+mod provider_list;
 mod records;
 mod schemas;
 mod session;
@@ -63,10 +65,12 @@ mod types;
 pub use consumer::{Canceller, Consumer, ConsumerBuilder, Order};
 pub use decode::{DecodedEvent, Decoder, FromValue, Property, Source, Value};
 pub use error::{Error, Result, Status};
+pub use filter::{EnableOptions, EnableProperty, Filter};
 pub use kernel_trace::{KernelEvent, KernelFilter, KernelTrace, KernelTraceBuilder, KERNEL_LOGGER_NAME};
 pub use logfile::{ConsumerStats, LogfileInfo};
 pub use openetw_sys as sys;
 pub use properties::{EventTraceProperties, Properties};
+pub use provider_list::{list_providers, query_provider, ProviderInfo, ProviderProcess, ProviderSession};
 pub use provider::{activity_id_control, Activity, ActivityControl, EnableInfo, EventClass, EventDescriptor, Provider};
 pub use records::{
     extended_item_sid, extended_item_stack, BufferInfo, ClassicEvent, EventRecord, LossInfo, Record, RecordKind,

@@ -9,6 +9,7 @@ use openetw_sys as sys;
 
 use crate::callbacks::{resume_enable_panic, resume_enable_panic_unless_unwinding};
 use crate::error::{check, Error, Result, Status};
+use crate::filter::{descriptors, EnableOptions, Filter};
 use crate::properties::Properties;
 use crate::types::{Guid, SessionRights};
 
@@ -173,6 +174,19 @@ impl Session {
     /// Starts a session with options beyond EVENT_TRACE_PROPERTIES.
     pub fn start_with_options(props: &mut Properties, options: &SessionOptions) -> Result<Session> {
         Self::start_inner(props, Some(options.to_sys()))
+    }
+
+    /// Starts a session with options and filters of its own
+    /// (EVENT_TRACE_PROPERTIES_V2.FilterDesc), applied to every provider it
+    /// enables: [`Filter::pid`] and [`Filter::executable_name`] only
+    /// (another type: [`Status::NOT_SUPPORTED`]; bad ones as
+    /// [`enable_provider_ex`](Self::enable_provider_ex) says).
+    pub fn start_with_filters(props: &mut Properties, options: &SessionOptions, filters: &[Filter]) -> Result<Session> {
+        let descriptors = descriptors(filters); // borrowed until the call returns; the library copies them
+        let mut native = options.to_sys();
+        native.filter_count = descriptors.len().min(u32::MAX as usize) as u32;
+        native.filters = if descriptors.is_empty() { ptr::null() } else { descriptors.as_ptr() };
+        Self::start_inner(props, Some(native))
     }
 
     fn start_inner(props: &mut Properties, options: Option<sys::etw_session_options>) -> Result<Session> {
@@ -357,6 +371,34 @@ impl Session {
     /// Disables a provider for this session.
     pub fn disable_provider(&self, guid: &Guid) -> Result<()> {
         self.enable_raw(guid, sys::ETW_CONTROL_CODE_DISABLE_PROVIDER, 0, 0, 0)
+    }
+
+    /// Enables a provider with enable parameters (EnableTraceEx2 with
+    /// ENABLE_TRACE_PARAMETERS): `options` gives the properties (extended
+    /// data items on the provider's events) and the filters at the source.
+    /// Enabling again replaces level, keywords, properties and filters. A bad
+    /// filter (no ids, more than 8 pids, a type given twice, ...) is an error
+    /// with the library's status ([`Status::INVALID_PARAMETER`], or
+    /// [`Status::NOT_SUPPORTED`] for a type OpenETW does not implement) and a
+    /// message naming the filter by its index.
+    pub fn enable_provider_ex(
+        &self,
+        guid: &Guid,
+        level: u8,
+        match_any_keyword: u64,
+        match_all_keyword: u64,
+        options: &EnableOptions,
+    ) -> Result<()> {
+        let guid: sys::etw_guid = (*guid).into();
+        // Both borrowed until the call returns; the library copies the filters.
+        let descriptors = descriptors(options.filters());
+        let params = options.to_sys(level, match_any_keyword, match_all_keyword, &descriptors);
+        let status = unsafe {
+            sys::etw_session_enable_provider_ex(self.raw.as_ptr(), &guid, sys::ETW_CONTROL_CODE_ENABLE_PROVIDER, &params)
+        };
+        let result = check(status);
+        resume_enable_panic();
+        result
     }
 
     fn enable_raw(&self, guid: &Guid, code: u32, level: u8, any: u64, all: u64) -> Result<()> {
