@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Text;
 using OpenEtw.Interop;
 using N = OpenEtw.Interop.NativeMethods;
 
@@ -112,6 +114,62 @@ namespace OpenEtw
         public Status TryWrite<T>(string eventName, in TraceLoggingOptions options, T data) =>
             TryWrite(eventName, options, data, out _);
 
+        // Fields built at run time: names and values copied into one pinned block per call.
+        private unsafe Status WriteFields(string eventName, in TraceLoggingOptions options, TraceLoggingFields fields,
+                                          out string? message)
+        {
+            message = null;
+            var list = new List<TraceLoggingField>(fields);
+            int total = Encoding.UTF8.GetByteCount(eventName) + 1;
+            foreach (TraceLoggingField f in list)
+                total += Encoding.UTF8.GetByteCount(f.Name) + 1 + f.Value.Length;
+            byte[] block = GC.AllocateUninitializedArray<byte>(total, pinned: true);
+            var native = new TlFieldNative[list.Count];
+            fixed (byte* start = block)
+            fixed (TlFieldNative* nativeFields = native)
+            {
+                int used = 0;
+                int Put(string text) // the text's offset in block, written NUL-terminated
+                {
+                    int at = used;
+                    used += Encoding.UTF8.GetBytes(text, block.AsSpan(used));
+                    block[used++] = 0;
+                    return at;
+                }
+                IntPtr utf8Name = (IntPtr)(start + Put(eventName));
+                for (int i = 0; i < list.Count; i++)
+                {
+                    TraceLoggingField f = list[i];
+                    if (f.Name.Contains('\0'))
+                    {
+                        message = $"field {i}: the name \"{f.Name.Replace("\0", "\\0")}\" holds a NUL character";
+                        return Status.InvalidParameter;
+                    }
+                    IntPtr name = (IntPtr)(start + Put(f.Name));
+                    f.Value.CopyTo(block, used);
+                    native[i] = new TlFieldNative
+                    {
+                        Name = name, Data = (IntPtr)(start + used), Size = (uint)f.Value.Length,
+                        InType = f.InType, OutType = f.OutType,
+                    };
+                    used += f.Value.Length;
+                }
+                var d = new EventDescriptorNative
+                {
+                    Id = options.Id, Version = options.Version, Channel = options.Channel, Level = (byte)options.Level,
+                    Opcode = options.Opcode, Task = options.Task, Keyword = options.Keywords,
+                };
+                Guid activity = options.ActivityId ?? default, related = options.RelatedActivityId ?? default;
+                var status = (Status)N.etw_provider_write_tracelogging(_handle, utf8Name, ref d,
+                    options.ActivityId.HasValue ? (IntPtr)(&activity) : IntPtr.Zero,
+                    options.RelatedActivityId.HasValue ? (IntPtr)(&related) : IntPtr.Zero,
+                    (uint)list.Count, (IntPtr)nativeFields);
+                if (status is Status.InvalidParameter or Status.ArithmeticOverflow)
+                    message = N.etw_last_error_message();
+                return status;
+            }
+        }
+
         // One thread's value buffer, pinned: a record's payload is below 64 KB.
         [ThreadStatic] private static byte[]? t_values;
         [ThreadStatic] private static bool t_busy;
@@ -129,6 +187,8 @@ namespace OpenEtw
                 return Status.InvalidParameter;
             }
             object? owner = data; // boxed once when T is a struct (a class is not copied)
+            if (owner is TraceLoggingFields dynamicFields)
+                return WriteFields(eventName, options, dynamicFields, out message);
             TraceLoggingLayout layout = owner is null ? TraceLoggingLayout.Empty : TraceLoggingLayout.For(owner.GetType());
             if (layout.Error is not null)
             {
