@@ -13,7 +13,14 @@ using OpenEtw;
 internal sealed record CopiedRecord(RecordKind Kind, Guid Guid, byte Opcode, byte Level, ushort Version,
                                     byte[] Payload, uint ProcessId, long Timestamp, ushort EventId = 0,
                                     ushort Task = 0, byte Channel = 0, ulong Keyword = 0, Guid Activity = default,
-                                    Guid Related = default);
+                                    Guid Related = default)
+{
+    /// <summary>The extended data items (type, bytes).</summary>
+    public List<(ushort Type, byte[] Data)> Items { get; init; } = new();
+
+    /// <summary>A TraceLogging event's name and decoded top-level fields; null for other records.</summary>
+    public TlDecoded? Tl { get; init; }
+}
 
 /// <summary>What one consumer delivered: records, callback counts, statistics, header.</summary>
 internal sealed class Delivery
@@ -31,15 +38,18 @@ internal sealed class Delivery
         {
             // An EVENT_HEADER record's RELATED_ACTIVITYID item (the zero GUID without one).
             Guid related = default;
+            var items = new List<(ushort, byte[])>();
             for (int i = 0; i < r.ExtendedCount; i++)
             {
                 ExtendedItem x = r.GetExtendedItem(i);
                 if (x.ExtType == 1 && x.Data.Length == 16)
                     related = new Guid(x.Data);
+                items.Add((x.ExtType, x.Data.ToArray()));
             }
             Records.Add(new CopiedRecord(r.Kind, r.Guid, r.Opcode, (byte)r.Level, r.Version, r.Payload.ToArray(),
                                          r.ProcessId, r.Timestamp, r.EventId, r.Task, r.Channel, r.Keyword,
-                                         r.ActivityId, related));
+                                         r.ActivityId, related)
+                        { Items = items, Tl = TlDecoded.Of(r, items) });
             return ++RecordCallbacks != StopAfter;
         },
         OnEvent = e => { EventCallbacks++; return true; },
@@ -47,7 +57,7 @@ internal sealed class Delivery
     };
 }
 
-internal sealed class SessionSteps
+internal sealed partial class SessionSteps
 {
     private Session? _session;
     private Provider? _provider;
@@ -365,7 +375,7 @@ internal sealed class SessionSteps
                 break;
             }
             default:
-                return false;
+                return ModernStep(verb, f);
         }
         return true;
     }

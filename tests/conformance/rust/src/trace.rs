@@ -12,6 +12,8 @@ use openetw::{
 
 use crate::{expect, guid, number, take, Failure, Fields, Value};
 
+mod modern;
+
 /// A record copied while its callback ran.
 struct Copied {
     kind: u32,
@@ -28,6 +30,8 @@ struct Copied {
     payload: Vec<u8>,
     process_id: u32,
     timestamp: i64,
+    items: modern::Items,           // what the extended data items say
+    tl: Option<modern::TlDecoded>, // a TraceLogging event's name and decoded fields
 }
 
 /// What a consumer's closures collected.
@@ -117,6 +121,8 @@ fn builder(sink: &Arc<Mutex<Collected>>, stop_after: Option<usize>) -> ConsumerB
                 payload: r.payload().to_vec(),
                 process_id: r.process_id(),
                 timestamp: r.timestamp(),
+                items: modern::Items::of(r.extended()),
+                tl: modern::TlDecoded::of(&r),
             });
             c.record_calls += 1;
             if stop_after == Some(c.record_calls) { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
@@ -312,7 +318,7 @@ impl Trace {
             }
             "expect_stats" => self.expect_stats(f)?,
             "expect_header" => self.expect_header(f)?,
-            _ => return Ok(false),
+            _ => return self.modern_step(verb, f),
         }
         Ok(true)
     }
