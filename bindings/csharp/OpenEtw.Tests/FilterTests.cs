@@ -85,6 +85,32 @@ namespace OpenEtw.Tests
         }
 
         [Fact]
+        public void TraceEventSpellingsBecomeFilters()
+        {
+            var guid = Guid.NewGuid();
+            var seen = Run(guid, new EnableOptions
+            {
+                EventIdsToEnable = new[] { 3, 4 },
+                ProcessIdFilter = new[] { Environment.ProcessId },
+                ProcessNameFilter = new[] { System.IO.Path.GetFileNameWithoutExtension(Environment.ProcessPath!) },
+                EventIdStacksToEnable = new[] { 3 },
+                StacksEnabled = true,
+                Properties = EnableProperties.Sid, // see StackwalkFilterPicksWhichIdsCarryStacks
+            }, p => WriteIds(p, 1, 3, 4));
+            Assert.Equal(new Dictionary<ushort, int> { [3] = 10, [4] = 10 }, CountById(seen));
+            Assert.All(seen, s => Assert.Equal(s.Id == 3, s.Stack));
+            Assert.Equal(new Dictionary<ushort, int> { [1] = 10 },
+                         CountById(Run(guid, new EnableOptions { EventIdsToDisable = new[] { 3, 4 } }, p => WriteIds(p, 1, 3, 4))));
+            Assert.Empty(Run(guid, new EnableOptions { ProcessIdFilter = new[] { 1 } }, p => WriteIds(p, 1)));
+            // A list and a filter of its type are two filters of one type.
+            using var props = new Properties(Scratch.SessionName("TwoIdFilters")) { LogFileMode = LogFileMode.RealTime };
+            using var session = Session.Start(props);
+            var e = Assert.Throws<OpenEtwException>(() => session.EnableProvider(guid, EtwLevel.Verbose, 0, 0,
+                new EnableOptions { EventIdsToEnable = new[] { 1 }, Filters = { new EventIdFilter(false, 2) } }));
+            Assert.Contains("given twice", e.Message);
+        }
+
+        [Fact]
         public void PidAndExecutableNameFiltersPickProcesses()
         {
             var guid = Guid.NewGuid();

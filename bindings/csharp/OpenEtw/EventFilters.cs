@@ -1,6 +1,7 @@
 using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
+using System.Linq;
 using System.Text;
 using N = OpenEtw.Interop.NativeMethods;
 
@@ -246,6 +247,50 @@ namespace OpenEtw
 
         /// <summary>ENABLE_TRACE_PARAMETERS.SourceId: accepted, not used.</summary>
         public Guid SourceId { get; set; }
+
+        // TraceEvent's TraceEventProviderOptions spellings: each non-empty list becomes one more
+        // filter after Filters (so giving a list and a filter of its type is "given twice").
+
+        /// <summary>Only these processes (a PID filter, at most 8).</summary>
+        public IList<int>? ProcessIdFilter { get; set; }
+
+        /// <summary>Only processes of these executable names (an EXECUTABLE_NAME filter).</summary>
+        public IList<string>? ProcessNameFilter { get; set; }
+
+        /// <summary>Only these event ids (an EVENT_ID filter admitting them).</summary>
+        public IList<int>? EventIdsToEnable { get; set; }
+
+        /// <summary>Every event id but these (an EVENT_ID filter excluding them; not with <see cref="EventIdsToEnable"/>).</summary>
+        public IList<int>? EventIdsToDisable { get; set; }
+
+        /// <summary>Stacks on these ids only (a STACKWALK filter admitting them).</summary>
+        public IList<int>? EventIdStacksToEnable { get; set; }
+
+        /// <summary>Stacks on every id but these (a STACKWALK filter excluding them).</summary>
+        public IList<int>? EventIdStacksToDisable { get; set; }
+
+        /// <summary>Adds <see cref="EnableProperties.StackTrace"/> to <see cref="Properties"/>.</summary>
+        public bool StacksEnabled { get; set; }
+
+        /// <summary>The properties and every filter, the lists' filters after <see cref="Filters"/>.</summary>
+        internal (EnableProperties Properties, List<EventFilter> Filters) Resolve()
+        {
+            var filters = new List<EventFilter>(Filters);
+            static ushort[] Ids(IList<int> ids) => ids.Select(i => unchecked((ushort)i)).ToArray();
+            if (EventIdsToEnable is { Count: > 0 })
+                filters.Add(new EventIdFilter(true, Ids(EventIdsToEnable)));
+            if (EventIdsToDisable is { Count: > 0 })
+                filters.Add(new EventIdFilter(false, Ids(EventIdsToDisable)));
+            if (ProcessIdFilter is { Count: > 0 })
+                filters.Add(new PidFilter(ProcessIdFilter.ToArray()));
+            if (ProcessNameFilter is { Count: > 0 })
+                filters.Add(new ExecutableNameFilter(ProcessNameFilter.ToArray()));
+            if (EventIdStacksToEnable is { Count: > 0 })
+                filters.Add(new StackwalkFilter(true, Ids(EventIdStacksToEnable)));
+            if (EventIdStacksToDisable is { Count: > 0 })
+                filters.Add(new StackwalkFilter(false, Ids(EventIdStacksToDisable)));
+            return (Properties | (StacksEnabled ? EnableProperties.StackTrace : 0), filters);
+        }
     }
 }
 

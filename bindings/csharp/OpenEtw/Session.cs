@@ -182,11 +182,12 @@ namespace OpenEtw
                                    EnableOptions options)
         {
             ArgumentNullException.ThrowIfNull(options);
-            var filters = new PinnedFilters(options.Filters);
+            var (properties, list) = options.Resolve();
+            var filters = new PinnedFilters(list);
             var native = new EnableParametersNative
             {
                 StructSize = (uint)Unsafe.SizeOf<EnableParametersNative>(),
-                EnableProperty = (uint)options.Properties,
+                EnableProperty = (uint)properties,
                 MatchAnyKeyword = matchAnyKeyword,
                 MatchAllKeyword = matchAllKeyword,
                 Level = (byte)level,

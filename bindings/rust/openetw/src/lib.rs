@@ -37,6 +37,13 @@
 //! # Ok::<(), openetw::Error>(())
 //! ```
 //!
+//! Filters at the source and enable properties (EnableTraceEx2's
+//! ENABLE_TRACE_PARAMETERS) are an [`EnableOptions`] given to
+//! [`Session::enable_provider_ex`]; a session's own PID and executable-name
+//! filters go to [`Session::start_with_filters`]. [`list_providers`] and
+//! [`query_provider`] list the registered providers, their processes and the
+//! sessions enabling them (EnumerateTraceGuidsEx).
+//!
 //! Callbacks are closures owned by the native object (freed exactly once, by
 //! the library's `user_data_free`). Each runs under `catch_unwind`: a panic
 //! never crosses into C. A consumer closure's panic stops processing and is
