@@ -20,6 +20,10 @@
 #endif
 
 #define MAX_TL_FIELDS 32
+/* The decoder reports TDH's out-types (tdh.h), which differ from TraceLogging's below 19. */
+#define TDH_OUTTYPE_NULL 0u
+#define TDH_OUTTYPE_BOOLEAN 13u
+#define TDH_OUTTYPE_UTF8 35u
 #define FIELD_SEPARATOR '\x1f' /* between a record's canonical fields: values may hold commas */
 
 /* The field types of the scenario, each with the in-type it writes and decodes as. */
@@ -169,31 +173,41 @@ static int parse_tl_fields(char *spec, struct tl_value *out, int *count)
 
 /* ---- Record facts, kept by the record callback ---- */
 
+/* The scenario type of a decoded in-type and out-type, TL_TYPES when it has none. A
+   bool is TraceLogging's BOOL32 or EventSource's UINT8 shown as a boolean; a str any
+   string in-type (8-bit ones holding UTF-8), the bindings' idiomatic writers differing. */
+static enum tl_type decoded_type(const etw_event_property *p)
+{
+    int t;
+    if (p->kind != ETW_PROPERTY_KIND_VALUE || p->parent != ETW_PROPERTY_NO_PARENT)
+        return TL_TYPES;
+    if (p->in_type == ETW_TL_IN_UINT8 && p->out_type == TDH_OUTTYPE_BOOLEAN)
+        return TL_BOOL;
+    if (p->in_type == ETW_TL_IN_UNICODESTRING || p->in_type == ETW_TL_IN_COUNTEDSTRING)
+        return TL_STR;
+    if (p->in_type == ETW_TL_IN_ANSISTRING || p->in_type == ETW_TL_IN_COUNTEDANSISTRING)
+        return p->out_type == TDH_OUTTYPE_UTF8 ? TL_STR : TL_TYPES;
+    for (t = 0; t < TL_STR && tl_types[t].in_type != p->in_type; ++t) {
+    }
+    return t < TL_STR && p->out_type == TDH_OUTTYPE_NULL ? (enum tl_type)t : TL_TYPES;
+}
+
 /* The canonical text of a decoded property; a type the scenario has no name for never matches. */
 static void decoded_field(const etw_event_property *p, char *out, size_t cap)
 {
     struct tl_value f;
-    char text[256];
-    int t;
     memset(&f, 0, sizeof f);
     snprintf(f.name, sizeof f.name, "%s", p->name);
-    for (t = 0; t < TL_TYPES; ++t)
-        if (tl_types[t].in_type == p->in_type && (t != TL_STR || p->out_type == ETW_TL_OUT_UTF8))
-            break;
-    if (p->kind != ETW_PROPERTY_KIND_VALUE || p->parent != ETW_PROPERTY_NO_PARENT || t == TL_TYPES) {
-        snprintf(out, cap, "%s:in%u/out%u/kind%u=%s", p->name, (unsigned)p->in_type, (unsigned)p->out_type,
-                 (unsigned)p->kind, p->value);
-        return;
-    }
-    f.type = (enum tl_type)t;
-    if (t == TL_STR && p->data_size < sizeof text) {
-        memcpy(text, p->data, p->data_size);
-        text[p->data_size] = 0;
-        f.text = text;
-    } else if (p->data_size == 4 || p->data_size == 8) {
+    f.type = decoded_type(p);
+    if (f.type == TL_STR && strlen(p->value) <= 255) {
+        f.text = p->value; /* the decoder's UTF-8 text of the string */
+    } else if (f.type == TL_BOOL && p->data_size == 1) {
+        f.v.i32 = p->data[0];
+    } else if (f.type != TL_TYPES && f.type != TL_STR && (p->data_size == 4 || p->data_size == 8)) {
         memcpy(&f.v, p->data, p->data_size); /* little-endian, as the union reads it here */
-    } else {                                 /* a size no scenario value has */
-        snprintf(out, cap, "%s:%s has %u bytes", p->name, tl_types[t].name, (unsigned)p->data_size);
+    } else {
+        snprintf(out, cap, "%s:in%u/out%u/kind%u/%u bytes=%s", p->name, (unsigned)p->in_type, (unsigned)p->out_type,
+                 (unsigned)p->kind, (unsigned)p->data_size, p->value);
         return;
     }
     canonical(&f);
