@@ -15,6 +15,7 @@ internal readonly record struct TlField(string Name, string Type, string Value);
 internal sealed record TlDecoded(string Name, List<TlField> Fields)
 {
     private const ushort SchemaTl = 11; // ETW_EVENT_HEADER_EXT_TYPE_EVENT_SCHEMA_TL
+    private const ushort OutBoolean = 13, OutUtf8 = 35; // TDH_OUTTYPE_BOOLEAN, TDH_OUTTYPE_UTF8
 
     /// <summary>The record's decoded TraceLogging fields, or null when it is no TraceLogging event.</summary>
     public static TlDecoded? Of(TraceRecord r, List<(ushort Type, byte[] Data)> items)
@@ -30,17 +31,26 @@ internal sealed record TlDecoded(string Name, List<TlField> Fields)
         foreach (DecodedProperty p in d.Properties.Where(p => p.Parent < 0))
         {
             object v = d.Fields.TryGetValue(p.Name, out object? o) ? o : "";
-            fields.Add(p.InType switch
+            string? type = (p.Kind, p.InType, p.OutType) switch
             {
-                7 => new TlField(p.Name, "i32", Convert.ToInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture)),
-                8 => new TlField(p.Name, "u32", Convert.ToUInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture)),
-                9 => new TlField(p.Name, "i64", Convert.ToInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture)),
-                10 => new TlField(p.Name, "u64", Convert.ToUInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture)),
-                12 => new TlField(p.Name, "f64", Convert.ToDouble(v, CultureInfo.InvariantCulture).ToString("R", CultureInfo.InvariantCulture)),
-                13 => new TlField(p.Name, "bool", v is true ? "1" : "0"),
-                2 => new TlField(p.Name, "str", v as string ?? p.Formatted),
-                _ => new TlField(p.Name, $"in-type {p.InType}", p.Formatted),
-            });
+                // The integers and f64: one in-type each, the default out-type.
+                (0, 7, 0) => "i32", (0, 8, 0) => "u32", (0, 9, 0) => "i64", (0, 10, 0) => "u64", (0, 12, 0) => "f64",
+                // bool: TraceLogging's BOOL32, or EventSource's UINT8 shown as a boolean.
+                (0, 13, 0) or (0, 4, OutBoolean) => "bool",
+                // str: UTF-16 strings, or 8-bit ones holding UTF-8.
+                (0, 1 or 22, _) or (0, 2 or 23, OutUtf8) => "str",
+                _ => null,
+            };
+            string text = type switch
+            {
+                "i32" or "i64" => Convert.ToInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture),
+                "u32" or "u64" => Convert.ToUInt64(v, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture),
+                "f64" => Convert.ToDouble(v, CultureInfo.InvariantCulture).ToString("R", CultureInfo.InvariantCulture),
+                "bool" => v is true ? "1" : "0",
+                "str" => v as string ?? p.Formatted,
+                _ => p.Formatted,
+            };
+            fields.Add(new TlField(p.Name, type ?? $"in-type {p.InType} out-type {p.OutType} kind {p.Kind}", text));
         }
         return new TlDecoded(d.EventName, fields);
     }
@@ -78,7 +88,10 @@ internal sealed partial class SessionSteps
         return fields;
     }
 
-    /// <summary>The fields as the binding writes them: each type through its own typed Add.</summary>
+    /// <summary>
+    /// The fields as the binding writes them: each type through its own typed Add, bool and
+    /// string as .NET's EventSource writes them (UINT8 shown as a boolean, counted UTF-16).
+    /// </summary>
     private static TraceLoggingFields ToWrite(List<TlField> fields)
     {
         var data = new TraceLoggingFields();
@@ -92,8 +105,8 @@ internal sealed partial class SessionSteps
                 "i64" => data.Add(f.Name, long.Parse(f.Value, c)),
                 "u64" => data.Add(f.Name, ulong.Parse(f.Value, c)),
                 "f64" => data.Add(f.Name, double.Parse(f.Value, c)),
-                "bool" => data.AddBool32(f.Name, f.Value == "1"),
-                _ => data.AddUtf8(f.Name, f.Value),
+                "bool" => data.Add(f.Name, f.Value == "1"),
+                _ => data.Add(f.Name, f.Value),
             };
         }
         return data;

@@ -73,22 +73,39 @@ impl TlDecoded {
         }
         let d: DecodedEvent = r.decode().ok()?;
         let mut fields = Vec::new();
+        const OUT_NULL: u16 = 0; // TDH_OUTTYPE_NULL: the in-type's default
+        const OUT_BOOLEAN: u16 = 13; // TDH_OUTTYPE_BOOLEAN
+        const OUT_UTF8: u16 = 35; // TDH_OUTTYPE_UTF8
         for p in d.properties.iter().filter(|p| p.parent.is_none()) {
             let value = d.fields.iter().find(|(n, _)| *n == p.name).map(|(_, v)| v);
-            let (kind, text) = match (p.in_type as u32, value) {
-                (sys::ETW_TL_IN_INT32, Some(Decoded::I32(v))) => ("i32", v.to_string()),
-                (sys::ETW_TL_IN_UINT32, Some(Decoded::U32(v))) => ("u32", v.to_string()),
-                (sys::ETW_TL_IN_INT64, Some(Decoded::I64(v))) => ("i64", v.to_string()),
-                (sys::ETW_TL_IN_UINT64, Some(Decoded::U64(v))) => ("u64", v.to_string()),
-                (sys::ETW_TL_IN_DOUBLE, Some(Decoded::F64(v))) => ("f64", format!("{v:?}")),
-                (sys::ETW_TL_IN_BOOL32, Some(Decoded::Bool(v))) => ("bool", u8::from(*v).to_string()),
-                (sys::ETW_TL_IN_ANSISTRING, Some(Decoded::String(v))) => ("str", v.clone()),
-                (other, _) => {
-                    fields.push(TlField { name: p.name.clone(), kind: format!("in-type {other}"), value: p.formatted.clone() });
-                    continue;
+            let value_kind = p.kind == sys::ETW_PROPERTY_KIND_VALUE;
+            let (in_type, out) = (u32::from(p.in_type), p.out_type);
+            // The integers and f64: one in-type each, the default out-type; bool: BOOL32, or
+            // EventSource's UINT8 shown as a boolean; str: UTF-16, or 8-bit strings of UTF-8.
+            let typed = match (value_kind, in_type, out, value) {
+                (true, sys::ETW_TL_IN_INT32, OUT_NULL, Some(Decoded::I32(v))) => Some(("i32", v.to_string())),
+                (true, sys::ETW_TL_IN_UINT32, OUT_NULL, Some(Decoded::U32(v))) => Some(("u32", v.to_string())),
+                (true, sys::ETW_TL_IN_INT64, OUT_NULL, Some(Decoded::I64(v))) => Some(("i64", v.to_string())),
+                (true, sys::ETW_TL_IN_UINT64, OUT_NULL, Some(Decoded::U64(v))) => Some(("u64", v.to_string())),
+                (true, sys::ETW_TL_IN_DOUBLE, OUT_NULL, Some(Decoded::F64(v))) => Some(("f64", format!("{v:?}"))),
+                (true, sys::ETW_TL_IN_BOOL32, OUT_NULL, Some(Decoded::Bool(v))) => Some(("bool", u8::from(*v).to_string())),
+                (true, sys::ETW_TL_IN_UINT8, OUT_BOOLEAN, Some(Decoded::Bool(v))) => Some(("bool", u8::from(*v).to_string())),
+                (true, sys::ETW_TL_IN_UNICODESTRING | sys::ETW_TL_IN_COUNTEDSTRING, _, Some(Decoded::String(v))) => {
+                    Some(("str", v.clone()))
                 }
+                (true, sys::ETW_TL_IN_ANSISTRING | sys::ETW_TL_IN_COUNTEDANSISTRING, OUT_UTF8, Some(Decoded::String(v))) => {
+                    Some(("str", v.clone()))
+                }
+                _ => None,
             };
-            fields.push(TlField { name: p.name.clone(), kind: kind.to_owned(), value: text });
+            fields.push(match typed {
+                Some((kind, value)) => TlField { name: p.name.clone(), kind: kind.to_owned(), value },
+                None => TlField {
+                    name: p.name.clone(),
+                    kind: format!("in-type {in_type} out-type {out} kind {}", p.kind),
+                    value: p.formatted.clone(),
+                },
+            });
         }
         Some(TlDecoded { name: d.event_name, fields })
     }
