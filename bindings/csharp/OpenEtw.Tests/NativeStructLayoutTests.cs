@@ -58,6 +58,14 @@ namespace OpenEtw.Tests
             Assert.Equal(56, Off(ref s, ref s.FirstProblem));
             var o = new ConsumerOptionsNative();
             Assert.Equal(48, Off(ref o, ref o.EventRecord));
+            var so = new SessionOptionsNative();
+            Assert.Equal(20, Off(ref so, ref so.FilterCount));
+            Assert.Equal(24, Off(ref so, ref so.Filters));
+            var ep = new EnableParametersNative();
+            Assert.Equal(24, Off(ref ep, ref ep.Level));
+            Assert.Equal(28, Off(ref ep, ref ep.FilterCount));
+            Assert.Equal(32, Off(ref ep, ref ep.SourceId));
+            Assert.Equal(48, Off(ref ep, ref ep.Filters));
             var v = new EventRecordNative();
             Assert.Equal(46, Off(ref v, ref v.Task));
             Assert.Equal(48, Off(ref v, ref v.Keyword));
