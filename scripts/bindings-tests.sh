@@ -115,7 +115,7 @@ build_runners() {
   "$python" "$conformance/constants.py" "$out/constants.inc" \
     "$root"/include/openetw/{status,constants,records,properties,version,session,provider,consumer}.h &&
   cc -std=c99 -Wall -Wextra -Werror -pedantic -pthread -I"$out" -I"$root/include" \
-    "$conformance/runner.c" "$conformance/runner_session.c" \
+    "$conformance/runner.c" "$conformance/runner_session.c" "$conformance/runner_modern.c" \
     -o "$out/conformance-c" $(pkg-config --libs openetw) -Wl,-rpath,"$build" &&
   dotnet restore "$conformance/csharp" --source "$feed" "${dotnet_props[@]}" &&
   dotnet build "$conformance/csharp" --no-restore -c Release -o "$out/conformance-cs" "${dotnet_props[@]}" &&

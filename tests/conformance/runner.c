@@ -221,7 +221,7 @@ int parse_guid(const char *text, etw_guid *g)
 }
 
 /* UTF-8 to UTF-16LE bytes plus a NUL character; returns the byte count or 0. */
-static size_t utf16le(const char *s, unsigned char *out, size_t cap)
+size_t utf16le(const char *s, unsigned char *out, size_t cap)
 {
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)s;
@@ -595,7 +595,7 @@ static int step(struct line *l)
             S.block[a] = (unsigned char)(b & 0xFF);
             S.block[a + 1] = (unsigned char)(b >> 8);
         }
-    } else if (!session_step(l, verb, &ok)) {
+    } else if (!session_step(l, verb, &ok) && !modern_step(l, verb, &ok)) {
         return fail("unknown verb %s", verb, 0);
     }
     for (i = 1; ok && i < l->n; ++i)
@@ -643,6 +643,7 @@ int main(int argc, char **argv)
     fclose(file);
     session_reset();
     session_cleanup();
+    modern_cleanup();
     if (S.case_name[0] && !case_failed)
         printf("ok %s\n", S.case_name);
     cases += S.case_name[0] != 0;

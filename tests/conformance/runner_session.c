@@ -39,6 +39,7 @@ struct copied_record {
     etw_guid guid;
     unsigned char *payload;
     uint32_t payload_size;
+    struct record_facts facts; /* runner_modern.c's: TraceLogging fields, extended items */
 };
 
 struct collected {
@@ -166,8 +167,10 @@ void session_cleanup(void)
 static void clear_records(struct collected *c)
 {
     size_t i;
-    for (i = 0; i < c->count; ++i)
+    for (i = 0; i < c->count; ++i) {
         free(c->records[i].payload);
+        record_facts_free(&c->records[i].facts);
+    }
     free(c->records);
     memset(c, 0, sizeof *c);
 }
@@ -223,7 +226,7 @@ static int32_t on_record(void *user_data, const etw_record *record)
     }
     r->payload_size = record->payload_size;
     r->payload = malloc(record->payload_size ? record->payload_size : 1);
-    if (!r->payload) {
+    if (!record_facts_collect(&r->facts, record) || !r->payload) {
         c->out_of_memory = 1;
         return 1;
     }
@@ -371,13 +374,13 @@ static void on_enable(const etw_provider_enable_info *info, void *user_data)
 }
 
 /* An optional number field: *out keeps its default when the field is absent. */
-static int optional_number(struct line *l, const char *key, unsigned long long *out)
+int optional_number(struct line *l, const char *key, unsigned long long *out)
 {
     struct token *t = field(l, key);
     return t ? number(t, out) : 1;
 }
 
-static int compare(const char *what, unsigned long long got, unsigned long long want)
+int compare(const char *what, unsigned long long got, unsigned long long want)
 {
     char a[64], b[64];
     if (got == want)
@@ -592,6 +595,17 @@ static int expect_ordered(void)
 /* ---- Sessions ---- */
 
 static int have_session(void) { return R.session ? 1 : fail("no session", 0, 0); }
+etw_session *runner_session(void) { return R.session; }
+etw_provider *runner_provider(void) { return R.provider; }
+unsigned long runner_process_id(void) { return runner_pid(); }
+size_t runner_record_count(void) { return R.v.count; }
+
+const struct record_facts *runner_record_facts(size_t index, uint16_t *event_id)
+{
+    if (event_id)
+        *event_id = R.v.records[index].event_id;
+    return &R.v.records[index].facts;
+}
 
 static int write_file(struct line *l)
 {
