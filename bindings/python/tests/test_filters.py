@@ -3,6 +3,7 @@ Session.enable_provider(..., properties=, filters=), Session(..., filters=),
 the records' stack/sid/ts_id/process_start_key/event_key, and the library's
 statuses for bad filters."""
 import os
+import sys
 
 import pytest
 
@@ -158,3 +159,32 @@ def test_bad_properties_and_non_filters_are_refused(tmp_path, name, guid):
             session.enable_provider(guid, 5, filters=[(FilterType.PID, b"\1\0\0\0")])
         with pytest.raises(ValueError, match="16-bit"):
             session.enable_provider(guid, 5, filters=[EventIdFilter([70000])])
+
+
+def test_a_live_trace_enables_with_properties_and_filters(name, guid):
+    seen = []
+    with Provider(guid) as provider:
+        trace = openetw.LiveTrace(name, [openetw.Enable(guid, 5, properties=EnableProperty.EVENT_KEY,
+                                                        filters=[EventIdFilter([2])])],
+                                  on_event=lambda e: None, on_event_record=seen.append)
+        with trace:
+            for event_id in (1, 2, 1, 2):
+                provider.write_event(b"x", id=event_id)
+    assert [e.id for e in seen] == [2, 2] and all(e.event_key for e in seen)
+
+
+def test_the_filter_typemap_keeps_no_reference_and_releases_every_buffer(tmp_path, name, guid):
+    payload = bytes([1, 0, 1, 0, 3, 0])  # EVENT_ID admitting id 3
+    pid = bytearray(b"\1\0\0\0")  # a bytearray cannot be resized while a buffer view is held
+    before = sys.getrefcount(payload), sys.getrefcount(pid)
+    with Session(file_props(name, tmp_path / "r.etl")) as session:
+        handle, raw_guid = session._handle, guid.bytes_le
+        enable = openetw._native.openetw_session_enable_provider_ex
+        for _ in range(200):
+            enable(handle, raw_guid, 1, 5, 0, 0, 0, [(FilterType.EVENT_ID, payload), (FilterType.PID, pid)])
+            with pytest.raises(TypeError):  # the second entry is no (type, bytes) pair: the first is released
+                enable(handle, raw_guid, 1, 5, 0, 0, 0, [(FilterType.PID, pid), (FilterType.EVENT_ID, 5)])
+            with pytest.raises(openetw.InvalidParameterError):
+                enable(handle, raw_guid, 1, 5, 0, 0, 0, [(FilterType.PID, pid), (FilterType.PID, pid)])
+    assert (sys.getrefcount(payload), sys.getrefcount(pid)) == before
+    pid += b"\2\0\0\0"  # BufferError if a view were still held
