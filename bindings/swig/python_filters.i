@@ -11,57 +11,18 @@
  * are what Python raises.
  */
 
-/* filter.h is read by the library's headers but not bound as declarations
-   (its structs travel as the bytes filters.py packs); its constants are,
-   with the values the compiler sees. */
-%constant unsigned int ETW_EVENT_FILTER_TYPE_NONE = ETW_EVENT_FILTER_TYPE_NONE;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_SCHEMATIZED = ETW_EVENT_FILTER_TYPE_SCHEMATIZED;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_SYSTEM_FLAGS = ETW_EVENT_FILTER_TYPE_SYSTEM_FLAGS;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_TRACEHANDLE = ETW_EVENT_FILTER_TYPE_TRACEHANDLE;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_PID = ETW_EVENT_FILTER_TYPE_PID;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME = ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_PACKAGE_ID = ETW_EVENT_FILTER_TYPE_PACKAGE_ID;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_PACKAGE_APP_ID = ETW_EVENT_FILTER_TYPE_PACKAGE_APP_ID;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_PAYLOAD = ETW_EVENT_FILTER_TYPE_PAYLOAD;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_EVENT_ID = ETW_EVENT_FILTER_TYPE_EVENT_ID;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_EVENT_NAME = ETW_EVENT_FILTER_TYPE_EVENT_NAME;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_STACKWALK = ETW_EVENT_FILTER_TYPE_STACKWALK;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_STACKWALK_NAME = ETW_EVENT_FILTER_TYPE_STACKWALK_NAME;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_STACKWALK_LEVEL_KW = ETW_EVENT_FILTER_TYPE_STACKWALK_LEVEL_KW;
-%constant unsigned int ETW_EVENT_FILTER_TYPE_CONTAINER = ETW_EVENT_FILTER_TYPE_CONTAINER;
-%constant unsigned int ETW_MAX_EVENT_FILTERS_COUNT = ETW_MAX_EVENT_FILTERS_COUNT;
-%constant unsigned int ETW_MAX_EVENT_FILTER_DATA_SIZE = ETW_MAX_EVENT_FILTER_DATA_SIZE;
-%constant unsigned int ETW_MAX_EVENT_FILTER_PAYLOAD_SIZE = ETW_MAX_EVENT_FILTER_PAYLOAD_SIZE;
-%constant unsigned int ETW_MAX_EVENT_FILTER_EVENT_NAME_SIZE = ETW_MAX_EVENT_FILTER_EVENT_NAME_SIZE;
-%constant unsigned int ETW_MAX_EVENT_FILTER_PID_COUNT = ETW_MAX_EVENT_FILTER_PID_COUNT;
-%constant unsigned int ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT = ETW_MAX_EVENT_FILTER_EVENT_ID_COUNT;
-%constant unsigned int ETW_MAX_PAYLOAD_PREDICATES = ETW_MAX_PAYLOAD_PREDICATES;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_SID = ETW_EVENT_ENABLE_PROPERTY_SID;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_TS_ID = ETW_EVENT_ENABLE_PROPERTY_TS_ID;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE = ETW_EVENT_ENABLE_PROPERTY_STACK_TRACE;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_PSM_KEY = ETW_EVENT_ENABLE_PROPERTY_PSM_KEY;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0 = ETW_EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_PROVIDER_GROUP = ETW_EVENT_ENABLE_PROPERTY_PROVIDER_GROUP;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0 = ETW_EVENT_ENABLE_PROPERTY_ENABLE_KEYWORD_0;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY = ETW_EVENT_ENABLE_PROPERTY_PROCESS_START_KEY;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY = ETW_EVENT_ENABLE_PROPERTY_EVENT_KEY;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_EXCLUDE_INPRIVATE = ETW_EVENT_ENABLE_PROPERTY_EXCLUDE_INPRIVATE;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_ENABLE_SILOS = ETW_EVENT_ENABLE_PROPERTY_ENABLE_SILOS;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_SOURCE_CONTAINER_TRACKING = ETW_EVENT_ENABLE_PROPERTY_SOURCE_CONTAINER_TRACKING;
-%constant unsigned int ETW_EVENT_ENABLE_PROPERTY_ALL = ETW_EVENT_ENABLE_PROPERTY_ALL;
-%constant unsigned int ETW_PAYLOADFIELD_EQ = ETW_PAYLOADFIELD_EQ;
-%constant unsigned int ETW_PAYLOADFIELD_NE = ETW_PAYLOADFIELD_NE;
-%constant unsigned int ETW_PAYLOADFIELD_LE = ETW_PAYLOADFIELD_LE;
-%constant unsigned int ETW_PAYLOADFIELD_GT = ETW_PAYLOADFIELD_GT;
-%constant unsigned int ETW_PAYLOADFIELD_LT = ETW_PAYLOADFIELD_LT;
-%constant unsigned int ETW_PAYLOADFIELD_GE = ETW_PAYLOADFIELD_GE;
-%constant unsigned int ETW_PAYLOADFIELD_BETWEEN = ETW_PAYLOADFIELD_BETWEEN;
-%constant unsigned int ETW_PAYLOADFIELD_NOTBETWEEN = ETW_PAYLOADFIELD_NOTBETWEEN;
-%constant unsigned int ETW_PAYLOADFIELD_MODULO = ETW_PAYLOADFIELD_MODULO;
-%constant unsigned int ETW_PAYLOADFIELD_CONTAINS = ETW_PAYLOADFIELD_CONTAINS;
-%constant unsigned int ETW_PAYLOADFIELD_DOESNTCONTAIN = ETW_PAYLOADFIELD_DOESNTCONTAIN;
-%constant unsigned int ETW_PAYLOADFIELD_IS = ETW_PAYLOADFIELD_IS;
-%constant unsigned int ETW_PAYLOADFIELD_ISNOT = ETW_PAYLOADFIELD_ISNOT;
+/* filter.h's constants (filter types, limits, EVENT_ENABLE_PROPERTY_*,
+   PAYLOADFIELD_*); its structs travel as the bytes filters.py packs, so they
+   are not bound. SWIG reads a file once: openetw.i's own %include of
+   export.h (and of filter.h, should it gain one) adds nothing twice. */
+%ignore etw_event_filter_descriptor;
+%ignore etw_event_filter_event_id;
+%ignore etw_event_filter_event_name;
+%ignore etw_payload_filter;
+%ignore etw_payload_filter_predicate;
+%ignore etw_enable_parameters;
+%include "openetw/export.h"
+%include "openetw/filter.h"
 
 /* ---- Filters in: a sequence of (type, payload) tuples, or None for none ---- */
 %typemap(in) (const etw_event_filter_descriptor *filters, uint32_t filter_count)
