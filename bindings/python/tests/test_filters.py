@@ -112,9 +112,6 @@ def test_stackwalk_filter_picks_the_ids_with_stacks(tmp_path, name, guid):
     assert [(e.id, e.stack is not None) for e in events] == [(3, False), (4, True)]
 
 
-@pytest.mark.xfail(strict=True, raises=openetw.BadLengthError,
-                   reason="engine bug (src/engine/event_properties.cpp): an event a STACKWALK filter leaves "
-                          "without its only item is written with EVENT_HEADER_FLAG_EXTENDED_INFO and no items")
 def test_stackwalk_filter_with_stacks_as_the_only_property(tmp_path, name, guid):
     events = trace_ids(tmp_path, name, guid, [3, 4], properties=EnableProperty.STACK_TRACE,
                        filters=[StackwalkFilter([3])])
