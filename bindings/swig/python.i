@@ -780,3 +780,5 @@ etw_status openetw_provider_guid_from_name(const char *name, etw_guid *out)
 %}
 
 
+/* ---- Filters at the source, enable parameters and the provider listing ---- */
+%include "python_filters.i"

@@ -131,9 +131,10 @@ etw_status write_with_properties(const ProviderSnapshot &snap, const EventHeader
             EventHeaderInput x = e;
             x.items = items;
             x.items_size = w.finish(e.tl != nullptr); // TraceLogging's items follow them
-            // No item (a STACKWALK filter left the only one out): the flag stays as the
-            // event had it, else readers look for items that are not there.
-            x.flags = std::uint16_t(e.flags | (x.items_size != 0 ? etl::kEventHeaderFlagExtendedInfo : 0));
+            // (A STACKWALK filter may leave a stack-only enable with no item:
+            // the flag says exactly whether items follow.)
+            if (x.items_size != 0)
+                x.flags = std::uint16_t(e.flags | etl::kEventHeaderFlagExtendedInfo);
             const std::uint32_t total = size + x.items_size;
             st = total > ETW_MAX_EVENT_SIZE ? ETW_ERROR_ARITHMETIC_OVERFLOW
                  : total >= en.max_record   ? ETW_ERROR_MORE_DATA

@@ -28,6 +28,14 @@ START_OPTIONS = (("ETW_SESSION_LOSSLESS", "lossless"), ("ETW_SESSION_REPLACE_ORP
                  ("ETW_SESSION_TAKE_OVER_ORPHAN", "take_over_orphan"))
 
 
+# TraceLogging field types of write_tl / expect_tl: the in-type written and decoded,
+# and how the text value reads.
+TL_TYPES = {"i32": (openetw.InType.INT32, int), "u32": (openetw.InType.UINT32, int),
+            "i64": (openetw.InType.INT64, int), "u64": (openetw.InType.UINT64, int),
+            "f64": (openetw.InType.DOUBLE, float), "bool": (openetw.InType.BOOL32, int),
+            "str": (openetw.InType.ANSISTRING, str)}
+
+
 class Failure(Exception):
     pass
 
@@ -97,6 +105,38 @@ def related_id(record) -> uuid.UUID:
 
 def guid(value: object) -> uuid.UUID:
     return uuid.UUID(str(value).strip("{}"))
+
+
+def tl_fields(value: object) -> list[tuple[str, str, object]]:
+    """fields="a:i32=1,b:str=x" as [(name, type, value)]."""
+    out = []
+    for part in (str(value).split(",") if str(value) else []):
+        m = re.fullmatch(r"([^:=]+):([a-z0-9]+)=(.*)", part)
+        if not m or m.group(2) not in TL_TYPES:
+            raise Failure(f"bad TraceLogging field {part!r} (name:type=value, types {sorted(TL_TYPES)})")
+        name, type_, raw = m.groups()
+        try:
+            out.append((name, type_, TL_TYPES[type_][1](raw)))
+        except ValueError:
+            raise Failure(f"field {name}: {raw!r} is no {type_}") from None
+    return out
+
+
+def id_list(value: object) -> list[int]:
+    """"3,5" as [3, 5]; "" as []."""
+    try:
+        return [int(part) for part in str(value).split(",")] if str(value) else []
+    except ValueError:
+        raise Failure(f"expected comma-separated decimal numbers, got {value!r}") from None
+
+
+def raw_filter(value: object) -> openetw.RawFilter:
+    """filter_raw="TYPE:HEX" as a RawFilter."""
+    type_, sep, hex_ = str(value).partition(":")
+    try:
+        return openetw.RawFilter(int(type_, 0), bytes.fromhex(hex_))
+    except ValueError:
+        raise Failure(f"filter_raw is TYPE:HEX, got {value!r}") from None
 
 
 def text(value: object) -> str:
@@ -416,6 +456,96 @@ class Runner:
         provider_guid = guid(fields.pop("guid"))
         level, any_, all_ = (number(fields.pop(k, "0")) for k in ("level", "any", "all"))
         self.call(fields, lambda: self.need_session().enable_provider(provider_guid, level, any_, all_))
+
+    def do_enable_ex(self, fields, args):
+        provider_guid = guid(fields.pop("guid"))
+        level, any_, all_, properties = (number(fields.pop(k, "0")) for k in ("level", "any", "all", "properties"))
+        include = number(fields.pop("filter_include", "1")) != 0
+        filters = []  # in the order the scenario format gives
+        if "filter_event_ids" in fields:
+            filters.append(openetw.EventIdFilter(id_list(fields.pop("filter_event_ids")), include=include))
+        if "filter_pid" in fields:
+            raw = fields.pop("filter_pid")
+            pids = [os.getpid()] if not isinstance(raw, Str) and raw == "self" else id_list(raw)
+            filters.append(openetw.PidFilter(pids))
+        if "filter_exe" in fields:
+            filters.append(openetw.ExecutableNameFilter(text(fields.pop("filter_exe"))))
+        if "filter_event_names" in fields:
+            names = text(fields.pop("filter_event_names"))
+            filters.append(openetw.EventNameFilter(names.split(",") if names else [], include=include))
+        if "filter_stackwalk_ids" in fields:
+            filters.append(openetw.StackwalkFilter(id_list(fields.pop("filter_stackwalk_ids"))))
+        if "filter_raw" in fields:
+            filters.append(raw_filter(fields.pop("filter_raw")))
+        self.call(fields, lambda: self.need_session().enable_provider(
+            provider_guid, level, any_, all_, properties=properties, filters=filters))
+
+    def do_write_tl(self, fields, args):
+        provider = self.need_provider()
+        count = number(fields.pop("count", "1"))
+        name = text(fields.pop("name"))
+        options = {k: number(fields.pop(k, "0")) for k in ("level", "keyword", "opcode")}
+        # Each type through its natural Python value, wrapped where a plain one
+        # would be written as another in-type (int is INT64).
+        values = [(n, openetw.Typed(v, TL_TYPES[t][0]) if t in ("i32", "u32", "u64") else
+                   bool(v) if t == "bool" else v)
+                  for n, t, v in tl_fields(fields.pop("fields", Str("")))]
+        for _ in range(count):
+            self.call(dict(fields), lambda: provider.write(name, fields=values, **options))
+        fields.pop("status", None)
+        fields.pop("message", None)
+
+    def do_expect_tl(self, fields, args):
+        count, name = number(fields.pop("count")), text(fields.pop("name"))
+        want = tl_fields(fields.pop("fields")) if "fields" in fields else None
+
+        def matches(record) -> bool:
+            decoded = record.decoded
+            if decoded is None or decoded.source_name != "tracelogging" or decoded.event_name != name:
+                return False
+            if want is None:
+                return True
+            top = [p for p in decoded.properties if p.parent == -1]
+            if len(top) != len(want):
+                return False
+            for p, (field, type_, value) in zip(top, want):
+                got = record.fields.get(field) if p.name == field else None
+                if p.name != field or p.in_type != TL_TYPES[type_][0]:
+                    return False
+                if (int(bool(got)) if type_ == "bool" else got) != value:
+                    return False
+            return True
+        got = sum(matches(r) for r in self.records)
+        if got != count:
+            raise Failure(f"{got} TraceLogging records {name!r} match, expected {count} (of {len(self.records)})")
+
+    def do_expect_items(self, fields, args):
+        count = number(fields.pop("count"))
+        checks = []
+        if "event_id" in fields:
+            event_id = number(fields.pop("event_id"))
+            checks.append(lambda r: r.event_id == event_id)
+        if "stack" in fields:
+            stack = number(fields.pop("stack"))
+            checks.append(lambda r: bool(r.stack) == bool(stack))
+        if "sid" in fields:
+            raw = fields.pop("sid")
+            sid = f"S-1-22-1-{os.geteuid()}" if str(raw) == "self" else None
+            if sid is None and number(raw) != 0:
+                raise Failure(f"sid is self or 0, got {raw!r}")
+            checks.append(lambda r: r.sid == sid)
+        for key in ("ts_id", "process_start_key", "event_key"):
+            if key in fields:
+                present = number(fields.pop(key)) != 0
+
+                def check(r, key=key, present=present):
+                    value = getattr(r, key)
+                    # ts_id: any item; the keys: an item holding a nonzero value.
+                    return (value is not None and (key == "ts_id" or value != 0)) == present
+                checks.append(check)
+        got = sum(all(c(r) for c in checks) for r in self.records)
+        if got != count:
+            raise Failure(f"{got} records match, expected {count} (of {len(self.records)})")
 
     def do_disable(self, fields, args):
         provider_guid = guid(fields.pop("guid"))

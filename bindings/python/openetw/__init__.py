@@ -19,6 +19,11 @@ from .schemas import Schemas, load_binary, load_manifest, schemas
 from .provider import EnableInfo, Provider, activity_id_control, guid_from_name
 from .tracelogging import InType, OutType, Typed
 from .session import Session, max_sessions, set_max_sessions
+from .filters import (EnableProperty, EventIdFilter, EventNameFilter, ExecutableNameFilter, FilterType,
+                      PayloadFilter, PayloadOperator, PayloadPredicate, PidFilter, RawFilter,
+                      StackwalkFilter)
+from .providers import (ProviderProcess, ProviderSession, RegisteredProvider, list_providers,
+                        provider_guids, query_provider)
 from .consumer import Consumer
 from .trace import Enable, LiveTrace
 from .kernel_trace import KERNEL_LOGGER_NAME, KernelTrace, parse_kernel_flags

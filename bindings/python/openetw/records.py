@@ -14,6 +14,7 @@ import struct
 import uuid
 
 from . import _native
+from .extended import ExtendedItemsMixin
 from .fields import DecodedMixin
 
 
@@ -80,11 +81,13 @@ def _kind_name(self) -> str:
 
 _RECORD_FIELDS = _copy_fields(_native.etw_record)
 Record = dataclasses.make_dataclass(
-    "Record", _RECORD_FIELDS + ["payload", "raw", "extended"], bases=(DecodedMixin,), frozen=True,
+    "Record", _RECORD_FIELDS + ["payload", "raw", "extended"], bases=(DecodedMixin, ExtendedItemsMixin),
+    frozen=True,
     namespace={"datetime": property(_timestamp_datetime), "kind_name": property(_kind_name),
                "__doc__": "One record of any kind: the etw_record facts (consumer.h), "
                           "payload and raw (the whole record) as bytes, extended as "
-                          "(ext_type, linkage, item_size, data) tuples. Decoded on demand: "
+                          "(ext_type, linkage, item_size, data) tuples (stack, sid, ts_id, "
+                          "process_start_key and event_key read them). Decoded on demand: "
                           "fields, record[\"Name\"], event_name, provider_name (openetw.fields)."})
 Record.__module__ = __name__
 
@@ -121,15 +124,17 @@ def event_from_proxy(proxy, payload: bytes, raw: bytes, extended: tuple) -> Clas
 _EVENT_RECORD_POINTERS = {"extended_data", "user_data", "record"}
 _EVENT_RECORD_FIELDS = [n for n in _copy_fields(_native.etw_event_record) if n not in _EVENT_RECORD_POINTERS]
 EventRecord = dataclasses.make_dataclass(
-    "EventRecord", _EVENT_RECORD_FIELDS + ["extended_data", "user_data", "record"], bases=(DecodedMixin,),
-    frozen=True,
+    "EventRecord", _EVENT_RECORD_FIELDS + ["extended_data", "user_data", "record"],
+    bases=(DecodedMixin, ExtendedItemsMixin), frozen=True,
     namespace={"_decoded_record": lambda self: self.record, "datetime": property(_timestamp_datetime),
+               "_extended_items": lambda self: self.extended_data,
                "__doc__": "An EVENT_HEADER record (manifest-based, TraceLogging) as ProcessTrace's "
                           "EventRecordCallback sees its EVENT_RECORD: the EVENT_HEADER fields (flags, "
                           "event_property, thread_id, process_id, timestamp, provider_id and "
                           "activity_id as uuid.UUID, kernel_time, user_time), the EVENT_DESCRIPTOR "
                           "(id, version, channel, level, opcode, task, keyword), extended_data as "
-                          "(ext_type, linkage, item_size, data) tuples, user_data bytes and the "
+                          "(ext_type, linkage, item_size, data) tuples (stack, sid, ... read them), "
+                          "user_data bytes and the "
                           "Record; decoded on demand like Record (fields, event[\"Name\"], ...)."})
 EventRecord.__module__ = __name__
 

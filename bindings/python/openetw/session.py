@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 from . import _native
 from .constants import SessionRights
 from .errors import NotFoundError
+from .filters import EnableProperty, Filter, descriptors
 from .properties import Properties, _guid_bytes
 from .provider import reraise_enable_errors
 from .records import snapshot
@@ -40,7 +41,8 @@ class Session:
     def __init__(self, properties: Properties, *, lossless: bool = False,
                  lossless_timeout_ms: int = 0, realtime_backlog_buffers: int = 0,
                  replace_orphan: bool = False, take_over_orphan: bool = False,
-                 in_process: bool = False, profile_interval: int = 0) -> None:
+                 in_process: bool = False, profile_interval: int = 0,
+                 filters: Optional[Iterable[Filter]] = None) -> None:
         """Starts a session (etw_session_start_ex); properties receives the
         adjusted settings. lossless: writers wait up to lossless_timeout_ms for
         space instead of dropping events (ETW_SESSION_LOSSLESS).
@@ -56,7 +58,10 @@ class Session:
         and ends with it, also where sessions are system-wide
         (ETW_SESSION_IN_PROCESS); without it a start that reaches no session
         host fails saying why. profile_interval: a system logger's sampled
-        profile interval in 100 ns units (0: 1 ms; 1221 to 10000000)."""
+        profile interval in 100 ns units (0: 1 ms; 1221 to 10000000).
+        filters: the session's own filters (EVENT_TRACE_PROPERTIES_V2.FilterDesc),
+        applied to every provider it enables: PidFilter and ExecutableNameFilter
+        only (another type: NotSupportedError; a bad one: InvalidParameterError)."""
         options = None
         if (lossless or lossless_timeout_ms or realtime_backlog_buffers or replace_orphan
                 or take_over_orphan or in_process or profile_interval):
@@ -76,7 +81,11 @@ class Session:
         try:
             # A private session enables its provider now: its callback may raise.
             with reraise_enable_errors():
-                handle = _native.etw_session_start_ex(properties._handle, options)
+                if filters is None:
+                    handle = _native.etw_session_start_ex(properties._handle, options)
+                else:
+                    handle = _native.openetw_session_start_filtered(properties._handle, options,
+                                                                    descriptors(filters))
         except BaseException:
             if handle is not None:  # started, but a callback raised: do not leave it running
                 try:
@@ -234,12 +243,30 @@ class Session:
         _native.etw_session_set_profile_interval(self._live(), interval_100ns)
 
     def enable_provider(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
-                        match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:
+                        match_any_keyword: int = 0, match_all_keyword: int = 0, *,
+                        properties: Union[EnableProperty, int, None] = None,
+                        filters: Optional[Iterable[Filter]] = None) -> None:
         """Enables a provider (EnableTraceEx2), registered or not yet; again to
-        change level or keywords. Registered providers are notified on this thread."""
+        change level, keywords, properties or filters (each enable replaces them).
+        Registered providers are notified on this thread.
+
+        properties: EnableProperty bits (STACK_TRACE, SID, TS_ID, PROCESS_START_KEY,
+        EVENT_KEY, IGNORE_KEYWORD_0): extended data items on the provider's
+        EVENT_HEADER events (Record.stack, .sid, ...). filters: filters at the
+        source (openetw.filters: EventIdFilter, PidFilter, ExecutableNameFilter,
+        EventNameFilter, StackwalkFilter, PayloadFilter, RawFilter), at most one
+        of a type. InvalidParameterError for bad properties or a bad filter,
+        NotSupportedError for a filter type OpenETW does not implement; the
+        message names the filter by its index."""
+        session, guid_bytes = self._live(), _guid_bytes(guid)
         with reraise_enable_errors():
-            _native.etw_session_enable_provider(self._live(), _guid_bytes(guid), ENABLE, level,
-                                                match_any_keyword, match_all_keyword)
+            if properties is None and filters is None:
+                _native.etw_session_enable_provider(session, guid_bytes, ENABLE, level,
+                                                    match_any_keyword, match_all_keyword)
+            else:
+                _native.openetw_session_enable_provider_ex(
+                    session, guid_bytes, ENABLE, level, match_any_keyword, match_all_keyword,
+                    int(properties or 0), descriptors(filters or ()))
 
     def capture_state(self, guid: Union[uuid.UUID, str, bytes], level: int = 0,
                       match_any_keyword: int = 0, match_all_keyword: int = 0) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Callable, Iterable, NamedTuple, Optional, Union
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from .constants import Level, LogFileMode
 from .consumer import Consumer
@@ -21,11 +21,14 @@ GuidLike = Union[uuid.UUID, str, bytes]
 
 
 class Enable(NamedTuple):
-    """One provider a live trace enables (EnableTraceEx2's level and keywords)."""
+    """One provider a live trace enables (EnableTraceEx2's level and keywords,
+    and its enable properties and filters at the source: openetw.filters)."""
     guid: GuidLike
     level: int = Level.VERBOSE
     match_any_keyword: int = 0
     match_all_keyword: int = 0
+    properties: Optional[int] = None  # EnableProperty bits
+    filters: Optional[Sequence] = None  # EventIdFilter, PidFilter, ...
 
 
 class LiveTrace:
@@ -57,7 +60,8 @@ class LiveTrace:
         try:
             for p in providers:
                 e = p if isinstance(p, Enable) else Enable(*p)
-                self._session.enable_provider(e.guid, e.level, e.match_any_keyword, e.match_all_keyword)
+                self._session.enable_provider(e.guid, e.level, e.match_any_keyword, e.match_all_keyword,
+                                              properties=e.properties, filters=e.filters)
             self._consumer = Consumer.realtime(
                 name, on_event=lambda event: on_event(event) and None, schemas=schemas,
                 on_event_record=None if on_event_record is None else
