@@ -1,6 +1,7 @@
 // The export of one session to a JetStream stream: the logger queues each
 // buffer (ExportQueue: memory while the server keeps up, the on-disk spool
-// once it does not), and a sender thread publishes the oldest ones with up to
+// once it does not; a lossless logger waits for memory while acknowledgements
+// still come, and spools once none came for stall_ms), and a sender thread publishes the oldest ones with up to
 // a window of acknowledgements outstanding (PublishWindow): each publish
 // carries a reply subject naming its queue ordinal, JetStream's answers come
 // back on the export's own inbox, and a record leaves the queue only when it
@@ -37,9 +38,6 @@ constexpr std::int64_t kAckPollMs = 2;        // the sender's wait for an answer
 // resend is short.
 constexpr std::uint64_t kWindowBytes = 8ull << 20;
 constexpr std::uint32_t kWindowMin = 4, kWindowMax = 256;
-// Buffers queued in memory before the spool on disk takes them: a server
-// that keeps up costs the logger no second write per buffer.
-constexpr std::uint64_t kMemoryBytes = 16ull << 20;
 
 std::string machine_name()
 {
@@ -86,9 +84,10 @@ public:
     NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue,
                std::string inbox, natsSubscription *acks)
         : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
-          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs), inbox_(std::move(inbox)),
-          acks_(acks), window_(std::uint32_t(std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size),
-                                                                       kWindowMin, kWindowMax)))
+          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs),
+          stall_ms_(target.stall_ms > 0 ? target.stall_ms : kStallMs), inbox_(std::move(inbox)), acks_(acks),
+          window_(std::uint32_t(
+              std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size), kWindowMin, kWindowMax)))
     {
         tag_.machine = machine_name();
         tag_.session = target.session;
@@ -207,6 +206,21 @@ private:
         lock.lock();
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(room_wait_ms);
         for (;;) {
+            // A logger that may wait (lossless) waits for memory while the
+            // server acknowledges, slower than the logger but steadily: the
+            // spool's write and read back per buffer (two more copies
+            // through the page cache on the host the server is short of)
+            // are for a server that stalls or is gone.
+            if (room_wait_ms > 0 && !queue_->fits_in_memory(record.size())) {
+                const auto now = std::chrono::steady_clock::now();
+                const auto stall = progress_ + std::chrono::milliseconds(stall_ms_);
+                if (now < stall) {
+                    if (now >= until)
+                        return Offer::Full; // the session offers it again
+                    idle_cv_.wait_until(lock, std::min(until, stall));
+                    continue;
+                }
+            }
             std::string why;
             switch (queue_->push(std::move(record), &why)) {
             case Spool::Push::Stored:
@@ -257,6 +271,7 @@ private:
                 if (quit_)
                     return;
                 if (std::uint64_t done = window.take_acked(); done != 0) {
+                    progress_ = std::chrono::steady_clock::now();
                     while (done-- != 0)
                         if (Status st = queue_->pop(); !st)
                             last_error_ = st.message;
@@ -388,6 +403,7 @@ private:
     std::unique_ptr<ExportQueue> queue_; // under mutex_
     std::string url_text_;
     std::int64_t finish_wait_ms_;
+    std::int64_t stall_ms_;
     std::string stream_;
     std::string inbox_;               // JetStream answers on inbox_.<ordinal>
     natsSubscription *acks_;          // the sender thread reads it
@@ -399,6 +415,9 @@ private:
     std::condition_variable work_cv_; // a record spooled, or quit
     std::condition_variable idle_cv_; // records acknowledged (room made, or the queue emptied)
     bool quit_ = false;
+    // The last acknowledgement (at first the connection made): a logger
+    // holds for memory only while it is younger than stall_ms_.
+    std::chrono::steady_clock::time_point progress_ = std::chrono::steady_clock::now();
     std::string last_error_;
     std::thread sender_;
 };
@@ -461,7 +480,8 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
         return Fail(ETW_ERROR_NOT_SUPPORTED,
                     "cannot subscribe to the acknowledgements of " + url.server() + ": " + nats_reason(s));
     }
-    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(kMemoryBytes, spool_bytes));
+    const std::uint64_t memory = target.memory_bytes != 0 ? target.memory_bytes : kMemoryBytes;
+    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(memory, spool_bytes));
     *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue), prefix, acks);
     return Status::ok();
 }
