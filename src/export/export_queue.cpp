@@ -16,6 +16,11 @@ bool ExportQueue::fits_in_memory(std::size_t record_size) const
     return spool_->records() == 0 && memory_bytes_ + kFrame + record_size <= memory_limit_;
 }
 
+std::uint64_t ExportQueue::memory_room() const
+{
+    return spool_->records() == 0 && memory_bytes_ < memory_limit_ ? memory_limit_ - memory_bytes_ : 0;
+}
+
 Spool::Push ExportQueue::push(std::vector<std::uint8_t> &&record, std::string *why)
 {
     const std::uint64_t need = kFrame + record.size();

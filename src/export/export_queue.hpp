@@ -54,6 +54,9 @@ public:
     // empty and memory has room): the export holds a lossless logger for
     // that rather than write the spool while the server keeps up.
     bool fits_in_memory(std::size_t record_size) const;
+    // Bytes memory can take now (0 while the spool holds records).
+    std::uint64_t memory_room() const;
+    std::uint64_t memory_limit() const { return memory_limit_; }
 
     std::uint64_t first() const { return first_; }
     std::uint64_t end() const { return first_ + records(); }

@@ -85,7 +85,8 @@ public:
                std::string inbox, natsSubscription *acks)
         : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
           finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs),
-          stall_ms_(target.stall_ms > 0 ? target.stall_ms : kStallMs), inbox_(std::move(inbox)), acks_(acks),
+          stall_ms_(target.stall_ms > 0 ? target.stall_ms : kStallMs), hold_room_(queue_->memory_limit() / 4),
+          inbox_(std::move(inbox)), acks_(acks),
           window_(std::uint32_t(
               std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size), kWindowMin, kWindowMax)))
     {
@@ -217,7 +218,12 @@ private:
                 if (now < stall) {
                     if (now >= until)
                         return Offer::Full; // the session offers it again
-                    idle_cv_.wait_until(lock, std::min(until, stall));
+                    // Until a quarter of memory is free, not the next
+                    // record's room: one wake-up per batch of buffers, not
+                    // per acknowledgement.
+                    idle_cv_.wait_until(lock, std::min(until, stall), [&] {
+                        return queue_->fits_in_memory(record.size()) && queue_->memory_room() >= hold_room_;
+                    });
                     continue;
                 }
             }
@@ -275,7 +281,10 @@ private:
                     while (done-- != 0)
                         if (Status st = queue_->pop(); !st)
                             last_error_ = st.message;
-                    idle_cv_.notify_all(); // room made, or the queue emptied
+                    // Room made, or the queue emptied (a logger held for
+                    // memory waits for a quarter of it: woken then).
+                    if (queue_->records() == 0 || queue_->spool().records() != 0 || queue_->memory_room() >= hold_room_)
+                        idle_cv_.notify_all();
                 }
                 const std::int64_t now = now_ms();
                 window.expire(now);
@@ -404,6 +413,7 @@ private:
     std::string url_text_;
     std::int64_t finish_wait_ms_;
     std::int64_t stall_ms_;
+    std::uint64_t hold_room_; // memory a held logger waits for
     std::string stream_;
     std::string inbox_;               // JetStream answers on inbox_.<ordinal>
     natsSubscription *acks_;          // the sender thread reads it
@@ -440,7 +450,7 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
     if (Status st = read_credentials(target.credentials_file, &creds); !st)
         return st;
     auto conn = std::make_unique<NatsConnection>();
-    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true); !st)
+    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true, true); !st)
         return st;
     const std::int64_t max_payload = natsConnection_GetMaxPayload(conn->connection());
     if (max_payload > 0 && std::int64_t(target.buffer_size) + 4096 > max_payload)
