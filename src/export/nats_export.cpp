@@ -156,6 +156,10 @@ public:
         // sender made room: the stop waits for that as for the rest.
         bool ended = false;
         for (;;) {
+            // Memory full while the server keeps up: not a spill of all of
+            // it to the spool for the last record.
+            if (hold_for_memory(lock, end.size(), until) == Hold::Waited)
+                continue;
             std::string failed;
             const Spool::Push r = queue_->push(std::vector<std::uint8_t>(end), &failed);
             if (r == Spool::Push::Stored) {
@@ -196,6 +200,32 @@ public:
     }
 
 private:
+    enum class Hold { Push, Waited, Expired };
+    // A caller that may wait (a lossless logger, the stop) waits for memory
+    // while the server acknowledges, slower than the logger but steadily:
+    // the spool's write and read back of every buffer (two more copies
+    // through the page cache of a host the server is short of) are for a
+    // server that stalls or is gone. Push: push now (memory has room, or
+    // nothing was acknowledged for stall_ms_); Waited: try again; Expired:
+    // until passed while the server still answers.
+    Hold hold_for_memory(std::unique_lock<std::mutex> &lock, std::size_t size,
+                         std::chrono::steady_clock::time_point until)
+    {
+        if (queue_->fits_in_memory(size))
+            return Hold::Push;
+        const auto now = std::chrono::steady_clock::now();
+        const auto stall = progress_ + std::chrono::milliseconds(stall_ms_);
+        if (now >= stall)
+            return Hold::Push;
+        if (now >= until)
+            return Hold::Expired;
+        // Until a quarter of memory is free, not the next record's room: one
+        // wake-up per batch of buffers, not per acknowledgement.
+        idle_cv_.wait_until(lock, std::min(until, stall),
+                            [&] { return queue_->fits_in_memory(size) && queue_->memory_room() >= hold_room_; });
+        return Hold::Waited;
+    }
+
     // room_wait_ms: how long a full queue may hold the caller until the
     // sender makes room (a lossless session's logger), 0 not at all.
     Offer push(const std::uint8_t *bytes, std::uint32_t size, std::int64_t room_wait_ms)
@@ -207,25 +237,12 @@ private:
         lock.lock();
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(room_wait_ms);
         for (;;) {
-            // A logger that may wait (lossless) waits for memory while the
-            // server acknowledges, slower than the logger but steadily: the
-            // spool's write and read back per buffer (two more copies
-            // through the page cache on the host the server is short of)
-            // are for a server that stalls or is gone.
-            if (room_wait_ms > 0 && !queue_->fits_in_memory(record.size())) {
-                const auto now = std::chrono::steady_clock::now();
-                const auto stall = progress_ + std::chrono::milliseconds(stall_ms_);
-                if (now < stall) {
-                    if (now >= until)
-                        return Offer::Full; // the session offers it again
-                    // Until a quarter of memory is free, not the next
-                    // record's room: one wake-up per batch of buffers, not
-                    // per acknowledgement.
-                    idle_cv_.wait_until(lock, std::min(until, stall), [&] {
-                        return queue_->fits_in_memory(record.size()) && queue_->memory_room() >= hold_room_;
-                    });
+            if (room_wait_ms > 0) {
+                const Hold h = hold_for_memory(lock, record.size(), until);
+                if (h == Hold::Expired)
+                    return Offer::Full; // the session offers it again
+                if (h == Hold::Waited)
                     continue;
-                }
             }
             std::string why;
             switch (queue_->push(std::move(record), &why)) {

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -192,15 +193,18 @@ std::uint64_t segment_bytes(const std::string &folder)
     std::uint64_t n = 0;
     std::error_code ec;
     for (const auto &e : std::filesystem::directory_iterator(folder, ec))
-        if (e.path().filename().string().rfind("seg-", 0) == 0)
-            n += e.file_size(ec);
+        if (e.path().filename().string().rfind("seg-", 0) == 0) {
+            const std::uintmax_t size = e.file_size(ec);
+            if (!ec) // removed meanwhile: holds nothing
+                n += size;
+        }
     return n;
 }
 
 // Publishes `count` 64 KiB buffers to a new export of `session` (eight
 // buffers of memory), offering each again while the export says Full and
-// the caller may wait, as a lossless session does; returns the most the
-// spool held after any publish. kill_after: the server is killed after this
+// the caller may wait, as a lossless session does, and stops it; returns the
+// most the spool's segments held at any time. kill_after: the server is killed after this
 // many buffers (and started again before the stop).
 std::uint64_t publish_buffers(NatsServer &srv, const std::string &session, std::int64_t room_wait_ms,
                               std::int64_t stall_ms, std::uint32_t count, std::uint32_t kill_after = ~0u)
@@ -219,7 +223,18 @@ std::uint64_t publish_buffers(NatsServer &srv, const std::string &session, std::
         return 0;
     std::vector<std::uint8_t> header(65536, 0x11), data(65536, 0x22);
     EXPECT_TRUE(exp->begin(header.data(), 65536, 7));
-    std::uint64_t spooled = 0;
+    // Looked at after every publish, and all the time (the stop's final
+    // header too) by a thread.
+    std::atomic<std::uint64_t> spooled{0};
+    std::atomic<bool> done{false};
+    std::thread watch([&] {
+        while (!done) {
+            const std::uint64_t now = segment_bytes(target.spool_folder);
+            if (now > spooled)
+                spooled = now;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    });
     for (std::uint32_t i = 0; i < count; ++i) {
         if (i == kill_after)
             srv.kill9();
@@ -228,12 +243,15 @@ std::uint64_t publish_buffers(NatsServer &srv, const std::string &session, std::
         while (r == engine::BufferExport::Offer::Full && room_wait_ms > 0)
             r = exp->publish(data.data(), 65536, room_wait_ms, true);
         EXPECT_EQ(r, engine::BufferExport::Offer::Queued) << "buffer " << i;
-        spooled = std::max(spooled, segment_bytes(target.spool_folder));
+        if (const std::uint64_t now = segment_bytes(target.spool_folder); now > spooled)
+            spooled = now;
     }
     if (kill_after < count)
         srv.start();
-    const Status done = exp->finish(header.data(), 65536);
-    EXPECT_TRUE(done) << done.message;
+    const Status finished = exp->finish(header.data(), 65536);
+    EXPECT_TRUE(finished) << finished.message;
+    done = true;
+    watch.join();
     return spooled;
 }
 
