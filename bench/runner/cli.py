@@ -131,6 +131,7 @@ def main(usage):
             for e in export_rows:
                 if nats.url:
                     e.impl_args["ours"]["export-server"] = nats.url
+                    e.impl_args["ours"]["server-pid"] = str(nats.proc.pid)
                 else:
                     e.na["ours"] = NA(nats.note)
         prepare_consumer_files(exps, bin_dir, work, have, raw)

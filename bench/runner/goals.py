@@ -86,6 +86,9 @@ def evaluate_goals(figures):
         cf = med(fig(figures, "export.file.t%d.host_cpu_us_per_buffer" % t), "ours")
         cx = med(fig(figures, "export.nats.t%d.host_cpu_us_per_buffer" % t), "ours")
         extra = "; host CPU %.0f vs %.0f us/buffer" % (cx, cf) if cf is not None and cx is not None else ""
+        sx = med(fig(figures, "export.nats.t%d.server_cpu_us_per_buffer" % t), "ours")
+        if sx is not None:
+            extra += "; nats-server CPU %.0f us/buffer" % sx
         add(goal, "export/file >= 0.90 (events/s); 0 lost",
             "%.2fx: %.2f vs %.2f M events/s%s; %s" % (vx / vf, vx, vf, extra,
                                                        "nothing lost" if nothing_lost else "lost: %s" % lost),

@@ -49,6 +49,11 @@ int kind_stream(const Args &a, bool paced)
     Setup s;
     if (!s.start(a, a.str("mode", "file"), 16))
         return setup_failure(a, s);
+    // --server-pid: the nats-server an export row publishes to (bench/run
+    // started it), whose CPU from the first event to the stop returned is
+    // the other half of what an export costs this machine.
+    const int server_pid = int(a.num("server-pid", 0));
+    const std::int64_t server0 = server_pid > 0 ? other_process_cpu_ns(server_pid) : -1;
     const std::int64_t cpu0 = process_cpu_ns();
     const std::int64_t main0 = thread_cpu_ns();
     const unsigned threads = unsigned(a.num("threads", 1));
@@ -78,6 +83,7 @@ int kind_stream(const Args &a, bool paced)
     std::uint32_t lost = 0;
     const etw_status st = s.teardown(&lost);
     const std::int64_t end = now_ns();
+    const std::int64_t server1 = server0 >= 0 ? other_process_cpu_ns(server_pid) : -1;
     const std::int64_t main_cpu = thread_cpu_ns() - main0;
     if (st != ETW_OK)
         return emit_fail(kImpl, a, "error", "etw_session_stop: " + status_text(st));
@@ -103,6 +109,8 @@ int kind_stream(const Args &a, bool paced)
         std::string why;
         if (!count_stream_events(s.export_url, &in_stream, &why))
             return emit_fail(kImpl, a, "error", why);
+        if (server0 >= 0 && server1 >= server0 && s.buffers_written != 0)
+            j.num("server_cpu_us_per_buffer", double(server1 - server0) / 1e3 / s.buffers_written);
         j.integer("export_buffers_lost", s.export_buffers_lost)
             .integer("stream_events", in_stream)
             .num("stream_missing_fraction",

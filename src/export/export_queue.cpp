@@ -11,12 +11,22 @@ ExportQueue::ExportQueue(std::unique_ptr<Spool> spool, std::uint64_t bound, std:
     : spool_(std::move(spool)), bound_(bound), memory_limit_(memory_limit)
 {}
 
+bool ExportQueue::fits_in_memory(std::size_t record_size) const
+{
+    return spool_->records() == 0 && memory_bytes_ + kFrame + record_size <= memory_limit_;
+}
+
+std::uint64_t ExportQueue::memory_room() const
+{
+    return spool_->records() == 0 && memory_bytes_ < memory_limit_ ? memory_limit_ - memory_bytes_ : 0;
+}
+
 Spool::Push ExportQueue::push(std::vector<std::uint8_t> &&record, std::string *why)
 {
     const std::uint64_t need = kFrame + record.size();
     if (bytes() + need > bound_)
         return Spool::Push::Full;
-    if (spool_->records() == 0 && memory_bytes_ + need <= memory_limit_) {
+    if (fits_in_memory(record.size())) {
         memory_bytes_ += need;
         memory_.push_back(std::make_shared<std::vector<std::uint8_t>>(std::move(record)));
         return Spool::Push::Stored;

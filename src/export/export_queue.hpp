@@ -50,6 +50,14 @@ public:
     // by page fault, each time the allocator gave the last one back).
     std::vector<std::uint8_t> take_spare();
 
+    // Whether push would keep a record of this size in memory (the spool is
+    // empty and memory has room): the export holds a lossless logger for
+    // that rather than write the spool while the server keeps up.
+    bool fits_in_memory(std::size_t record_size) const;
+    // Bytes memory can take now (0 while the spool holds records).
+    std::uint64_t memory_room() const;
+    std::uint64_t memory_limit() const { return memory_limit_; }
+
     std::uint64_t first() const { return first_; }
     std::uint64_t end() const { return first_ + records(); }
     std::uint64_t records() const { return memory_.size() + spool_->records(); }

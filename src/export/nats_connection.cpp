@@ -36,7 +36,7 @@ NatsConnection::~NatsConnection()
 }
 
 Status NatsConnection::connect(const ExportUrl &url, const Credentials &c, const std::string &client_name,
-                               bool reconnect)
+                               bool reconnect, bool send_at_once)
 {
     url_ = url;
     OptionsHolder opts;
@@ -67,6 +67,8 @@ Status NatsConnection::connect(const ExportUrl &url, const Credentials &c, const
         s = natsOptions_SetReconnectBufSize(opts.o, 1);
     if (s == NATS_OK)
         s = natsOptions_SetReconnectWait(opts.o, kReconnectWaitMs);
+    if (s == NATS_OK && send_at_once)
+        s = natsOptions_SetSendAsap(opts.o, true);
     if (s == NATS_OK && !c.user.empty())
         s = natsOptions_SetUserInfo(opts.o, c.user.c_str(), c.password.c_str());
     if (s == NATS_OK && !c.token.empty())

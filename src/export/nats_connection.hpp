@@ -22,10 +22,14 @@ public:
     NatsConnection &operator=(const NatsConnection &) = delete;
 
     // reconnect: keep reconnecting forever (the export); otherwise a lost
-    // connection fails what is under way (a reader).
+    // connection fails what is under way (a reader). send_at_once: each
+    // publish is written to the socket by the publishing thread (the
+    // export's sender, one 64 KiB message at a time) rather than handed to
+    // the client's flusher thread, a wake-up and a lock per message.
     // ETW_ERROR_ACCESS_DENIED (credentials refused), ETW_ERROR_FILE_NOT_FOUND
     // (no server answers), with the server's reason.
-    Status connect(const ExportUrl &url, const Credentials &creds, const std::string &client_name, bool reconnect);
+    Status connect(const ExportUrl &url, const Credentials &creds, const std::string &client_name, bool reconnect,
+                   bool send_at_once = false);
     // The stream's info, or ETW_ERROR_FILE_NOT_FOUND when it does not exist
     // and ETW_ERROR_NOT_SUPPORTED when the server has no JetStream.
     Status stream_info(const std::string &stream, jsStreamInfo **out);

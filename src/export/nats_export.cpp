@@ -1,6 +1,7 @@
 // The export of one session to a JetStream stream: the logger queues each
 // buffer (ExportQueue: memory while the server keeps up, the on-disk spool
-// once it does not), and a sender thread publishes the oldest ones with up to
+// once it does not; a lossless logger waits for memory while acknowledgements
+// still come, and spools once none came for stall_ms), and a sender thread publishes the oldest ones with up to
 // a window of acknowledgements outstanding (PublishWindow): each publish
 // carries a reply subject naming its queue ordinal, JetStream's answers come
 // back on the export's own inbox, and a record leaves the queue only when it
@@ -37,9 +38,6 @@ constexpr std::int64_t kAckPollMs = 2;        // the sender's wait for an answer
 // resend is short.
 constexpr std::uint64_t kWindowBytes = 8ull << 20;
 constexpr std::uint32_t kWindowMin = 4, kWindowMax = 256;
-// Buffers queued in memory before the spool on disk takes them: a server
-// that keeps up costs the logger no second write per buffer.
-constexpr std::uint64_t kMemoryBytes = 16ull << 20;
 
 std::string machine_name()
 {
@@ -86,9 +84,11 @@ public:
     NatsExport(const ExportTarget &target, std::unique_ptr<NatsConnection> conn, std::unique_ptr<ExportQueue> queue,
                std::string inbox, natsSubscription *acks)
         : conn_(std::move(conn)), queue_(std::move(queue)), url_text_(conn_->url().text()),
-          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs), inbox_(std::move(inbox)),
-          acks_(acks), window_(std::uint32_t(std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size),
-                                                                       kWindowMin, kWindowMax)))
+          finish_wait_ms_(target.finish_wait_ms > 0 ? target.finish_wait_ms : kFinishWaitMs),
+          stall_ms_(target.stall_ms > 0 ? target.stall_ms : kStallMs), hold_room_(queue_->memory_limit() / 4),
+          inbox_(std::move(inbox)), acks_(acks),
+          window_(std::uint32_t(
+              std::clamp<std::uint64_t>(kWindowBytes / std::max(1u, target.buffer_size), kWindowMin, kWindowMax)))
     {
         tag_.machine = machine_name();
         tag_.session = target.session;
@@ -156,6 +156,10 @@ public:
         // sender made room: the stop waits for that as for the rest.
         bool ended = false;
         for (;;) {
+            // Memory full while the server keeps up: not a spill of all of
+            // it to the spool for the last record.
+            if (hold_for_memory(lock, end.size(), until) == Hold::Waited)
+                continue;
             std::string failed;
             const Spool::Push r = queue_->push(std::vector<std::uint8_t>(end), &failed);
             if (r == Spool::Push::Stored) {
@@ -196,6 +200,32 @@ public:
     }
 
 private:
+    enum class Hold { Push, Waited, Expired };
+    // A caller that may wait (a lossless logger, the stop) waits for memory
+    // while the server acknowledges, slower than the logger but steadily:
+    // the spool's write and read back of every buffer (two more copies
+    // through the page cache of a host the server is short of) are for a
+    // server that stalls or is gone. Push: push now (memory has room, or
+    // nothing was acknowledged for stall_ms_); Waited: try again; Expired:
+    // until passed while the server still answers.
+    Hold hold_for_memory(std::unique_lock<std::mutex> &lock, std::size_t size,
+                         std::chrono::steady_clock::time_point until)
+    {
+        if (queue_->fits_in_memory(size))
+            return Hold::Push;
+        const auto now = std::chrono::steady_clock::now();
+        const auto stall = progress_ + std::chrono::milliseconds(stall_ms_);
+        if (now >= stall)
+            return Hold::Push;
+        if (now >= until)
+            return Hold::Expired;
+        // Until a quarter of memory is free, not the next record's room: one
+        // wake-up per batch of buffers, not per acknowledgement.
+        idle_cv_.wait_until(lock, std::min(until, stall),
+                            [&] { return queue_->fits_in_memory(size) && queue_->memory_room() >= hold_room_; });
+        return Hold::Waited;
+    }
+
     // room_wait_ms: how long a full queue may hold the caller until the
     // sender makes room (a lossless session's logger), 0 not at all.
     Offer push(const std::uint8_t *bytes, std::uint32_t size, std::int64_t room_wait_ms)
@@ -207,6 +237,13 @@ private:
         lock.lock();
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(room_wait_ms);
         for (;;) {
+            if (room_wait_ms > 0) {
+                const Hold h = hold_for_memory(lock, record.size(), until);
+                if (h == Hold::Expired)
+                    return Offer::Full; // the session offers it again
+                if (h == Hold::Waited)
+                    continue;
+            }
             std::string why;
             switch (queue_->push(std::move(record), &why)) {
             case Spool::Push::Stored:
@@ -257,10 +294,14 @@ private:
                 if (quit_)
                     return;
                 if (std::uint64_t done = window.take_acked(); done != 0) {
+                    progress_ = std::chrono::steady_clock::now();
                     while (done-- != 0)
                         if (Status st = queue_->pop(); !st)
                             last_error_ = st.message;
-                    idle_cv_.notify_all(); // room made, or the queue emptied
+                    // Room made, or the queue emptied (a logger held for
+                    // memory waits for a quarter of it: woken then).
+                    if (queue_->records() == 0 || queue_->spool().records() != 0 || queue_->memory_room() >= hold_room_)
+                        idle_cv_.notify_all();
                 }
                 const std::int64_t now = now_ms();
                 window.expire(now);
@@ -388,6 +429,8 @@ private:
     std::unique_ptr<ExportQueue> queue_; // under mutex_
     std::string url_text_;
     std::int64_t finish_wait_ms_;
+    std::int64_t stall_ms_;
+    std::uint64_t hold_room_; // memory a held logger waits for
     std::string stream_;
     std::string inbox_;               // JetStream answers on inbox_.<ordinal>
     natsSubscription *acks_;          // the sender thread reads it
@@ -399,6 +442,9 @@ private:
     std::condition_variable work_cv_; // a record spooled, or quit
     std::condition_variable idle_cv_; // records acknowledged (room made, or the queue emptied)
     bool quit_ = false;
+    // The last acknowledgement (at first the connection made): a logger
+    // holds for memory only while it is younger than stall_ms_.
+    std::chrono::steady_clock::time_point progress_ = std::chrono::steady_clock::now();
     std::string last_error_;
     std::thread sender_;
 };
@@ -421,7 +467,7 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
     if (Status st = read_credentials(target.credentials_file, &creds); !st)
         return st;
     auto conn = std::make_unique<NatsConnection>();
-    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true); !st)
+    if (Status st = conn->connect(url, creds, "openetw export of " + target.session, true, true); !st)
         return st;
     const std::int64_t max_payload = natsConnection_GetMaxPayload(conn->connection());
     if (max_payload > 0 && std::int64_t(target.buffer_size) + 4096 > max_payload)
@@ -461,7 +507,8 @@ Status open_export(const ExportTarget &target, std::unique_ptr<NatsExport> *out)
         return Fail(ETW_ERROR_NOT_SUPPORTED,
                     "cannot subscribe to the acknowledgements of " + url.server() + ": " + nats_reason(s));
     }
-    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(kMemoryBytes, spool_bytes));
+    const std::uint64_t memory = target.memory_bytes != 0 ? target.memory_bytes : kMemoryBytes;
+    auto queue = std::make_unique<ExportQueue>(std::move(spool), spool_bytes, std::min(memory, spool_bytes));
     *out = std::make_unique<NatsExport>(target, std::move(conn), std::move(queue), prefix, acks);
     return Status::ok();
 }

@@ -28,12 +28,22 @@ struct ExportTarget {
     std::string spool_folder;        // empty: spool_folder_for(session)
     std::uint64_t spool_bytes = 0;   // 0: $OPENETW_SPOOL_BYTES, else kDefaultSpoolBytes
     std::int64_t finish_wait_ms = 0; // how long the stop waits for acknowledgements; 0: kFinishWaitMs
+    std::uint64_t memory_bytes = 0;  // buffers queued in memory before the spool; 0: kMemoryBytes
+    std::int64_t stall_ms = 0;       // no acknowledgement for this long: spool; 0: kStallMs
 };
 
 // The spool's bound where the host's $OPENETW_SPOOL_BYTES sets none.
 inline constexpr std::uint64_t kDefaultSpoolBytes = 256ull << 20;
 // How long a stop waits for the last acknowledgements.
 inline constexpr std::int64_t kFinishWaitMs = 20000;
+// Bytes of buffers queued in memory (sent or not, unacknowledged) before the
+// spool on disk takes them: a server that keeps up costs the logger no second
+// write per buffer.
+inline constexpr std::uint64_t kMemoryBytes = 16ull << 20;
+// A server that acknowledged nothing for this long is not keeping up: a
+// lossless session's logger, held while the memory queue is full, spools
+// from then on (docs/FLEET.md, "Spool").
+inline constexpr std::int64_t kStallMs = 250;
 
 // Connects, creates the stream if missing (subjects STREAM.>, file storage),
 // and opens the spool; the sender thread starts. A spool folder that holds

@@ -167,3 +167,31 @@ TEST(ExportQueue, ASpillKeepsWhatMemoryHeldInTheSpool)
     EXPECT_EQ(q->spool().records(), 1u);
     EXPECT_EQ(take(*q), 7u);
 }
+
+// What a held lossless logger asks before it pushes: whether the record
+// would stay in memory, and how much memory is free (nothing once the
+// spool holds records: the order sends every later record there).
+TEST(ExportQueue, FitsInMemoryAndMemoryRoomSayWhereTheNextRecordGoes)
+{
+    auto q = make_queue("fits", 10000, 300);
+    std::string why;
+    EXPECT_EQ(q->memory_room(), 300u);
+    EXPECT_TRUE(q->fits_in_memory(92));
+    for (std::uint32_t i = 0; i < 3; ++i)
+        ASSERT_EQ(q->push(record(i), &why), Spool::Push::Stored);
+    EXPECT_EQ(q->memory_room(), 0u);
+    EXPECT_FALSE(q->fits_in_memory(92)) << "three records of 100 fill 300 bytes";
+    EXPECT_EQ(take(*q), 0u);
+    EXPECT_EQ(q->memory_room(), 100u);
+    EXPECT_TRUE(q->fits_in_memory(92));
+    EXPECT_FALSE(q->fits_in_memory(93)) << "the 8-byte frame counts";
+    ASSERT_EQ(q->push(record(3), &why), Spool::Push::Stored);
+    ASSERT_EQ(q->push(record(4), &why), Spool::Push::Stored); // past memory: all of it to the spool
+    EXPECT_EQ(q->spool().records(), 4u);
+    EXPECT_EQ(q->memory_room(), 0u) << "while the spool holds records, memory takes none";
+    EXPECT_FALSE(q->fits_in_memory(1));
+    for (std::uint32_t i = 1; i < 5; ++i)
+        EXPECT_EQ(take(*q), i);
+    EXPECT_EQ(q->memory_room(), 300u);
+    EXPECT_TRUE(q->fits_in_memory(92));
+}

@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -182,6 +183,103 @@ TEST(ExportNats, SendingTheSameBuffersAgainStoresThemOnce)
         ASSERT_TRUE(done) << done.message;
     }
     EXPECT_EQ(stream_messages(srv, "AGAIN"), 7u) << "header, five buffers, final header: each stored once";
+}
+
+namespace {
+
+// The bytes the spool's segment files in folder hold now.
+std::uint64_t segment_bytes(const std::string &folder)
+{
+    std::uint64_t n = 0;
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(folder, ec))
+        if (e.path().filename().string().rfind("seg-", 0) == 0) {
+            const std::uintmax_t size = e.file_size(ec);
+            if (!ec) // removed meanwhile: holds nothing
+                n += size;
+        }
+    return n;
+}
+
+// Publishes `count` 64 KiB buffers to a new export of `session` (eight
+// buffers of memory), offering each again while the export says Full and
+// the caller may wait, as a lossless session does, and stops it; returns the
+// most the spool's segments held at any time. kill_after: the server is killed after this
+// many buffers (and started again before the stop).
+std::uint64_t publish_buffers(NatsServer &srv, const std::string &session, std::int64_t room_wait_ms,
+                              std::int64_t stall_ms, std::uint32_t count, std::uint32_t kill_after = ~0u)
+{
+    exporter::ExportTarget target;
+    target.url = srv.url("HOLD");
+    target.session = session;
+    target.buffer_size = 65536;
+    target.memory_bytes = 8 * (65536 + 256);
+    target.stall_ms = stall_ms;
+    target.spool_folder = srv.dir() + "/spool-" + session;
+    std::unique_ptr<engine::BufferExport> exp;
+    const Status st = exporter::open_nats_export(target, &exp);
+    EXPECT_TRUE(st) << st.message;
+    if (!st)
+        return 0;
+    std::vector<std::uint8_t> header(65536, 0x11), data(65536, 0x22);
+    EXPECT_TRUE(exp->begin(header.data(), 65536, 7));
+    // Looked at after every publish, and all the time (the stop's final
+    // header too) by a thread.
+    std::atomic<std::uint64_t> spooled{0};
+    std::atomic<bool> done{false};
+    std::thread watch([&] {
+        while (!done) {
+            const std::uint64_t now = segment_bytes(target.spool_folder);
+            if (now > spooled)
+                spooled = now;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    });
+    for (std::uint32_t i = 0; i < count; ++i) {
+        if (i == kill_after)
+            srv.kill9();
+        std::memcpy(data.data(), &i, 4);
+        engine::BufferExport::Offer r = exp->publish(data.data(), 65536, room_wait_ms, false);
+        while (r == engine::BufferExport::Offer::Full && room_wait_ms > 0)
+            r = exp->publish(data.data(), 65536, room_wait_ms, true);
+        EXPECT_EQ(r, engine::BufferExport::Offer::Queued) << "buffer " << i;
+        if (const std::uint64_t now = segment_bytes(target.spool_folder); now > spooled)
+            spooled = now;
+    }
+    if (kill_after < count)
+        srv.start();
+    const Status finished = exp->finish(header.data(), 65536);
+    EXPECT_TRUE(finished) << finished.message;
+    done = true;
+    watch.join();
+    return spooled;
+}
+
+} // namespace
+
+// While the server acknowledges, slower than the logger but steadily, a
+// logger that may wait (lossless) waits for the memory queue instead of
+// writing the spool (a write and a read back of every buffer on the host);
+// one that may not wait spools what memory cannot hold; and a server that
+// stops answering for stall_ms sends the held logger to the spool after all.
+TEST(ExportNats, ALosslessLoggerWaitsForMemoryWhileTheServerAcknowledgesAndSpoolsOnceItStalls)
+{
+    NatsServer srv;
+    // A stall time no loaded test machine reaches between two acknowledgements.
+    EXPECT_EQ(publish_buffers(srv, "Waits", 100, 10000, 200), 0u)
+        << "the server kept acknowledging: nothing should have touched the spool";
+    EXPECT_GT(publish_buffers(srv, "NoWait", 0, 10000, 200), 0u)
+        << "a logger that may not wait spools what the eight buffers of memory cannot hold";
+    EXPECT_GT(publish_buffers(srv, "Stalled", 100, 200, 60, 20), 0u)
+        << "the server was killed: the held logger spools after the stall time";
+    std::vector<exporter::StreamTrace> traces;
+    const Status st = exporter::read_nats_stream(srv.url("HOLD"), "", &traces);
+    ASSERT_TRUE(st) << st.message;
+    ASSERT_EQ(traces.size(), 3u);
+    for (const exporter::StreamTrace &t : traces) {
+        EXPECT_TRUE(t.stopped) << t.tag.session;
+        EXPECT_EQ(t.buffers, t.tag.session == "Stalled" ? 60u : 200u) << t.tag.session;
+    }
 }
 
 TEST(ExportNats, BuffersAFullSpoolCannotTakeCountInRealTimeBuffersLost)
