@@ -280,6 +280,35 @@ def plan(mode, work, large=False):
             e.needs_nats = sink == "nats"
             exps.append(e)
 
+    # The same pair at offered rates (paced: a service's steady event rate),
+    # lossless as above: a session that cannot keep up shows it in the rate
+    # achieved, and nothing may be lost. Flat out (above) the local nats-server's own storage rate
+    # bounds the export; these rows show the rates it sustains.
+    psecs = {"full": 2.0, "quick": 1.0, "smoke": 0.2}[mode]
+    for rate in ((1e6, 2e6) if not smoke else (1e6,)):
+        for sink, what in (("file", "file only"), ("nats", "file and export to a local nats-server")):
+            a = {"kind": "paced", "rate": int(rate), "seconds": psecs, "threads": 1, "payload": 64, "clock": 1,
+                 "dir": work, "buffer-kb": 64, "buffers-per-cpu": 16, "lossless": 1, "registry": "fresh"}
+            metrics = [Metric("offered_per_s", "offered rate achieved", "M/s", "higher", scale=1e-6),
+                       Metric("lost_fraction", "events lost (EventsLost and refused writes)", "%", scale=100.0),
+                       Metric("host_cpu_us_per_buffer", "host CPU per 64 KiB buffer (logger, export)", "us")]
+            if sink == "nats":
+                metrics += [Metric("server_cpu_us_per_buffer", "nats-server CPU per 64 KiB buffer", "us"),
+                            Metric("export_buffers_lost", "buffers dropped from the export", "buffers"),
+                            Metric("stream_missing_fraction", "events missing from the stream, read back", "%",
+                                   scale=100.0)]
+            e = Experiment(
+                "export.paced.%s.%dM" % (sink, rate / 1e6), "Export to NATS JetStream at an offered rate",
+                "%d M events/s offered for %g s, 64 B, 1 thread, 64 KiB x 16 buffers/CPU, lossless; %s" % (
+                    rate / 1e6, psecs, what),
+                a, metrics, impl_args={"ours": {}},
+                na={"floor": NA("no floor for an export"), "lttng": NA("LTTng has no JetStream export")},
+                timeout=600)
+            e.interleave = "export"
+            e.partner = "export.paced.%dM" % (rate / 1e6)
+            e.needs_nats = sink == "nats"
+            exps.append(e)
+
     # Events lost at paced offered loads, matched buffer bytes.
     secs = {"full": 2.0, "quick": 0.5, "smoke": 0.2}[mode]
     for rate in ((1e6, 2e6, 5e6, 10e6) if not smoke else (1e6,)):

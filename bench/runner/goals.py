@@ -93,6 +93,23 @@ def evaluate_goals(figures):
             "%.2fx: %.2f vs %.2f M events/s%s; %s" % (vx / vf, vx, vf, extra,
                                                        "nothing lost" if nothing_lost else "lost: %s" % lost),
             vx / vf >= 0.90 and nothing_lost)
+    # 4d. At offered rates, the exporting session keeps the rate the file
+    # session keeps, and loses nothing (issue 32, a service's steady rate).
+    for r in (1, 2):
+        ff = med(fig(figures, "export.paced.file.%dM.offered_per_s" % r), "ours")
+        fx = med(fig(figures, "export.paced.nats.%dM.offered_per_s" % r), "ours")
+        if ff is None or fx is None:
+            continue
+        goal = "A session exporting to NATS JetStream sustains an offered %d M events/s as its file does, nothing lost" % r
+        lost = [med(fig(figures, "export.paced.nats.%dM.%s" % (r, k)), "ours") for k in
+                ("lost_fraction", "export_buffers_lost", "stream_missing_fraction")]
+        lf = med(fig(figures, "export.paced.file.%dM.lost_fraction" % r), "ours")
+        nothing_lost = all(v == 0 for v in lost if v is not None)
+        add(goal, "export/file >= 0.90 (offered rate achieved); 0 lost",
+            "%.2fx: %.2f vs %.2f M events/s; %s (file: %s)" % (
+                fx / ff, fx, ff, "nothing lost" if nothing_lost else "lost: %s" % lost,
+                "nothing lost" if lf == 0 else "lost %s" % lf),
+            fx / ff >= 0.90 and nothing_lost)
     # 5. Disabled provider: checked inline, as an LTTng tracepoint is (the
     # plain call is shown in the table too).
     v = med(fig(figures, "write.disabled.inline.ns_cpu"), "ours")
