@@ -61,12 +61,20 @@ struct Pred {
     std::uint16_t op;
     std::string field, value;
 };
-std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds)
+// One etw_payload_filter; with ETW_PAYLOAD_FILTER_FLAG_EVENT in flags, for event id/version.
+std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds, std::uint8_t flags = 0,
+                                  std::uint16_t id = 0, std::uint8_t version = 0)
 {
     std::vector<std::uint8_t> b(4);
     const std::uint16_t n = std::uint16_t(preds.size());
     std::memcpy(&b[0], &n, 2);
     b[2] = match_all ? 1 : 0;
+    b[3] = flags;
+    if (flags & ETW_PAYLOAD_FILTER_FLAG_EVENT) {
+        const etw_payload_filter_event e{id, version, 0};
+        const auto *eb = reinterpret_cast<const std::uint8_t *>(&e);
+        b.insert(b.end(), eb, eb + sizeof e);
+    }
     for (const Pred &p : preds) {
         while (b.size() % 4)
             b.push_back(0);
@@ -77,6 +85,21 @@ std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds
         b.push_back(0);
         b.insert(b.end(), p.value.begin(), p.value.end());
         b.push_back(0);
+    }
+    return b;
+}
+
+// Several etw_payload_filters in one blob (TdhAggregatePayloadFilters): NEXT on all but the last.
+std::vector<std::uint8_t> aggregate(const std::vector<std::vector<std::uint8_t>> &units)
+{
+    std::vector<std::uint8_t> b;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        while (b.size() % 4)
+            b.push_back(0);
+        const std::size_t at = b.size();
+        b.insert(b.end(), units[i].begin(), units[i].end());
+        if (i + 1 < units.size())
+            b[at + 3] |= ETW_PAYLOAD_FILTER_FLAG_NEXT;
     }
     return b;
 }
@@ -437,6 +460,11 @@ TEST(Filters, PayloadFilterComparesTraceLoggingFields)
         {true, {{ETW_PAYLOADFIELD_GE, "Count", "3"}, {ETW_PAYLOADFIELD_NE, "Name", "banana"}}, {1}},
         {false, {{ETW_PAYLOADFIELD_EQ, "Count", "3"}, {ETW_PAYLOADFIELD_EQ, "Name", "cherry"}}, {1, 3, 10}},
         {true, {{ETW_PAYLOADFIELD_EQ, "Missing", "1"}}, {10}},
+        {true, {{ETW_PAYLOADFIELD_MODULO, "Count", "7"}}, {2}}, // 7 % 7 == 0; 3 and -2 are not multiples
+        {true, {{ETW_PAYLOADFIELD_MODULO, "Count", "-1"}}, {1, 2, 3}},
+        {true, {{ETW_PAYLOADFIELD_EQ, "Name", "BaNaNa"}}, {2}}, // strings compare case-insensitively
+        {true, {{ETW_PAYLOADFIELD_CONTAINS, "Wide", "YZ"}}, {2}},
+        {true, {{ETW_PAYLOADFIELD_DOESNTCONTAIN, "Name", "AN"}}, {1, 3}},
     };
     for (std::size_t k = 0; k < cases.size(); ++k) {
         SCOPED_TRACE(k);
@@ -457,6 +485,36 @@ TEST(Filters, PayloadFilterComparesTraceLoggingFields)
             expect.push_back(10);
         EXPECT_EQ(ids_in(s.stop()), expect);
     }
+}
+
+// TdhCreatePayloadFilter's per-event filters, aggregated: each applies to
+// its event's Id and Version only; of one event's filters, every
+// ALL_FILTERS (EventMatchALLFlags) one must hold and one of the others.
+TEST(Filters, AggregatedPayloadFiltersApplyToTheirEventIdAndVersion)
+{
+    const etw_guid pg = make_guid(0xF10C);
+    constexpr std::uint8_t kEv = ETW_PAYLOAD_FILTER_FLAG_EVENT, kAll = ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS;
+    const auto blob = aggregate({
+        payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "7"}}, kEv, 1, 0),             // event 1: false
+        payload(true, {{ETW_PAYLOADFIELD_EQ, "Name", "apple"}}, kEv, 1, 0),          // event 1: true (OR)
+        payload(true, {{ETW_PAYLOADFIELD_GT, "Count", "5"}}, kEv | kAll, 2, 0),      // event 2: true
+        payload(true, {{ETW_PAYLOADFIELD_CONTAINS, "Name", "x"}}, kEv | kAll, 2, 0), // event 2: false (AND)
+        payload(false, {{ETW_PAYLOADFIELD_EQ, "Count", "-2"}, {ETW_PAYLOADFIELD_EQ, "Count", "1"}}, kEv, 3, 0),
+    });
+    Session s("fagg");
+    ASSERT_EQ(s.status, ETW_OK);
+    Provider prov(pg);
+    const std::vector<etw_event_filter_descriptor> f = {desc(blob, ETW_EVENT_FILTER_TYPE_PAYLOAD)};
+    const etw_enable_parameters p = params(f);
+    ASSERT_EQ(etw_session_enable_provider_ex(s.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    TlEvent e1("E", 3, "apple", u"x"), e2("E", 7, "banana", u"yz"), e3("E", -2, "cherry", u""), e4("E", 9, "d", u"");
+    ASSERT_EQ(write(prov, 1, 7, e1.data), ETW_OK);
+    ASSERT_EQ(write(prov, 2, 7, e2.data), ETW_OK);
+    ASSERT_EQ(write(prov, 3, 7, e3.data), ETW_OK);
+    ASSERT_EQ(write(prov, 4, 7, e4.data), ETW_OK); // no filter names event 4
+    const etw_event_descriptor v1 = {2, 1, 0, 4, 0, 20, 1ull << 2};
+    ASSERT_EQ(etw_provider_write_event(prov, &v1, 0, nullptr, nullptr, 7, e2.data), ETW_OK); // event 2 version 1
+    EXPECT_EQ(ids_in(s.stop()), (std::vector<std::uint16_t>{1, 3, 4, 2}));
 }
 
 TEST(Filters, SchematizedFilterReachesTheEnableCallbackAsFilterData)
@@ -563,7 +621,13 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
     unterminated_name.pop_back();
     auto exe_unterminated = utf16z("a.exe");
     exe_unterminated.resize(exe_unterminated.size() - 2);
-    const auto modulo = payload(true, {{ETW_PAYLOADFIELD_MODULO, "Count", "2"}});
+    const auto is_op = payload(true, {{ETW_PAYLOADFIELD_IS, "Count", "2"}});
+    const auto modulo_0 = payload(true, {{ETW_PAYLOADFIELD_MODULO, "Count", "0"}});
+    const auto bad_flags = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, 0x08);
+    const auto all_no_event = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS);
+    auto next_missing = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, ETW_PAYLOAD_FILTER_FLAG_NEXT);
+    auto second_bad = aggregate({payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}),
+                                 payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}, {ETW_PAYLOADFIELD_EQ, "", ""}})});
     const auto bad_op = payload(true, {{9, "Count", "2"}});
     const auto bad_between = payload(true, {{ETW_PAYLOADFIELD_BETWEEN, "Count", "2"}});
     const std::uint8_t pkg[4] = {1, 0, 0, 0};
@@ -592,7 +656,14 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
         {{desc(exe_unterminated, ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME)},
          ETW_ERROR_INVALID_PARAMETER,
          "NUL-terminated"},
-        {{desc(modulo, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_NOT_SUPPORTED, "MODULO"},
+        {{desc(is_op, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_NOT_SUPPORTED, "IS, ISNOT"},
+        {{desc(modulo_0, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "MODULO takes"},
+        {{desc(bad_flags, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "flags 8"},
+        {{desc(all_no_event, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "with EVENT"},
+        {{desc(next_missing, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "aggregated filter 1"},
+        {{desc(second_bad, ETW_EVENT_FILTER_TYPE_PAYLOAD)},
+         ETW_ERROR_INVALID_PARAMETER,
+         "aggregated filter 1: predicate 1"},
         {{desc(bad_op, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "no PAYLOAD_OPERATOR"},
         {{desc(bad_between, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "low,high"},
         {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_PACKAGE_ID}}, ETW_ERROR_NOT_SUPPORTED, "does not implement"},

@@ -228,6 +228,9 @@ pub const ETW_PAYLOADFIELD_CONTAINS: u32 = 20;
 pub const ETW_PAYLOADFIELD_DOESNTCONTAIN: u32 = 21;
 pub const ETW_PAYLOADFIELD_IS: u32 = 30;
 pub const ETW_PAYLOADFIELD_ISNOT: u32 = 31;
+pub const ETW_PAYLOAD_FILTER_FLAG_EVENT: u32 = 1;
+pub const ETW_PAYLOAD_FILTER_FLAG_NEXT: u32 = 2;
+pub const ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS: u32 = 4;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
@@ -3067,7 +3070,19 @@ fn bindgen_test_layout_etw_event_filter_event_name() {
 #[doc = " event-metadata data descriptor); an event without one passes; a field the"]
 #[doc = " event lacks, or of a type the filter cannot compare, makes its predicate"]
 #[doc = " false. Integer fields take decimal or 0x-hexadecimal values; string fields"]
-#[doc = " compare bytes exactly (UTF-16 fields as their UTF-8 text)."]
+#[doc = " compare as text, ASCII letters case-insensitively (UTF-16 fields as their"]
+#[doc = " UTF-8 text)."]
+#[doc = ""]
+#[doc = " flags (ETW_PAYLOAD_FILTER_FLAG_*; the byte was reserved, 0, before"]
+#[doc = " them): EVENT: an etw_payload_filter_event follows these 4"]
+#[doc = " bytes, before the predicates, and the filter applies to that event (Id and"]
+#[doc = " Version) only, as TdhCreatePayloadFilter's EventDescriptor; ALL_FILTERS"]
+#[doc = " (with EVENT only): TdhAggregatePayloadFilters' EventMatchALLFlags; NEXT:"]
+#[doc = " another etw_payload_filter follows at the 4-byte boundary after this one's"]
+#[doc = " last predicate (an aggregate, all in one descriptor's Size). An event"]
+#[doc = " passes when every filter without EVENT holds and, among the filters of its"]
+#[doc = " Id and Version, every ALL_FILTERS one holds and, if there are others, one"]
+#[doc = " of them holds; an event no filter names passes."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_payload_filter {
@@ -3132,6 +3147,78 @@ fn bindgen_test_layout_etw_payload_filter() {
             concat!(
                 "Offset of field: ",
                 stringify!(etw_payload_filter),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+#[doc = " The event an etw_payload_filter with ETW_PAYLOAD_FILTER_FLAG_EVENT applies to (4 bytes)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_payload_filter_event {
+    pub Id: u16,
+    pub Version: u8,
+    pub reserved: u8,
+}
+#[test]
+fn bindgen_test_layout_etw_payload_filter_event() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_payload_filter_event>(),
+        4usize,
+        concat!("Size of: ", stringify!(etw_payload_filter_event))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_payload_filter_event>(),
+        2usize,
+        concat!("Alignment of ", stringify!(etw_payload_filter_event))
+    );
+    fn test_field_Id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
+                "::",
+                stringify!(Id)
+            )
+        );
+    }
+    test_field_Id();
+    fn test_field_Version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Version) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
+                "::",
+                stringify!(Version)
+            )
+        );
+    }
+    test_field_Version();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            3usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
                 "::",
                 stringify!(reserved)
             )
