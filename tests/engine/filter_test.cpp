@@ -557,6 +557,58 @@ TEST(Filters, SchematizedFilterReachesTheEnableCallbackAsFilterData)
     etw_provider_unregister(prov);
 }
 
+// EventWriteEx's Filter: each session's identifier reaches the enable
+// callback as EVENT_FILTER_HEADER.InstanceId in its SCHEMATIZED FilterData;
+// an event written with that bit skips that session only.
+TEST(Filters, WriteEventExSkipsTheSessionsWhoseInstanceIdItNames)
+{
+    const etw_guid pg = make_guid(0xF10D);
+    Session a("fskipa"), b("fskipb");
+    ASSERT_EQ(a.status, ETW_OK);
+    ASSERT_EQ(b.status, ETW_OK);
+    struct Seen {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> ids; // session handle, InstanceId
+    } seen;
+    etw_provider *prov = nullptr;
+    ASSERT_EQ(etw_provider_register(
+                  &prov, &pg,
+                  [](const etw_provider_enable_info *info, void *u) {
+                      if (!info->filter_data || info->filter_data->Size < 24)
+                          return;
+                      std::uint64_t id;
+                      std::memcpy(
+                          &id, reinterpret_cast<const std::uint8_t *>(std::uintptr_t(info->filter_data->Ptr)) + 8, 8);
+                      static_cast<Seen *>(u)->ids.emplace_back(info->session_handle, id);
+                  },
+                  &seen, nullptr),
+              ETW_OK);
+    // EVENT_FILTER_HEADER {Id 1, Version 0, InstanceId 0, Size 28, NextOffset 0} and 4 bytes of filter data.
+    std::vector<std::uint8_t> schema(28, 0);
+    schema[0] = 1;
+    schema[16] = 28;
+    schema[24] = 0xAB;
+    const std::vector<std::uint8_t> given = schema;
+    const std::vector<etw_event_filter_descriptor> f = {desc(schema, ETW_EVENT_FILTER_TYPE_SCHEMATIZED)};
+    const etw_enable_parameters p = params(f);
+    ASSERT_EQ(etw_session_enable_provider_ex(a.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(etw_session_enable_provider_ex(b.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(schema, given); // the controller's bytes are not written
+    ASSERT_EQ(seen.ids.size(), 2u);
+    const std::uint64_t id_a = seen.ids[0].second, id_b = seen.ids[1].second;
+    EXPECT_EQ(seen.ids[0].first, etw_session_handle(a.s));
+    EXPECT_NE(id_a, 0u);
+    EXPECT_NE(id_b, 0u);
+    EXPECT_EQ(id_a & (id_a - 1), 0u); // one bit each, distinct
+    EXPECT_EQ(id_a & id_b, 0u);
+    const etw_event_descriptor d1 = {1, 0, 0, 4, 0, 0, 0}, d2 = {2, 0, 0, 4, 0, 0, 0}, d3 = {3, 0, 0, 4, 0, 0, 0};
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d1, id_a, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d2, 0, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d3, id_a | id_b, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    EXPECT_EQ(ids_in(a.stop()), (std::vector<std::uint16_t>{2}));
+    EXPECT_EQ(ids_in(b.stop()), (std::vector<std::uint16_t>{1, 2}));
+    etw_provider_unregister(prov);
+}
+
 TEST(Filters, StackwalkFilterSaysWhichIdsCarryStacks)
 {
     const auto in = event_ids(true, {4, 9}), out = event_ids(false, {4});
@@ -696,6 +748,27 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
     // None of the refused calls enabled anything.
     Provider prov(pg);
     EXPECT_EQ(*etw_provider_enabled_word(prov), 0u);
+}
+
+// EnableTraceEx2: "Up to eight trace sessions can enable and receive events
+// from the same modern provider"; more: ERROR_NO_SYSTEM_RESOURCES.
+TEST(Filters, ANinthSessionCannotEnableOneProvider)
+{
+    const etw_guid pg = make_guid(0xF10E);
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (int i = 0; i < 9; ++i) {
+        sessions.push_back(std::make_unique<Session>("fnine"));
+        ASSERT_EQ(sessions.back()->status, ETW_OK);
+    }
+    for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(etw_session_enable_provider(sessions[i]->s, &pg, 1, 0, 0, 0), ETW_OK) << i;
+    EXPECT_EQ(etw_session_enable_provider(sessions[8]->s, &pg, 1, 0, 0, 0), ETW_ERROR_NO_SYSTEM_RESOURCES);
+    EXPECT_NE(std::string(etw_last_error_message()).find("8 sessions"), std::string::npos);
+    EXPECT_EQ(etw_session_enable_provider(sessions[0]->s, &pg, 1, 4, 0, 0), ETW_OK); // enabling again: no new one
+    ASSERT_EQ(etw_session_enable_provider(sessions[1]->s, &pg, 0, 0, 0, 0), ETW_OK);
+    EXPECT_EQ(etw_session_enable_provider(sessions[8]->s, &pg, 1, 0, 0, 0), ETW_OK); // a place was freed
+    for (auto &s : sessions)
+        s->stop();
 }
 
 TEST(Filters, ADamagedBlobIsRefusedNotTrusted)

@@ -4074,7 +4074,10 @@ extern "C" {
     #[doc = " (callbacks slower than requests) gets the newest 16 and misses the older."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a"]
     #[doc = " private session and a GUID other than its own; a session of another"]
-    #[doc = " process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL."]
+    #[doc = " process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL; a"]
+    #[doc = " ninth session enabling one GUID (sessions of one process; system-wide"]
+    #[doc = " sessions, in their host): ETW_ERROR_NO_SYSTEM_RESOURCES, as EnableTraceEx2"]
+    #[doc = " allows \"up to eight trace sessions\" per provider."]
     pub fn etw_session_enable_provider(
         session: *mut etw_session,
         provider_guid: *const etw_guid,
@@ -4104,7 +4107,7 @@ extern "C" {
     #[doc = " ETW_ERROR_NOT_SUPPORTED for a filter type OpenETW does not implement"]
     #[doc = " (PACKAGE_ID, PACKAGE_APP_ID, CONTAINER, STACKWALK_NAME,"]
     #[doc = " STACKWALK_LEVEL_KW, SYSTEM_FLAGS, TRACEHANDLE) or a payload operator it"]
-    #[doc = " does not (MODULO, IS, ISNOT). The last error message names the filter by"]
+    #[doc = " does not (IS, ISNOT). The last error message names the filter by"]
     #[doc = " its index and what was wrong. Thread-safe."]
     pub fn etw_session_enable_provider_ex(
         session: *mut etw_session,
@@ -4662,6 +4665,27 @@ extern "C" {
     pub fn etw_provider_write_event(
         provider: *mut etw_provider,
         descriptor: *const etw_event_descriptor,
+        flags: u32,
+        activity_id: *const etw_guid,
+        related_activity_id: *const etw_guid,
+        data_count: u32,
+        data: *const etw_event_data_descriptor,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " etw_provider_write_event with EventWriteEx's Filter: filter is the bitwise"]
+    #[doc = " OR of the identifiers of the sessions that must not get the event, each"]
+    #[doc = " the InstanceId an enable callback found in that session's SCHEMATIZED"]
+    #[doc = " FilterData (etw_provider_enable_info.filter_data); 0: every session, as"]
+    #[doc = " etw_provider_write_event. A session's identifier is one bit, fixed while"]
+    #[doc = " it runs; sessions of one process have distinct bits (up to 64 sessions;"]
+    #[doc = " the sessions of other processes may share a bit with one of this"]
+    #[doc = " process's, whose exclusion then skips both). Statuses, threads and costs"]
+    #[doc = " as etw_provider_write_event (the filter costs one AND per session)."]
+    pub fn etw_provider_write_event_ex(
+        provider: *mut etw_provider,
+        descriptor: *const etw_event_descriptor,
+        filter: u64,
         flags: u32,
         activity_id: *const etw_guid,
         related_activity_id: *const etw_guid,
