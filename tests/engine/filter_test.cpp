@@ -358,6 +358,19 @@ TEST(Filters, SessionLevelFiltersArePidAndExecutableNameOnly)
     EXPECT_EQ(s.status, ETW_ERROR_NOT_SUPPORTED);
     EXPECT_NE(std::string(etw_last_error_message()).find("PID and EXECUTABLE_NAME only"), std::string::npos)
         << etw_last_error_message();
+    // The limits hold for a session's own filters too (EVENT_TRACE_PROPERTIES_V2.FilterDesc).
+    const std::uint32_t pids[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const etw_event_filter_descriptor nine = {ptr(pids), sizeof pids, ETW_EVENT_FILTER_TYPE_PID};
+    o.filters = &nine;
+    Session s2("fsessbad2", &o);
+    EXPECT_EQ(s2.status, ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("session filter 0"), std::string::npos);
+    std::vector<etw_event_filter_descriptor> fourteen(14, f);
+    o.filter_count = 14;
+    o.filters = fourteen.data();
+    Session s3("fsessbad3", &o);
+    EXPECT_EQ(s3.status, ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("MAX_EVENT_FILTERS_COUNT"), std::string::npos);
 }
 
 namespace {
@@ -683,6 +696,9 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
     const auto bad_op = payload(true, {{9, "Count", "2"}});
     const auto bad_between = payload(true, {{ETW_PAYLOADFIELD_BETWEEN, "Count", "2"}});
     const std::uint8_t pkg[4] = {1, 0, 0, 0};
+    std::vector<std::uint8_t> zeros(ETW_MAX_EVENT_FILTER_PAYLOAD_SIZE + 8, 0);
+    std::vector<std::uint8_t> many_stack_ids = many_ids;
+    std::vector<std::uint8_t> no_names(24, 0); // EVENT_FILTER_EVENT_NAME, NameCount 0
     struct Case {
         std::vector<etw_event_filter_descriptor> filters;
         etw_status status;
@@ -719,6 +735,24 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
         {{desc(bad_op, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "no PAYLOAD_OPERATOR"},
         {{desc(bad_between, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "low,high"},
         {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_PACKAGE_ID}}, ETW_ERROR_NOT_SUPPORTED, "does not implement"},
+        {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_CONTAINER}}, ETW_ERROR_NOT_SUPPORTED, "does not implement"},
+        {{{ptr(zeros.data()), 1025, ETW_EVENT_FILTER_TYPE_SCHEMATIZED}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 1024"},
+        {{{ptr(zeros.data()), 1026, ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 1024"},
+        {{{ptr(zeros.data()), 4100, ETW_EVENT_FILTER_TYPE_PAYLOAD}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 4096"},
+        {{{ptr(zeros.data()), 4097, ETW_EVENT_FILTER_TYPE_EVENT_NAME}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 4096"},
+        {{desc(many_stack_ids, ETW_EVENT_FILTER_TYPE_STACKWALK)},
+         ETW_ERROR_INVALID_PARAMETER,
+         "MAX_EVENT_FILTER_EVENT_ID_COUNT"},
+        {{desc(no_names, ETW_EVENT_FILTER_TYPE_EVENT_NAME)}, ETW_ERROR_INVALID_PARAMETER, "NameCount is 0"},
+        {{{ptr(zeros.data()), 16, ETW_EVENT_FILTER_TYPE_PAYLOAD}}, ETW_ERROR_INVALID_PARAMETER, "predicate_count is 0"},
         {{{ptr(pkg), 4, 0x80000003u}}, ETW_ERROR_INVALID_PARAMETER, "not a filter type"},
         {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_NONE}}, ETW_ERROR_INVALID_PARAMETER, "not a filter type"},
     };
