@@ -138,8 +138,8 @@ ETW_API etw_status etw_provider_write_event_ex(etw_provider *provider, const etw
         return ETW_ERROR_INVALID_PARAMETER;
     if (__builtin_expect(provider->impl->summary.load(std::memory_order_relaxed) == 0, 1))
         return ETW_OK;
-    return Engine::write_event(provider->impl, descriptor, flags, activity_id, related_activity_id, data_count, data,
-                               filter);
+    return Engine::write_event_ex(provider->impl, descriptor, flags, activity_id, related_activity_id, data_count, data,
+                                  filter);
 }
 
 ETW_API etw_status etw_activity_id_control(uint32_t control_code, etw_guid *activity_id)

@@ -235,10 +235,15 @@ public:
     // Static: the write path needs no engine state (no instance() guard per event).
     static etw_status trace_event(Provider *p, etw_event_trace_header *header) noexcept;
     // HOT: an EVENT_HEADER event (etw_provider_write_event), for an enabled provider.
-    // exclude: EventWriteEx's Filter, the sessions (session_instance bits) that do not get it.
     static etw_status write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                   const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                                  const etw_event_data_descriptor *data, std::uint64_t exclude = 0) noexcept;
+                                  const etw_event_data_descriptor *data) noexcept;
+    // write_event with EventWriteEx's Filter: exclude, the sessions (session_instance
+    // bits) that do not get it. Apart so that write_event keeps seven arguments (its
+    // caller's tail call: an eighth goes on the stack).
+    static etw_status write_event_ex(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                     const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                     const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
     // An EVENT_HEADER event with TraceLogging metadata (schema: the
     // EVENT_SCHEMA_TL data, checked by the caller) and any number of payload
@@ -267,6 +272,10 @@ private:
     // (inline in write_path.cpp; _prepared: out of line, for write_tracelogging.cpp).
     static etw_status write_event_checked(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
     static etw_status write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
+    // write_event and write_event_ex: the checks and the write (inline in write_path.cpp).
+    static etw_status write_event_any(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                      const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                      const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept;
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;

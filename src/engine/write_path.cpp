@@ -543,9 +543,11 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
         [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
-etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
-                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                               const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept
+[[gnu::always_inline]] inline etw_status Engine::write_event_any(Provider *p, const etw_event_descriptor *descriptor,
+                                                                 std::uint32_t flags, const etw_guid *activity,
+                                                                 const etw_guid *related, std::uint32_t data_count,
+                                                                 const etw_event_data_descriptor *data,
+                                                                 std::uint64_t exclude) noexcept
 {
     if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
         (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
@@ -574,6 +576,20 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     e.data = data;
     e.exclude = exclude;
     return write_event_checked(p, e, std::uint32_t(total));
+}
+
+etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                               const etw_event_data_descriptor *data) noexcept
+{
+    return write_event_any(p, descriptor, flags, activity, related, data_count, data, 0);
+}
+
+etw_status Engine::write_event_ex(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                  const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                  const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept
+{
+    return write_event_any(p, descriptor, flags, activity, related, data_count, data, exclude);
 }
 
 // The TraceLogging writes (write_tracelogging.cpp) reach the sessions here:
