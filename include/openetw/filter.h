@@ -117,7 +117,7 @@ typedef struct etw_event_filter_event_name {
 #define ETW_PAYLOADFIELD_GE 5u
 #define ETW_PAYLOADFIELD_BETWEEN 6u    /* value "low,high", inclusive */
 #define ETW_PAYLOADFIELD_NOTBETWEEN 7u /* value "low,high" */
-#define ETW_PAYLOADFIELD_MODULO 8u     /* not supported (ETW_ERROR_NOT_SUPPORTED) */
+#define ETW_PAYLOADFIELD_MODULO 8u     /* integers: the field is a multiple of the value (not 0) */
 #define ETW_PAYLOADFIELD_CONTAINS 20u  /* strings: the value is a substring */
 #define ETW_PAYLOADFIELD_DOESNTCONTAIN 21u
 #define ETW_PAYLOADFIELD_IS 30u        /* not supported (ETW_ERROR_NOT_SUPPORTED) */
@@ -135,13 +135,36 @@ typedef struct etw_event_filter_event_name {
  * event-metadata data descriptor); an event without one passes; a field the
  * event lacks, or of a type the filter cannot compare, makes its predicate
  * false. Integer fields take decimal or 0x-hexadecimal values; string fields
- * compare bytes exactly (UTF-16 fields as their UTF-8 text).
+ * compare as text, ASCII letters case-insensitively (UTF-16 fields as their
+ * UTF-8 text).
+ *
+ * flags (ETW_PAYLOAD_FILTER_FLAG_*; the byte was reserved, 0, before
+ * them): EVENT: an etw_payload_filter_event follows these 4
+ * bytes, before the predicates, and the filter applies to that event (Id and
+ * Version) only, as TdhCreatePayloadFilter's EventDescriptor; ALL_FILTERS
+ * (with EVENT only): TdhAggregatePayloadFilters' EventMatchALLFlags; NEXT:
+ * another etw_payload_filter follows at the 4-byte boundary after this one's
+ * last predicate (an aggregate, all in one descriptor's Size). An event
+ * passes when every filter without EVENT holds and, among the filters of its
+ * Id and Version, every ALL_FILTERS one holds and, if there are others, one
+ * of them holds; an event no filter names passes.
  */
 typedef struct etw_payload_filter {
     uint16_t predicate_count;
     uint8_t match_all;
-    uint8_t reserved;
+    uint8_t reserved; /* flags: ETW_PAYLOAD_FILTER_FLAG_* */
 } etw_payload_filter;
+
+#define ETW_PAYLOAD_FILTER_FLAG_EVENT 0x01u       /* an etw_payload_filter_event follows */
+#define ETW_PAYLOAD_FILTER_FLAG_NEXT 0x02u        /* another etw_payload_filter follows */
+#define ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS 0x04u /* EventMatchALLFlags (with EVENT) */
+
+/** The event an etw_payload_filter with ETW_PAYLOAD_FILTER_FLAG_EVENT applies to (4 bytes). */
+typedef struct etw_payload_filter_event {
+    uint16_t Id;
+    uint8_t Version;
+    uint8_t reserved; /* 0 */
+} etw_payload_filter_event;
 
 /** One predicate of an etw_payload_filter (PAYLOAD_FILTER_PREDICATE without pointers). */
 typedef struct etw_payload_filter_predicate {

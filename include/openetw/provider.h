@@ -41,7 +41,11 @@ typedef struct etw_provider_enable_info {
     uint64_t session_handle;    /* the session whose change caused this call (0 at registration) */
     /* Added in 1.2: the SCHEMATIZED filter (ETW_EVENT_FILTER_TYPE_SCHEMATIZED) that
        session enabled the provider with, as EnableCallback's FilterData; NULL when
-       it gave none. Valid during the call. (filter.h) */
+       it gave none. Valid during the call. (filter.h) When it holds at least an
+       EVENT_FILTER_HEADER (24 bytes), the library has set the header's InstanceId
+       (bytes 8..15, a copy: the controller's bytes are unchanged) to the session's
+       identifier, one bit, which etw_provider_write_event_ex's filter takes to
+       skip that session, as Windows sets it for EventWriteEx. */
     const etw_event_filter_descriptor *filter_data;
 #if UINTPTR_MAX == 0xFFFFFFFFu
     uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
@@ -229,6 +233,22 @@ ETW_API etw_status etw_provider_write_event(etw_provider *provider, const etw_ev
                                             uint32_t flags, const etw_guid *activity_id,
                                             const etw_guid *related_activity_id, uint32_t data_count,
                                             const etw_event_data_descriptor *data);
+
+/**
+ * etw_provider_write_event with EventWriteEx's Filter: filter is the bitwise
+ * OR of the identifiers of the sessions that must not get the event, each
+ * the InstanceId an enable callback found in that session's SCHEMATIZED
+ * FilterData (etw_provider_enable_info.filter_data); 0: every session, as
+ * etw_provider_write_event. A session's identifier is one bit, fixed while
+ * it runs; sessions of one process have distinct bits (up to 64 sessions;
+ * the sessions of other processes may share a bit with one of this
+ * process's, whose exclusion then skips both). Statuses, threads and costs
+ * as etw_provider_write_event (the filter costs one AND per session).
+ */
+ETW_API etw_status etw_provider_write_event_ex(etw_provider *provider, const etw_event_descriptor *descriptor,
+                                               uint64_t filter, uint32_t flags, const etw_guid *activity_id,
+                                               const etw_guid *related_activity_id, uint32_t data_count,
+                                               const etw_event_data_descriptor *data);
 
 /* etw_activity_id_control's codes (EVENT_ACTIVITY_CTRL_*). */
 #define ETW_ACTIVITY_CTRL_GET_ID        1u /* *activity_id = the thread's id */

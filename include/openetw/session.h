@@ -418,7 +418,10 @@ ETW_API etw_status etw_session_list(uint32_t *out_count, etw_properties *const *
  * (callbacks slower than requests) gets the newest 16 and misses the older.
  * ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a
  * private session and a GUID other than its own; a session of another
- * process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL.
+ * process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL; a
+ * ninth session enabling one GUID (sessions of one process; system-wide
+ * sessions, in their host): ETW_ERROR_NO_SYSTEM_RESOURCES, as EnableTraceEx2
+ * allows "up to eight trace sessions" per provider.
  */
 ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_guid *provider_guid,
                                                uint32_t control_code, uint8_t level, uint64_t match_any_keyword,
@@ -472,7 +475,7 @@ ETW_API etw_status etw_session_enable_provider(etw_session *session, const etw_g
  * ETW_ERROR_NOT_SUPPORTED for a filter type OpenETW does not implement
  * (PACKAGE_ID, PACKAGE_APP_ID, CONTAINER, STACKWALK_NAME,
  * STACKWALK_LEVEL_KW, SYSTEM_FLAGS, TRACEHANDLE) or a payload operator it
- * does not (MODULO, IS, ISNOT). The last error message names the filter by
+ * does not (IS, ISNOT). The last error message names the filter by
  * its index and what was wrong. Thread-safe.
  */
 ETW_API etw_status etw_session_enable_provider_ex(etw_session *session, const etw_guid *provider_guid,

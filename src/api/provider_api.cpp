@@ -129,6 +129,19 @@ ETW_API etw_status etw_provider_write_event(etw_provider *provider, const etw_ev
     return Engine::write_event(provider->impl, descriptor, flags, activity_id, related_activity_id, data_count, data);
 }
 
+ETW_API etw_status etw_provider_write_event_ex(etw_provider *provider, const etw_event_descriptor *descriptor,
+                                               uint64_t filter, uint32_t flags, const etw_guid *activity_id,
+                                               const etw_guid *related_activity_id, uint32_t data_count,
+                                               const etw_event_data_descriptor *data)
+{
+    if (provider == nullptr)
+        return ETW_ERROR_INVALID_PARAMETER;
+    if (__builtin_expect(provider->impl->summary.load(std::memory_order_relaxed) == 0, 1))
+        return ETW_OK;
+    return Engine::write_event_ex(provider->impl, descriptor, flags, activity_id, related_activity_id, data_count, data,
+                                  filter);
+}
+
 ETW_API etw_status etw_activity_id_control(uint32_t control_code, etw_guid *activity_id)
 {
     return openetw::engine::activity_id_control(control_code, activity_id);

@@ -51,6 +51,7 @@ Status Engine::capture_state(const std::shared_ptr<Session> &session, const etw_
         info.match_any = match_any;
         info.match_all = match_all;
         info.session_handle = session->handle();
+        info.instance_id = session_instance(session->logger_id());
         queue_capture(g->second, info, en->filter, notify);
         if (hosting_)
             hosting_->capture_requested(session.get(), {provider, level, match_any, match_all, 0, {}});
@@ -73,7 +74,9 @@ bool Engine::deliver_remote_capture(const Session *session, const etw_guid &prov
                                      [&](const Enablement &x) { return x.session.get() == session; });
         if (en == g->second.remote.end())
             return false;
-        queue_capture(g->second, info, en->filter, notify);
+        EnableInfo with_id = info;
+        with_id.instance_id = session_instance(session->logger_id());
+        queue_capture(g->second, with_id, en->filter, notify);
     }
     const bool any = !notify.empty();
     deliver(notify);

@@ -16,6 +16,8 @@ namespace openetw::engine {
 namespace {
 
 constexpr std::uint64_t kEnabledBit = 1ull << 63;
+constexpr std::uint32_t kFilterHeaderSize = 24; // EVENT_FILTER_HEADER (evntprov.h)
+constexpr std::size_t kMaxSessionsPerProvider = 8;
 
 etw_guid random_guid()
 {
@@ -94,6 +96,7 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
                                           en.session->buffer_bytes() - std::uint32_t(ETW_BUFFER_HEADER_SIZE),
                                           en.match_any == 0 ? ~0ull : en.match_any, en.match_all};
             entry.enable_property = en.enable_property;
+            entry.instance = session_instance(en.session->logger_id());
             if (en.filter) {
                 entry.filter = en.filter.get();
                 entry.event_filter = en.filter->per_event() ? en.filter.get() : nullptr;
@@ -131,6 +134,7 @@ void Engine::republish(const etw_guid &g, std::vector<ProviderSnapshot *> &retir
                 if (en.session->handle() == session_handle && en.filter && en.filter->schematized()) {
                     filter = en.filter;
                     info.filter_data = filter->schematized();
+                    info.instance_id = session_instance(en.session->logger_id());
                 }
             ++p->in_flight;
             p->in_flight_threads.push_back(platform::thread_id());
@@ -150,8 +154,24 @@ void Engine::deliver(std::vector<Pending> &notify)
             std::lock_guard<std::mutex> lock(mutex_);
             run = !n.provider->closing;
         }
-        if (run)
-            n.provider->callback(n.info, n.provider->context); // no engine lock held
+        if (run) {
+            // FilterData as Windows hands it: the SCHEMATIZED bytes with the
+            // session's identifier in EVENT_FILTER_HEADER.InstanceId (bytes
+            // 8..15), when they hold a header (24 bytes); the provider passes
+            // it to EventWriteEx's Filter to skip that session.
+            std::vector<std::uint8_t> copy;
+            etw_event_filter_descriptor fd{};
+            EnableInfo info = n.info;
+            if (info.filter_data && info.filter_data->Size >= kFilterHeaderSize) {
+                const auto *b = reinterpret_cast<const std::uint8_t *>(std::uintptr_t(info.filter_data->Ptr));
+                copy.assign(b, b + info.filter_data->Size);
+                std::memcpy(copy.data() + 8, &info.instance_id, 8);
+                fd = *info.filter_data;
+                fd.Ptr = std::uint64_t(reinterpret_cast<std::uintptr_t>(copy.data()));
+                info.filter_data = &fd;
+            }
+            n.provider->callback(info, n.provider->context); // no engine lock held
+        }
         std::lock_guard<std::mutex> lock(mutex_);
         --n.provider->in_flight;
         auto &v = n.provider->in_flight_threads;
@@ -419,6 +439,14 @@ Status Engine::enable_provider_ex(const std::shared_ptr<Session> &session, const
             if (it != e.enablements.end()) {
                 *it = {session, level, match_any, match_all, enable_property, filter};
             } else {
+                // EnableTraceEx2's remarks: "Up to eight trace sessions can enable and
+                // receive events from the same modern provider"; its status for more:
+                // ERROR_NO_SYSTEM_RESOURCES (the sessions this engine enables).
+                if (e.enablements.size() >= kMaxSessionsPerProvider)
+                    return Fail(ETW_ERROR_NO_SYSTEM_RESOURCES, "the provider " + guid_to_string(provider) +
+                                                                   " is already enabled by " +
+                                                                   std::to_string(kMaxSessionsPerProvider) +
+                                                                   " sessions, the most EnableTraceEx2 allows");
                 if (const std::size_t limit = hosting_ ? hosting_->enable_limit(session.get()) : 0) {
                     std::size_t n = 0;
                     for (auto &[k, other] : guids_)

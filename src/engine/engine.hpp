@@ -43,7 +43,14 @@ struct EnableInfo {
     // The SCHEMATIZED filter of the session named by session_handle, as
     // EnableCallback's FilterData (null: none); valid during the call.
     const etw_event_filter_descriptor *filter_data = nullptr;
+    // That session's identifier (session_instance): deliver() writes it into
+    // the copy of filter_data the callback gets, as EVENT_FILTER_HEADER.InstanceId.
+    std::uint64_t instance_id = 0;
 };
+
+// A session's identifier for EventWriteEx's Filter: one bit, from its logger
+// id (1..64 in one process; beyond that, ids share bits modulo 64).
+inline std::uint64_t session_instance(std::uint16_t logger_id) { return 1ull << ((logger_id + 63u) % 64u); }
 
 using EnableCallback = void (*)(const EnableInfo &info, void *context);
 
@@ -59,6 +66,7 @@ struct ProviderSnapshot {
         std::uint64_t match_any;           // MatchAnyKeyword, all bits when enabled with 0
         std::uint64_t match_all;           // MatchAllKeyword
         std::uint32_t enable_property = 0; // EVENT_ENABLE_PROPERTY_* bits (engine/event_properties.hpp)
+        std::uint64_t instance = 0;        // session_instance: EventWriteEx's Filter skips it when set there
         // The enablement's filters (docs/FILTERS.md), kept alive by the
         // snapshot; null: none. event_filter: the same when events must ask
         // it (EVENT_ID, EVENT_NAME, PAYLOAD), else null: the write path's
@@ -77,8 +85,9 @@ struct ProviderSnapshot {
         // Whether an EVENT_HEADER event the session takes passes its filters.
         bool passes(const EventHeaderInput &e) const noexcept
         {
-            return event_filter == nullptr ||
-                   event_filter->admits(*e.descriptor, e.data_count, e.data, e.tl ? e.tl->schema : nullptr);
+            return (e.exclude & instance) == 0 &&
+                   (event_filter == nullptr ||
+                    event_filter->admits(*e.descriptor, e.data_count, e.data, e.tl ? e.tl->schema : nullptr));
         }
         // Whether an event of this id carries a stack for this session: false
         // when a STACKWALK filter turns the id away, true otherwise (no
@@ -229,6 +238,12 @@ public:
     static etw_status write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                   const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
                                   const etw_event_data_descriptor *data) noexcept;
+    // write_event with EventWriteEx's Filter: exclude, the sessions (session_instance
+    // bits) that do not get it. Apart so that write_event keeps seven arguments (its
+    // caller's tail call: an eighth goes on the stack).
+    static etw_status write_event_ex(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                     const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                     const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept;
     static bool is_enabled(const Provider *p, std::uint8_t level, std::uint64_t flags) noexcept;
     // An EVENT_HEADER event with TraceLogging metadata (schema: the
     // EVENT_SCHEMA_TL data, checked by the caller) and any number of payload
@@ -246,16 +261,21 @@ private:
     [[gnu::noinline]] static etw_status write_event_typed(Provider *p, const etw_event_descriptor *descriptor,
                                                           std::uint32_t flags, const etw_guid *activity,
                                                           const etw_guid *related, std::uint32_t data_count,
-                                                          const etw_event_data_descriptor *data) noexcept;
+                                                          const etw_event_data_descriptor *data,
+                                                          std::uint64_t exclude) noexcept;
     // An EVENT_HEADER event with TraceLogging's items (write_tracelogging.cpp).
     static etw_status write_with_items(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                        const etw_guid *activity, const etw_guid *related, const TlItems &tl,
                                        std::uint32_t data_count, const etw_event_data_descriptor *data,
-                                       std::uint64_t bytes) noexcept;
+                                       std::uint64_t bytes, std::uint64_t exclude = 0) noexcept;
     // The write of a checked EVENT_HEADER event to the provider's sessions
     // (inline in write_path.cpp; _prepared: out of line, for write_tracelogging.cpp).
     static etw_status write_event_checked(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
     static etw_status write_event_prepared(Provider *p, const EventHeaderInput &e, std::uint32_t size) noexcept;
+    // write_event and write_event_ex: the checks and the write (inline in write_path.cpp).
+    static etw_status write_event_any(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                      const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                      const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept;
     struct GuidEntry {
         std::vector<Provider *> providers;
         std::vector<Enablement> enablements;

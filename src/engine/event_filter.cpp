@@ -115,6 +115,79 @@ Status bad(std::uint32_t index, std::uint32_t type, FilterScope scope, const std
     return Fail(ETW_ERROR_INVALID_PARAMETER, named(index, type, scope) + ": " + what);
 }
 
+// Checks a PAYLOAD filter: one etw_payload_filter or several chained by
+// ETW_PAYLOAD_FILTER_FLAG_NEXT (filter.h).
+Status check_payload(std::uint32_t index, std::uint32_t type, const std::uint8_t *p, std::uint32_t size,
+                     FilterScope scope)
+{
+    constexpr std::uint8_t kKnown =
+        ETW_PAYLOAD_FILTER_FLAG_EVENT | ETW_PAYLOAD_FILTER_FLAG_NEXT | ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS;
+    std::uint32_t at = 0;
+    for (std::uint32_t k = 0;; ++k) {
+        at = (at + 3) & ~3u;
+        const std::string unit = k == 0 ? std::string() : "aggregated filter " + std::to_string(k) + ": ";
+        if (at + 4 > size)
+            return bad(index, type, scope,
+                       unit + "Size " + std::to_string(size) + " ends before etw_payload_filter's 4 bytes");
+        const std::uint16_t count = rd16(p + at);
+        const std::uint8_t flags = p[at + 3];
+        if (count == 0 || count > ETW_MAX_PAYLOAD_PREDICATES)
+            return bad(index, type, scope,
+                       unit + "predicate_count is " + std::to_string(count) +
+                           "; 1 to MAX_PAYLOAD_PREDICATES (8) are taken");
+        if (p[at + 2] > 1)
+            return bad(index, type, scope, unit + "match_all must be 0 or 1");
+        if ((flags & ~kKnown) != 0 ||
+            ((flags & ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS) && !(flags & ETW_PAYLOAD_FILTER_FLAG_EVENT)))
+            return bad(index, type, scope,
+                       unit + "flags " + std::to_string(flags) +
+                           ": only ETW_PAYLOAD_FILTER_FLAG_EVENT, _NEXT and _ALL_FILTERS (with EVENT) are defined");
+        at += 4;
+        if (flags & ETW_PAYLOAD_FILTER_FLAG_EVENT) {
+            if (at + 4 > size || p[at + 3] != 0)
+                return bad(index, type, scope,
+                           unit + "its etw_payload_filter_event lies beyond Size or is not reserved 0");
+            at += 4;
+        }
+        for (std::uint16_t n = 0; n < count; ++n) {
+            at = (at + 3) & ~3u;
+            const std::string which = unit + "predicate " + std::to_string(n);
+            if (at + 8 > size)
+                return bad(index, type, scope, which + " lies beyond Size");
+            const std::uint16_t op = rd16(p + at), name_size = rd16(p + at + 2), value_size = rd16(p + at + 4);
+            if (op == ETW_PAYLOADFIELD_IS || op == ETW_PAYLOADFIELD_ISNOT)
+                return Fail(ETW_ERROR_NOT_SUPPORTED, named(index, type, scope) + ": " + which + ": operator " +
+                                                         std::to_string(op) +
+                                                         " (IS, ISNOT: a field's value map) is not implemented");
+            if (op > ETW_PAYLOADFIELD_MODULO && op != ETW_PAYLOADFIELD_CONTAINS && op != ETW_PAYLOADFIELD_DOESNTCONTAIN)
+                return bad(index, type, scope,
+                           which + ": compare_op " + std::to_string(op) + " is no PAYLOAD_OPERATOR");
+            at += 8;
+            if (name_size < 2 || value_size < 2 || std::uint64_t(at) + name_size + value_size > size)
+                return bad(index, type, scope,
+                           which + ": its name and value (name_size " + std::to_string(name_size) + ", value_size " +
+                               std::to_string(value_size) + ") are empty or lie beyond Size");
+            if (p[at + name_size - 1] != 0 || std::memchr(p + at, 0, name_size - 1) != nullptr ||
+                p[at + name_size + value_size - 1] != 0 ||
+                std::memchr(p + at + name_size, 0, value_size - 1) != nullptr)
+                return bad(index, type, scope, which + ": its name and value must each end in their only NUL");
+            const std::string value(reinterpret_cast<const char *>(p + at + name_size), value_size - 1u);
+            std::int64_t lo, hi;
+            if (op == ETW_PAYLOADFIELD_BETWEEN || op == ETW_PAYLOADFIELD_NOTBETWEEN) {
+                const std::size_t comma = value.find(',');
+                if (comma == std::string::npos || !parse_int(value.substr(0, comma), &lo) ||
+                    !parse_int(value.substr(comma + 1), &hi))
+                    return bad(index, type, scope, which + ": BETWEEN and NOTBETWEEN take \"low,high\" integers");
+            }
+            if (op == ETW_PAYLOADFIELD_MODULO && (!parse_int(value, &lo) || lo == 0))
+                return bad(index, type, scope, which + ": MODULO takes one integer other than 0");
+            at += name_size + value_size;
+        }
+        if (!(flags & ETW_PAYLOAD_FILTER_FLAG_NEXT))
+            return Status::ok();
+    }
+}
+
 // Checks one filter's payload (p, size: its bytes) as EnableTraceEx2 does.
 Status check_one(std::uint32_t index, std::uint32_t type, const std::uint8_t *p, std::uint32_t size, FilterScope scope)
 {
@@ -206,51 +279,8 @@ Status check_one(std::uint32_t index, std::uint32_t type, const std::uint8_t *p,
         }
         break;
     }
-    case ETW_EVENT_FILTER_TYPE_PAYLOAD: {
-        if (size < 4)
-            return bad(index, type, scope, "Size " + std::to_string(size) + " is below etw_payload_filter's 4 bytes");
-        const std::uint16_t count = rd16(p);
-        if (count == 0 || count > ETW_MAX_PAYLOAD_PREDICATES)
-            return bad(index, type, scope,
-                       "predicate_count is " + std::to_string(count) + "; 1 to MAX_PAYLOAD_PREDICATES (8) are taken");
-        if (p[2] > 1)
-            return bad(index, type, scope, "match_all must be 0 or 1");
-        std::uint32_t at = 4;
-        for (std::uint16_t n = 0; n < count; ++n) {
-            at = (at + 3) & ~3u;
-            if (at + 8 > size)
-                return bad(index, type, scope, "predicate " + std::to_string(n) + " lies beyond Size");
-            const std::uint16_t op = rd16(p + at), name_size = rd16(p + at + 2), value_size = rd16(p + at + 4);
-            const std::string which = "predicate " + std::to_string(n);
-            if (op == ETW_PAYLOADFIELD_MODULO || op == ETW_PAYLOADFIELD_IS || op == ETW_PAYLOADFIELD_ISNOT)
-                return Fail(ETW_ERROR_NOT_SUPPORTED, named(index, type, scope) + ": " + which + ": operator " +
-                                                         std::to_string(op) +
-                                                         " (MODULO, IS, ISNOT) is not implemented");
-            if (op > ETW_PAYLOADFIELD_NOTBETWEEN && op != ETW_PAYLOADFIELD_CONTAINS &&
-                op != ETW_PAYLOADFIELD_DOESNTCONTAIN)
-                return bad(index, type, scope,
-                           which + ": compare_op " + std::to_string(op) + " is no PAYLOAD_OPERATOR");
-            at += 8;
-            if (name_size < 2 || value_size < 2 || std::uint64_t(at) + name_size + value_size > size)
-                return bad(index, type, scope,
-                           which + ": its name and value (name_size " + std::to_string(name_size) + ", value_size " +
-                               std::to_string(value_size) + ") are empty or lie beyond Size");
-            if (p[at + name_size - 1] != 0 || std::memchr(p + at, 0, name_size - 1) != nullptr ||
-                p[at + name_size + value_size - 1] != 0 ||
-                std::memchr(p + at + name_size, 0, value_size - 1) != nullptr)
-                return bad(index, type, scope, which + ": its name and value must each end in their only NUL");
-            const std::string value(reinterpret_cast<const char *>(p + at + name_size), value_size - 1u);
-            if (op == ETW_PAYLOADFIELD_BETWEEN || op == ETW_PAYLOADFIELD_NOTBETWEEN) {
-                const std::size_t comma = value.find(',');
-                std::int64_t lo, hi;
-                if (comma == std::string::npos || !parse_int(value.substr(0, comma), &lo) ||
-                    !parse_int(value.substr(comma + 1), &hi))
-                    return bad(index, type, scope, which + ": BETWEEN and NOTBETWEEN take \"low,high\" integers");
-            }
-            at += name_size + value_size;
-        }
-        break;
-    }
+    case ETW_EVENT_FILTER_TYPE_PAYLOAD:
+        return check_payload(index, type, p, size, scope);
     default:
         break;
     }
@@ -398,27 +428,46 @@ Status EventFilter::parse(const std::vector<std::uint8_t> &blob, std::shared_ptr
             break;
         }
         case ETW_EVENT_FILTER_TYPE_PAYLOAD: {
-            const std::uint16_t count = rd16(p);
-            f->predicates_all_ = p[2] != 0;
-            std::uint32_t at2 = 4;
-            for (std::uint16_t i = 0; i < count; ++i) {
+            // (check_payload passed: the walk needs no bounds tests.)
+            std::uint32_t at2 = 0;
+            for (bool more = true; more;) {
                 at2 = (at2 + 3) & ~3u;
-                Predicate pr;
-                pr.op = rd16(p + at2);
-                const std::uint16_t name_size = rd16(p + at2 + 2), value_size = rd16(p + at2 + 4);
-                at2 += 8;
-                pr.field.assign(reinterpret_cast<const char *>(p + at2), name_size - 1u);
-                pr.text.assign(reinterpret_cast<const char *>(p + at2 + name_size), value_size - 1u);
-                at2 += name_size + value_size;
-                if (pr.op == ETW_PAYLOADFIELD_BETWEEN || pr.op == ETW_PAYLOADFIELD_NOTBETWEEN) {
-                    const std::size_t comma = pr.text.find(',');
-                    pr.numeric =
-                        parse_int(pr.text.substr(0, comma), &pr.lo) && parse_int(pr.text.substr(comma + 1), &pr.hi);
-                } else {
-                    pr.numeric = parse_int(pr.text, &pr.lo);
-                    pr.hi = pr.lo;
+                PayloadGroup g;
+                const std::uint16_t count = rd16(p + at2);
+                g.match_all = p[at2 + 2] != 0;
+                const std::uint8_t flags = p[at2 + 3];
+                more = (flags & ETW_PAYLOAD_FILTER_FLAG_NEXT) != 0;
+                at2 += 4;
+                if (flags & ETW_PAYLOAD_FILTER_FLAG_EVENT) {
+                    g.scoped = true;
+                    g.id = rd16(p + at2);
+                    g.version = p[at2 + 2];
+                    g.all_filters = (flags & ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS) != 0;
+                    at2 += 4;
                 }
-                f->predicates_.push_back(std::move(pr));
+                g.first = std::uint32_t(f->predicates_.size());
+                g.count = count;
+                for (std::uint16_t i = 0; i < count; ++i) {
+                    at2 = (at2 + 3) & ~3u;
+                    Predicate pr;
+                    pr.op = rd16(p + at2);
+                    const std::uint16_t name_size = rd16(p + at2 + 2), value_size = rd16(p + at2 + 4);
+                    at2 += 8;
+                    pr.field.assign(reinterpret_cast<const char *>(p + at2), name_size - 1u);
+                    pr.text.assign(reinterpret_cast<const char *>(p + at2 + name_size), value_size - 1u);
+                    at2 += name_size + value_size;
+                    if (pr.op == ETW_PAYLOADFIELD_BETWEEN || pr.op == ETW_PAYLOADFIELD_NOTBETWEEN) {
+                        const std::size_t comma = pr.text.find(',');
+                        pr.numeric =
+                            parse_int(pr.text.substr(0, comma), &pr.lo) && parse_int(pr.text.substr(comma + 1), &pr.hi);
+                    } else {
+                        pr.numeric = parse_int(pr.text, &pr.lo);
+                        pr.hi = pr.lo;
+                    }
+                    pr.text = folded(pr.text); // string comparisons ignore case (PAYLOAD_FILTER_PREDICATE)
+                    f->predicates_.push_back(std::move(pr));
+                }
+                f->payloads_.push_back(g);
             }
             f->per_event_ = true;
             break;

@@ -61,10 +61,20 @@ public:
     struct Predicate {
         std::uint16_t op;
         std::string field;
-        std::string text;     // the value as given (strings)
-        std::int64_t lo = 0;  // numeric value (BETWEEN: the low end)
+        std::string text;     // the value as given (strings), ASCII letters folded to lower case
+        std::int64_t lo = 0;  // numeric value (BETWEEN: the low end; MODULO: the divisor)
         std::int64_t hi = 0;  // BETWEEN: the high end
         bool numeric = false; // the value parsed as an integer
+    };
+    // One etw_payload_filter of a PAYLOAD filter (several when aggregated):
+    // its predicates are predicates_[first, first + count).
+    struct PayloadGroup {
+        bool scoped = false; // tied to one event: id and version
+        std::uint16_t id = 0;
+        std::uint8_t version = 0;
+        bool all_filters = false; // EventMatchALLFlags: must hold with the event's other flagged filters
+        bool match_all = true;    // its predicates AND (else OR: EventMatchANY)
+        std::uint32_t first = 0, count = 0;
     };
 
 private:
@@ -76,8 +86,8 @@ private:
         bool contains(std::uint16_t id) const noexcept { return (bits[id >> 6] >> (id & 63)) & 1; }
     };
     bool names_admit(const etw_event_descriptor &d, const std::uint8_t *meta, std::uint32_t meta_size) const noexcept;
-    bool payload_admits(const std::uint8_t *meta, std::uint32_t meta_size, std::uint32_t data_count,
-                        const etw_event_data_descriptor *data) const noexcept;
+    bool payload_admits(const etw_event_descriptor &d, const std::uint8_t *meta, std::uint32_t meta_size,
+                        std::uint32_t data_count, const etw_event_data_descriptor *data) const noexcept;
 
     std::vector<std::uint8_t> blob_;
     std::uint32_t count_ = 0;
@@ -92,7 +102,7 @@ private:
     std::uint64_t names_any_ = 0, names_all_ = 0;
     std::vector<std::string> names_;
     std::vector<Predicate> predicates_;
-    bool predicates_all_ = true;
+    std::vector<PayloadGroup> payloads_;
     std::vector<std::uint8_t> schematized_bytes_;
     etw_event_filter_descriptor schematized_{};
 };

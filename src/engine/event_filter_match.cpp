@@ -315,24 +315,41 @@ bool compare_integer(const EventFilter::Predicate &p, std::uint8_t type, std::ui
         return cmp(p.lo) >= 0 && cmp(p.hi) <= 0;
     case ETW_PAYLOADFIELD_NOTBETWEEN:
         return cmp(p.lo) < 0 || cmp(p.hi) > 0;
+    case ETW_PAYLOADFIELD_MODULO: // periodic sampling: a multiple of the value (never 0: refused when parsed)
+        if (is_signed(type))
+            return p.lo == -1 || std::int64_t(raw) % p.lo == 0;
+        return raw % (p.lo < 0 ? std::uint64_t(0) - std::uint64_t(p.lo) : std::uint64_t(p.lo)) == 0;
     default:
         return false;
     }
 }
 
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+// Whether n bytes of a and b are equal, ASCII letters in any case (b is folded already).
+bool same_text(const char *a, const char *b, std::size_t n) noexcept
+{
+    for (std::size_t i = 0; i < n; ++i)
+        if (lower(a[i]) != b[i])
+            return false;
+    return true;
+}
+
+// Strings compare case-insensitively (PAYLOAD_FILTER_PREDICATE's remarks);
+// p.text is folded when parsed.
 bool compare_string(const EventFilter::Predicate &p, const char *s, std::uint32_t len) noexcept
 {
     const std::string &v = p.text;
     switch (p.op) {
     case ETW_PAYLOADFIELD_EQ:
-        return len == v.size() && std::memcmp(s, v.data(), len) == 0;
+        return len == v.size() && same_text(s, v.data(), len);
     case ETW_PAYLOADFIELD_NE:
-        return !(len == v.size() && std::memcmp(s, v.data(), len) == 0);
+        return !(len == v.size() && same_text(s, v.data(), len));
     case ETW_PAYLOADFIELD_CONTAINS:
     case ETW_PAYLOADFIELD_DOESNTCONTAIN: {
         bool found = v.empty();
         for (std::uint32_t i = 0; !found && i + v.size() <= len; ++i)
-            found = std::memcmp(s + i, v.data(), v.size()) == 0;
+            found = same_text(s + i, v.data(), v.size());
         return found == (p.op == ETW_PAYLOADFIELD_CONTAINS);
     }
     default:
@@ -425,19 +442,34 @@ bool EventFilter::names_admit(const etw_event_descriptor &d, const std::uint8_t 
     return listed == names_in_;
 }
 
-bool EventFilter::payload_admits(const std::uint8_t *meta, std::uint32_t meta_size, std::uint32_t data_count,
-                                 const etw_event_data_descriptor *data) const noexcept
+bool EventFilter::payload_admits(const etw_event_descriptor &d, const std::uint8_t *meta, std::uint32_t meta_size,
+                                 std::uint32_t data_count, const etw_event_data_descriptor *data) const noexcept
 {
     if (meta == nullptr)
         return true; // not self-describing: the payload filter does not apply
-    for (const Predicate &p : predicates_) {
-        const bool h = holds(p, meta, meta_size, data_count, data);
-        if (predicates_all_ && !h)
-            return false;
-        if (!predicates_all_ && h)
-            return true;
+    // Filters without an event hold for every event; those of the event's Id
+    // and Version: every ALL_FILTERS one, and one of the others (filter.h).
+    bool others = false, other_held = false;
+    for (const PayloadGroup &g : payloads_) {
+        if (g.scoped && (g.id != d.Id || g.version != d.Version))
+            continue;
+        bool h = g.match_all;
+        for (std::uint32_t i = g.first; i < g.first + g.count; ++i) {
+            const bool one = holds(predicates_[i], meta, meta_size, data_count, data);
+            if (g.match_all != one) {
+                h = one;
+                break;
+            }
+        }
+        if (!g.scoped || g.all_filters) {
+            if (!h)
+                return false;
+        } else {
+            others = true;
+            other_held = other_held || h;
+        }
     }
-    return predicates_all_;
+    return !others || other_held;
 }
 
 bool EventFilter::admits(const etw_event_descriptor &d, std::uint32_t data_count, const etw_event_data_descriptor *data,
@@ -451,7 +483,7 @@ bool EventFilter::admits(const etw_event_descriptor &d, std::uint32_t data_count
     const std::uint32_t meta_size = schema ? std::uint32_t(schema[0] | schema[1] << 8) : 0;
     if (has_names_ && !names_admit(d, meta, meta_size))
         return false;
-    return predicates_.empty() || payload_admits(meta, meta_size, data_count, data);
+    return predicates_.empty() || payload_admits(d, meta, meta_size, data_count, data);
 }
 
 } // namespace openetw::engine

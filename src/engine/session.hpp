@@ -62,6 +62,7 @@ struct EventHeaderInput {
     // set exactly when related, items or tl are.
     const std::uint8_t *items = nullptr;
     std::uint32_t items_size = 0;
+    std::uint64_t exclude = 0; // EventWriteEx's Filter: sessions (their instance bits) that skip it
 };
 
 struct EventInput {

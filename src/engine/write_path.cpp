@@ -543,9 +543,11 @@ etw_status Engine::trace_gathered(Provider *p, etw_event_trace_header *h) noexce
         [&e, size](Session &s) { return s.write_event_general(e, size); });
 }
 
-etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
-                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                               const etw_event_data_descriptor *data) noexcept
+[[gnu::always_inline]] inline etw_status Engine::write_event_any(Provider *p, const etw_event_descriptor *descriptor,
+                                                                 std::uint32_t flags, const etw_guid *activity,
+                                                                 const etw_guid *related, std::uint32_t data_count,
+                                                                 const etw_event_data_descriptor *data,
+                                                                 std::uint64_t exclude) noexcept
 {
     if (descriptor == nullptr || (data_count != 0 && data == nullptr) || data_count > ETW_MAX_EVENT_DATA_DESCRIPTORS ||
         (flags & ~std::uint32_t(ETW_EVENT_WRITE_STRING_ONLY)) != 0) [[unlikely]]
@@ -560,7 +562,7 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     }
     // Metadata descriptors or a provider with traits: extended items (one test for both).
     if ((types | reinterpret_cast<std::uintptr_t>(p->traits.load(std::memory_order_relaxed))) != 0) [[unlikely]]
-        return write_event_typed(p, descriptor, flags, activity, related, data_count, data);
+        return write_event_typed(p, descriptor, flags, activity, related, data_count, data, exclude);
     // Checked whatever the sessions' buffer sizes, as EventWrite does.
     if (total > ETW_MAX_EVENT_SIZE) [[unlikely]]
         return ETW_ERROR_ARITHMETIC_OVERFLOW;
@@ -572,7 +574,22 @@ etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descript
     e.flags = std::uint16_t(flags | (related ? etl::kEventHeaderFlagExtendedInfo : 0));
     e.data_count = data_count;
     e.data = data;
+    e.exclude = exclude;
     return write_event_checked(p, e, std::uint32_t(total));
+}
+
+etw_status Engine::write_event(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                               const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                               const etw_event_data_descriptor *data) noexcept
+{
+    return write_event_any(p, descriptor, flags, activity, related, data_count, data, 0);
+}
+
+etw_status Engine::write_event_ex(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
+                                  const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
+                                  const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept
+{
+    return write_event_any(p, descriptor, flags, activity, related, data_count, data, exclude);
 }
 
 // The TraceLogging writes (write_tracelogging.cpp) reach the sessions here:

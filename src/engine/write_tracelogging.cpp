@@ -37,7 +37,7 @@ std::uint64_t event_size(const etw_guid *related, const std::uint8_t *traits, co
 etw_status Engine::write_with_items(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                     const etw_guid *activity, const etw_guid *related, const TlItems &tl,
                                     std::uint32_t data_count, const etw_event_data_descriptor *data,
-                                    std::uint64_t bytes) noexcept
+                                    std::uint64_t bytes, std::uint64_t exclude) noexcept
 {
     const std::uint64_t total = event_size(related, tl.traits, tl.schema, bytes);
     if (total > ETW_MAX_EVENT_SIZE)
@@ -51,12 +51,13 @@ etw_status Engine::write_with_items(Provider *p, const etw_event_descriptor *des
     e.flags = std::uint16_t(flags | ((related || e.tl) ? etl::kEventHeaderFlagExtendedInfo : 0));
     e.data_count = data_count;
     e.data = data;
+    e.exclude = exclude;
     return write_event_prepared(p, e, std::uint32_t(total));
 }
 
 etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *descriptor, std::uint32_t flags,
                                      const etw_guid *activity, const etw_guid *related, std::uint32_t data_count,
-                                     const etw_event_data_descriptor *data) noexcept
+                                     const etw_event_data_descriptor *data, std::uint64_t exclude) noexcept
 {
     // The payload descriptors, without the metadata ones (at most as many).
     etw_event_data_descriptor payload[ETW_MAX_EVENT_DATA_DESCRIPTORS];
@@ -91,7 +92,7 @@ etw_status Engine::write_event_typed(Provider *p, const etw_event_descriptor *de
     if (!tl.traits)
         tl.traits = given_traits;
     tl.schema = schema;
-    return write_with_items(p, descriptor, flags, activity, related, tl, n, payload, bytes);
+    return write_with_items(p, descriptor, flags, activity, related, tl, n, payload, bytes, exclude);
 }
 
 etw_status Engine::write_tracelogging(Provider *p, const etw_event_descriptor *descriptor, const etw_guid *activity,

@@ -268,7 +268,7 @@ static_assert(sizeof(GUID) == sizeof(etw_guid));
 // Every EventWrite variant: the arguments checked whether or not a session
 // takes the event (Windows' statuses), then one EVENT_HEADER write.
 ULONG write_event(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, uint32_t flags, LPCGUID activity, LPCGUID related,
-                  ULONG count, PEVENT_DATA_DESCRIPTOR data)
+                  ULONG count, PEVENT_DATA_DESCRIPTOR data, ULONG64 skip = 0)
 {
     if (desc == nullptr || count > MAX_EVENT_DATA_DESCRIPTORS || (count > 0 && data == nullptr))
         return ERROR_INVALID_PARAMETER;
@@ -282,10 +282,10 @@ ULONG write_event(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, uint32_t flags, LPC
         return ERROR_ARITHMETIC_OVERFLOW;
     ULONG status = ERROR_INVALID_HANDLE;
     with_registration(handle, true, [&](Registration &r) {
-        status = etw_provider_write_event(r.provider, reinterpret_cast<const etw_event_descriptor *>(desc), flags,
-                                          reinterpret_cast<const etw_guid *>(activity),
-                                          reinterpret_cast<const etw_guid *>(related), count,
-                                          reinterpret_cast<const etw_event_data_descriptor *>(data));
+        status = etw_provider_write_event_ex(r.provider, reinterpret_cast<const etw_event_descriptor *>(desc), skip,
+                                             flags, reinterpret_cast<const etw_guid *>(activity),
+                                             reinterpret_cast<const etw_guid *>(related), count,
+                                             reinterpret_cast<const etw_event_data_descriptor *>(data));
     });
     return status;
 }
@@ -306,13 +306,12 @@ OPENETW_WIN32_API ULONG EventWriteTransfer(REGHANDLE handle, PCEVENT_DESCRIPTOR 
 OPENETW_WIN32_API ULONG EventWriteEx(REGHANDLE handle, PCEVENT_DESCRIPTOR desc, ULONG64 filter, ULONG flags,
                                      LPCGUID activity, LPCGUID related, ULONG count, PEVENT_DATA_DESCRIPTOR data)
 {
-    // Filter names sessions to skip by the identifiers enable callbacks
-    // receive with filter data; no session has one yet, so no bit excludes
-    // any. Flags: only the two EVENT_WRITE_FLAGs Windows defines.
-    (void)filter;
+    // Filter: the sessions to skip, by the InstanceId their enable callback
+    // found in its FilterData's EVENT_FILTER_HEADER. Flags: only the two
+    // EVENT_WRITE_FLAGs Windows defines.
     if ((flags & ~ULONG(EVENT_WRITE_FLAG_NO_FAULTING | EVENT_WRITE_FLAG_INPRIVATE)) != 0)
         return ERROR_INVALID_PARAMETER;
-    return write_event(handle, desc, 0, activity, related, count, data);
+    return write_event(handle, desc, 0, activity, related, count, data, filter);
 }
 
 OPENETW_WIN32_API ULONG EventWriteString(REGHANDLE handle, UCHAR level, ULONGLONG keyword, PCWSTR text)

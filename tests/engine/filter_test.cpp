@@ -61,12 +61,20 @@ struct Pred {
     std::uint16_t op;
     std::string field, value;
 };
-std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds)
+// One etw_payload_filter; with ETW_PAYLOAD_FILTER_FLAG_EVENT in flags, for event id/version.
+std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds, std::uint8_t flags = 0,
+                                  std::uint16_t id = 0, std::uint8_t version = 0)
 {
     std::vector<std::uint8_t> b(4);
     const std::uint16_t n = std::uint16_t(preds.size());
     std::memcpy(&b[0], &n, 2);
     b[2] = match_all ? 1 : 0;
+    b[3] = flags;
+    if (flags & ETW_PAYLOAD_FILTER_FLAG_EVENT) {
+        const etw_payload_filter_event e{id, version, 0};
+        const auto *eb = reinterpret_cast<const std::uint8_t *>(&e);
+        b.insert(b.end(), eb, eb + sizeof e);
+    }
     for (const Pred &p : preds) {
         while (b.size() % 4)
             b.push_back(0);
@@ -77,6 +85,21 @@ std::vector<std::uint8_t> payload(bool match_all, const std::vector<Pred> &preds
         b.push_back(0);
         b.insert(b.end(), p.value.begin(), p.value.end());
         b.push_back(0);
+    }
+    return b;
+}
+
+// Several etw_payload_filters in one blob (TdhAggregatePayloadFilters): NEXT on all but the last.
+std::vector<std::uint8_t> aggregate(const std::vector<std::vector<std::uint8_t>> &units)
+{
+    std::vector<std::uint8_t> b;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        while (b.size() % 4)
+            b.push_back(0);
+        const std::size_t at = b.size();
+        b.insert(b.end(), units[i].begin(), units[i].end());
+        if (i + 1 < units.size())
+            b[at + 3] |= ETW_PAYLOAD_FILTER_FLAG_NEXT;
     }
     return b;
 }
@@ -335,6 +358,19 @@ TEST(Filters, SessionLevelFiltersArePidAndExecutableNameOnly)
     EXPECT_EQ(s.status, ETW_ERROR_NOT_SUPPORTED);
     EXPECT_NE(std::string(etw_last_error_message()).find("PID and EXECUTABLE_NAME only"), std::string::npos)
         << etw_last_error_message();
+    // The limits hold for a session's own filters too (EVENT_TRACE_PROPERTIES_V2.FilterDesc).
+    const std::uint32_t pids[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const etw_event_filter_descriptor nine = {ptr(pids), sizeof pids, ETW_EVENT_FILTER_TYPE_PID};
+    o.filters = &nine;
+    Session s2("fsessbad2", &o);
+    EXPECT_EQ(s2.status, ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("session filter 0"), std::string::npos);
+    std::vector<etw_event_filter_descriptor> fourteen(14, f);
+    o.filter_count = 14;
+    o.filters = fourteen.data();
+    Session s3("fsessbad3", &o);
+    EXPECT_EQ(s3.status, ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("MAX_EVENT_FILTERS_COUNT"), std::string::npos);
 }
 
 namespace {
@@ -437,6 +473,11 @@ TEST(Filters, PayloadFilterComparesTraceLoggingFields)
         {true, {{ETW_PAYLOADFIELD_GE, "Count", "3"}, {ETW_PAYLOADFIELD_NE, "Name", "banana"}}, {1}},
         {false, {{ETW_PAYLOADFIELD_EQ, "Count", "3"}, {ETW_PAYLOADFIELD_EQ, "Name", "cherry"}}, {1, 3, 10}},
         {true, {{ETW_PAYLOADFIELD_EQ, "Missing", "1"}}, {10}},
+        {true, {{ETW_PAYLOADFIELD_MODULO, "Count", "7"}}, {2}}, // 7 % 7 == 0; 3 and -2 are not multiples
+        {true, {{ETW_PAYLOADFIELD_MODULO, "Count", "-1"}}, {1, 2, 3}},
+        {true, {{ETW_PAYLOADFIELD_EQ, "Name", "BaNaNa"}}, {2}}, // strings compare case-insensitively
+        {true, {{ETW_PAYLOADFIELD_CONTAINS, "Wide", "YZ"}}, {2}},
+        {true, {{ETW_PAYLOADFIELD_DOESNTCONTAIN, "Name", "AN"}}, {1, 3}},
     };
     for (std::size_t k = 0; k < cases.size(); ++k) {
         SCOPED_TRACE(k);
@@ -457,6 +498,36 @@ TEST(Filters, PayloadFilterComparesTraceLoggingFields)
             expect.push_back(10);
         EXPECT_EQ(ids_in(s.stop()), expect);
     }
+}
+
+// TdhCreatePayloadFilter's per-event filters, aggregated: each applies to
+// its event's Id and Version only; of one event's filters, every
+// ALL_FILTERS (EventMatchALLFlags) one must hold and one of the others.
+TEST(Filters, AggregatedPayloadFiltersApplyToTheirEventIdAndVersion)
+{
+    const etw_guid pg = make_guid(0xF10C);
+    constexpr std::uint8_t kEv = ETW_PAYLOAD_FILTER_FLAG_EVENT, kAll = ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS;
+    const auto blob = aggregate({
+        payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "7"}}, kEv, 1, 0),             // event 1: false
+        payload(true, {{ETW_PAYLOADFIELD_EQ, "Name", "apple"}}, kEv, 1, 0),          // event 1: true (OR)
+        payload(true, {{ETW_PAYLOADFIELD_GT, "Count", "5"}}, kEv | kAll, 2, 0),      // event 2: true
+        payload(true, {{ETW_PAYLOADFIELD_CONTAINS, "Name", "x"}}, kEv | kAll, 2, 0), // event 2: false (AND)
+        payload(false, {{ETW_PAYLOADFIELD_EQ, "Count", "-2"}, {ETW_PAYLOADFIELD_EQ, "Count", "1"}}, kEv, 3, 0),
+    });
+    Session s("fagg");
+    ASSERT_EQ(s.status, ETW_OK);
+    Provider prov(pg);
+    const std::vector<etw_event_filter_descriptor> f = {desc(blob, ETW_EVENT_FILTER_TYPE_PAYLOAD)};
+    const etw_enable_parameters p = params(f);
+    ASSERT_EQ(etw_session_enable_provider_ex(s.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    TlEvent e1("E", 3, "apple", u"x"), e2("E", 7, "banana", u"yz"), e3("E", -2, "cherry", u""), e4("E", 9, "d", u"");
+    ASSERT_EQ(write(prov, 1, 7, e1.data), ETW_OK);
+    ASSERT_EQ(write(prov, 2, 7, e2.data), ETW_OK);
+    ASSERT_EQ(write(prov, 3, 7, e3.data), ETW_OK);
+    ASSERT_EQ(write(prov, 4, 7, e4.data), ETW_OK); // no filter names event 4
+    const etw_event_descriptor v1 = {2, 1, 0, 4, 0, 20, 1ull << 2};
+    ASSERT_EQ(etw_provider_write_event(prov, &v1, 0, nullptr, nullptr, 7, e2.data), ETW_OK); // event 2 version 1
+    EXPECT_EQ(ids_in(s.stop()), (std::vector<std::uint16_t>{1, 3, 4, 2}));
 }
 
 TEST(Filters, SchematizedFilterReachesTheEnableCallbackAsFilterData)
@@ -496,6 +567,58 @@ TEST(Filters, SchematizedFilterReachesTheEnableCallbackAsFilterData)
     EXPECT_EQ(seen.calls, 2);
     EXPECT_EQ(seen.type, 0u); // enabled again without it: no FilterData
     s.stop();
+    etw_provider_unregister(prov);
+}
+
+// EventWriteEx's Filter: each session's identifier reaches the enable
+// callback as EVENT_FILTER_HEADER.InstanceId in its SCHEMATIZED FilterData;
+// an event written with that bit skips that session only.
+TEST(Filters, WriteEventExSkipsTheSessionsWhoseInstanceIdItNames)
+{
+    const etw_guid pg = make_guid(0xF10D);
+    Session a("fskipa"), b("fskipb");
+    ASSERT_EQ(a.status, ETW_OK);
+    ASSERT_EQ(b.status, ETW_OK);
+    struct Seen {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> ids; // session handle, InstanceId
+    } seen;
+    etw_provider *prov = nullptr;
+    ASSERT_EQ(etw_provider_register(
+                  &prov, &pg,
+                  [](const etw_provider_enable_info *info, void *u) {
+                      if (!info->filter_data || info->filter_data->Size < 24)
+                          return;
+                      std::uint64_t id;
+                      std::memcpy(
+                          &id, reinterpret_cast<const std::uint8_t *>(std::uintptr_t(info->filter_data->Ptr)) + 8, 8);
+                      static_cast<Seen *>(u)->ids.emplace_back(info->session_handle, id);
+                  },
+                  &seen, nullptr),
+              ETW_OK);
+    // EVENT_FILTER_HEADER {Id 1, Version 0, InstanceId 0, Size 28, NextOffset 0} and 4 bytes of filter data.
+    std::vector<std::uint8_t> schema(28, 0);
+    schema[0] = 1;
+    schema[16] = 28;
+    schema[24] = 0xAB;
+    const std::vector<std::uint8_t> given = schema;
+    const std::vector<etw_event_filter_descriptor> f = {desc(schema, ETW_EVENT_FILTER_TYPE_SCHEMATIZED)};
+    const etw_enable_parameters p = params(f);
+    ASSERT_EQ(etw_session_enable_provider_ex(a.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    ASSERT_EQ(etw_session_enable_provider_ex(b.s, &pg, 1, &p), ETW_OK) << etw_last_error_message();
+    EXPECT_EQ(schema, given); // the controller's bytes are not written
+    ASSERT_EQ(seen.ids.size(), 2u);
+    const std::uint64_t id_a = seen.ids[0].second, id_b = seen.ids[1].second;
+    EXPECT_EQ(seen.ids[0].first, etw_session_handle(a.s));
+    EXPECT_NE(id_a, 0u);
+    EXPECT_NE(id_b, 0u);
+    EXPECT_EQ(id_a & (id_a - 1), 0u); // one bit each, distinct
+    EXPECT_EQ(id_a & id_b, 0u);
+    const etw_event_descriptor d1 = {1, 0, 0, 4, 0, 0, 0}, d2 = {2, 0, 0, 4, 0, 0, 0}, d3 = {3, 0, 0, 4, 0, 0, 0};
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d1, id_a, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d2, 0, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    ASSERT_EQ(etw_provider_write_event_ex(prov, &d3, id_a | id_b, 0, nullptr, nullptr, 0, nullptr), ETW_OK);
+    EXPECT_EQ(ids_in(a.stop()), (std::vector<std::uint16_t>{2}));
+    EXPECT_EQ(ids_in(b.stop()), (std::vector<std::uint16_t>{1, 2}));
     etw_provider_unregister(prov);
 }
 
@@ -563,10 +686,19 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
     unterminated_name.pop_back();
     auto exe_unterminated = utf16z("a.exe");
     exe_unterminated.resize(exe_unterminated.size() - 2);
-    const auto modulo = payload(true, {{ETW_PAYLOADFIELD_MODULO, "Count", "2"}});
+    const auto is_op = payload(true, {{ETW_PAYLOADFIELD_IS, "Count", "2"}});
+    const auto modulo_0 = payload(true, {{ETW_PAYLOADFIELD_MODULO, "Count", "0"}});
+    const auto bad_flags = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, 0x08);
+    const auto all_no_event = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS);
+    auto next_missing = payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}, ETW_PAYLOAD_FILTER_FLAG_NEXT);
+    auto second_bad = aggregate({payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}}),
+                                 payload(true, {{ETW_PAYLOADFIELD_EQ, "Count", "2"}, {ETW_PAYLOADFIELD_EQ, "", ""}})});
     const auto bad_op = payload(true, {{9, "Count", "2"}});
     const auto bad_between = payload(true, {{ETW_PAYLOADFIELD_BETWEEN, "Count", "2"}});
     const std::uint8_t pkg[4] = {1, 0, 0, 0};
+    std::vector<std::uint8_t> zeros(ETW_MAX_EVENT_FILTER_PAYLOAD_SIZE + 8, 0);
+    std::vector<std::uint8_t> many_stack_ids = many_ids;
+    std::vector<std::uint8_t> no_names(24, 0); // EVENT_FILTER_EVENT_NAME, NameCount 0
     struct Case {
         std::vector<etw_event_filter_descriptor> filters;
         etw_status status;
@@ -592,10 +724,35 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
         {{desc(exe_unterminated, ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME)},
          ETW_ERROR_INVALID_PARAMETER,
          "NUL-terminated"},
-        {{desc(modulo, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_NOT_SUPPORTED, "MODULO"},
+        {{desc(is_op, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_NOT_SUPPORTED, "IS, ISNOT"},
+        {{desc(modulo_0, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "MODULO takes"},
+        {{desc(bad_flags, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "flags 8"},
+        {{desc(all_no_event, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "with EVENT"},
+        {{desc(next_missing, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "aggregated filter 1"},
+        {{desc(second_bad, ETW_EVENT_FILTER_TYPE_PAYLOAD)},
+         ETW_ERROR_INVALID_PARAMETER,
+         "aggregated filter 1: predicate 1"},
         {{desc(bad_op, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "no PAYLOAD_OPERATOR"},
         {{desc(bad_between, ETW_EVENT_FILTER_TYPE_PAYLOAD)}, ETW_ERROR_INVALID_PARAMETER, "low,high"},
         {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_PACKAGE_ID}}, ETW_ERROR_NOT_SUPPORTED, "does not implement"},
+        {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_CONTAINER}}, ETW_ERROR_NOT_SUPPORTED, "does not implement"},
+        {{{ptr(zeros.data()), 1025, ETW_EVENT_FILTER_TYPE_SCHEMATIZED}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 1024"},
+        {{{ptr(zeros.data()), 1026, ETW_EVENT_FILTER_TYPE_EXECUTABLE_NAME}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 1024"},
+        {{{ptr(zeros.data()), 4100, ETW_EVENT_FILTER_TYPE_PAYLOAD}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 4096"},
+        {{{ptr(zeros.data()), 4097, ETW_EVENT_FILTER_TYPE_EVENT_NAME}},
+         ETW_ERROR_INVALID_PARAMETER,
+         "above its limit of 4096"},
+        {{desc(many_stack_ids, ETW_EVENT_FILTER_TYPE_STACKWALK)},
+         ETW_ERROR_INVALID_PARAMETER,
+         "MAX_EVENT_FILTER_EVENT_ID_COUNT"},
+        {{desc(no_names, ETW_EVENT_FILTER_TYPE_EVENT_NAME)}, ETW_ERROR_INVALID_PARAMETER, "NameCount is 0"},
+        {{{ptr(zeros.data()), 16, ETW_EVENT_FILTER_TYPE_PAYLOAD}}, ETW_ERROR_INVALID_PARAMETER, "predicate_count is 0"},
         {{{ptr(pkg), 4, 0x80000003u}}, ETW_ERROR_INVALID_PARAMETER, "not a filter type"},
         {{{ptr(pkg), 4, ETW_EVENT_FILTER_TYPE_NONE}}, ETW_ERROR_INVALID_PARAMETER, "not a filter type"},
     };
@@ -625,6 +782,27 @@ TEST(Filters, BadFiltersGetWindowsStatusesAndSayWhichFilterAndWhy)
     // None of the refused calls enabled anything.
     Provider prov(pg);
     EXPECT_EQ(*etw_provider_enabled_word(prov), 0u);
+}
+
+// EnableTraceEx2: "Up to eight trace sessions can enable and receive events
+// from the same modern provider"; more: ERROR_NO_SYSTEM_RESOURCES.
+TEST(Filters, ANinthSessionCannotEnableOneProvider)
+{
+    const etw_guid pg = make_guid(0xF10E);
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (int i = 0; i < 9; ++i) {
+        sessions.push_back(std::make_unique<Session>("fnine"));
+        ASSERT_EQ(sessions.back()->status, ETW_OK);
+    }
+    for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(etw_session_enable_provider(sessions[i]->s, &pg, 1, 0, 0, 0), ETW_OK) << i;
+    EXPECT_EQ(etw_session_enable_provider(sessions[8]->s, &pg, 1, 0, 0, 0), ETW_ERROR_NO_SYSTEM_RESOURCES);
+    EXPECT_NE(std::string(etw_last_error_message()).find("8 sessions"), std::string::npos);
+    EXPECT_EQ(etw_session_enable_provider(sessions[0]->s, &pg, 1, 4, 0, 0), ETW_OK); // enabling again: no new one
+    ASSERT_EQ(etw_session_enable_provider(sessions[1]->s, &pg, 0, 0, 0, 0), ETW_OK);
+    EXPECT_EQ(etw_session_enable_provider(sessions[8]->s, &pg, 1, 0, 0, 0), ETW_OK); // a place was freed
+    for (auto &s : sessions)
+        s->stop();
 }
 
 TEST(Filters, ADamagedBlobIsRefusedNotTrusted)

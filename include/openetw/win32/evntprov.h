@@ -127,7 +127,10 @@ typedef struct _EVENT_FILTER_HEADER {
  * or _CAPTURE_STATE (2: log your state; Level and the keywords are the
  * request's, the enablement is unchanged).
  * Called on the thread that changes the enablement (or OpenETW's
- * notification thread for a session of another process); FilterData is NULL. */
+ * notification thread for a session of another process). FilterData: the
+ * SCHEMATIZED filter the session that caused the call enabled the provider
+ * with (NULL: none); when it holds an EVENT_FILTER_HEADER, its InstanceId is
+ * that session's identifier, for EventWriteEx's Filter. */
 typedef VOID (NTAPI *PENABLECALLBACK)(LPCGUID SourceId, ULONG IsEnabled, UCHAR Level,
                                       ULONGLONG MatchAnyKeyword, ULONGLONG MatchAllKeyword,
                                       PEVENT_FILTER_DESCRIPTOR FilterData, PVOID CallbackContext);
@@ -158,8 +161,10 @@ ULONG EVNTAPI EventWriteTransfer(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDe
                                  LPCGUID RelatedActivityId, ULONG UserDataCount, PEVENT_DATA_DESCRIPTOR UserData);
 /* EventWriteTransfer with Filter and Flags. Flags other than
  * EVENT_WRITE_FLAG_NO_FAULTING and EVENT_WRITE_FLAG_INPRIVATE:
- * ERROR_INVALID_PARAMETER. Filter is taken and excludes no session (no
- * session has a filter identifier yet). */
+ * ERROR_INVALID_PARAMETER. Filter: the OR of the identifiers of the sessions
+ * that must not get the event, each the InstanceId of the EVENT_FILTER_HEADER
+ * its enable callback found in FilterData (a SCHEMATIZED filter of at least
+ * sizeof(EVENT_FILTER_HEADER) bytes); 0: every session. */
 ULONG EVNTAPI EventWriteEx(REGHANDLE RegHandle, PCEVENT_DESCRIPTOR EventDescriptor, ULONG64 Filter, ULONG Flags,
                            LPCGUID ActivityId, LPCGUID RelatedActivityId, ULONG UserDataCount,
                            PEVENT_DATA_DESCRIPTOR UserData);

@@ -228,6 +228,9 @@ pub const ETW_PAYLOADFIELD_CONTAINS: u32 = 20;
 pub const ETW_PAYLOADFIELD_DOESNTCONTAIN: u32 = 21;
 pub const ETW_PAYLOADFIELD_IS: u32 = 30;
 pub const ETW_PAYLOADFIELD_ISNOT: u32 = 31;
+pub const ETW_PAYLOAD_FILTER_FLAG_EVENT: u32 = 1;
+pub const ETW_PAYLOAD_FILTER_FLAG_NEXT: u32 = 2;
+pub const ETW_PAYLOAD_FILTER_FLAG_ALL_FILTERS: u32 = 4;
 pub const ETW_SESSION_LOSSLESS: u32 = 1;
 pub const ETW_SESSION_REPLACE_ORPHAN: u32 = 2;
 pub const ETW_SESSION_TAKE_OVER_ORPHAN: u32 = 4;
@@ -3067,7 +3070,19 @@ fn bindgen_test_layout_etw_event_filter_event_name() {
 #[doc = " event-metadata data descriptor); an event without one passes; a field the"]
 #[doc = " event lacks, or of a type the filter cannot compare, makes its predicate"]
 #[doc = " false. Integer fields take decimal or 0x-hexadecimal values; string fields"]
-#[doc = " compare bytes exactly (UTF-16 fields as their UTF-8 text)."]
+#[doc = " compare as text, ASCII letters case-insensitively (UTF-16 fields as their"]
+#[doc = " UTF-8 text)."]
+#[doc = ""]
+#[doc = " flags (ETW_PAYLOAD_FILTER_FLAG_*; the byte was reserved, 0, before"]
+#[doc = " them): EVENT: an etw_payload_filter_event follows these 4"]
+#[doc = " bytes, before the predicates, and the filter applies to that event (Id and"]
+#[doc = " Version) only, as TdhCreatePayloadFilter's EventDescriptor; ALL_FILTERS"]
+#[doc = " (with EVENT only): TdhAggregatePayloadFilters' EventMatchALLFlags; NEXT:"]
+#[doc = " another etw_payload_filter follows at the 4-byte boundary after this one's"]
+#[doc = " last predicate (an aggregate, all in one descriptor's Size). An event"]
+#[doc = " passes when every filter without EVENT holds and, among the filters of its"]
+#[doc = " Id and Version, every ALL_FILTERS one holds and, if there are others, one"]
+#[doc = " of them holds; an event no filter names passes."]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct etw_payload_filter {
@@ -3132,6 +3147,78 @@ fn bindgen_test_layout_etw_payload_filter() {
             concat!(
                 "Offset of field: ",
                 stringify!(etw_payload_filter),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+#[doc = " The event an etw_payload_filter with ETW_PAYLOAD_FILTER_FLAG_EVENT applies to (4 bytes)."]
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct etw_payload_filter_event {
+    pub Id: u16,
+    pub Version: u8,
+    pub reserved: u8,
+}
+#[test]
+fn bindgen_test_layout_etw_payload_filter_event() {
+    assert_eq!(
+        ::core::mem::size_of::<etw_payload_filter_event>(),
+        4usize,
+        concat!("Size of: ", stringify!(etw_payload_filter_event))
+    );
+    assert_eq!(
+        ::core::mem::align_of::<etw_payload_filter_event>(),
+        2usize,
+        concat!("Alignment of ", stringify!(etw_payload_filter_event))
+    );
+    fn test_field_Id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Id) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
+                "::",
+                stringify!(Id)
+            )
+        );
+    }
+    test_field_Id();
+    fn test_field_Version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).Version) as usize - ptr as usize
+            },
+            2usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
+                "::",
+                stringify!(Version)
+            )
+        );
+    }
+    test_field_Version();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::core::mem::MaybeUninit::<etw_payload_filter_event>::uninit();
+                let ptr = uninit.as_ptr();
+                ::core::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            3usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(etw_payload_filter_event),
                 "::",
                 stringify!(reserved)
             )
@@ -3987,7 +4074,10 @@ extern "C" {
     #[doc = " (callbacks slower than requests) gets the newest 16 and misses the older."]
     #[doc = " ETW_ERROR_INVALID_PARAMETER for NULL or another control code, or for a"]
     #[doc = " private session and a GUID other than its own; a session of another"]
-    #[doc = " process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL."]
+    #[doc = " process: ETW_ERROR_ACCESS_DENIED without ETW_SESSION_RIGHT_CONTROL; a"]
+    #[doc = " ninth session enabling one GUID (sessions of one process; system-wide"]
+    #[doc = " sessions, in their host): ETW_ERROR_NO_SYSTEM_RESOURCES, as EnableTraceEx2"]
+    #[doc = " allows \"up to eight trace sessions\" per provider."]
     pub fn etw_session_enable_provider(
         session: *mut etw_session,
         provider_guid: *const etw_guid,
@@ -4017,7 +4107,7 @@ extern "C" {
     #[doc = " ETW_ERROR_NOT_SUPPORTED for a filter type OpenETW does not implement"]
     #[doc = " (PACKAGE_ID, PACKAGE_APP_ID, CONTAINER, STACKWALK_NAME,"]
     #[doc = " STACKWALK_LEVEL_KW, SYSTEM_FLAGS, TRACEHANDLE) or a payload operator it"]
-    #[doc = " does not (MODULO, IS, ISNOT). The last error message names the filter by"]
+    #[doc = " does not (IS, ISNOT). The last error message names the filter by"]
     #[doc = " its index and what was wrong. Thread-safe."]
     pub fn etw_session_enable_provider_ex(
         session: *mut etw_session,
@@ -4575,6 +4665,27 @@ extern "C" {
     pub fn etw_provider_write_event(
         provider: *mut etw_provider,
         descriptor: *const etw_event_descriptor,
+        flags: u32,
+        activity_id: *const etw_guid,
+        related_activity_id: *const etw_guid,
+        data_count: u32,
+        data: *const etw_event_data_descriptor,
+    ) -> etw_status;
+}
+extern "C" {
+    #[doc = " etw_provider_write_event with EventWriteEx's Filter: filter is the bitwise"]
+    #[doc = " OR of the identifiers of the sessions that must not get the event, each"]
+    #[doc = " the InstanceId an enable callback found in that session's SCHEMATIZED"]
+    #[doc = " FilterData (etw_provider_enable_info.filter_data); 0: every session, as"]
+    #[doc = " etw_provider_write_event. A session's identifier is one bit, fixed while"]
+    #[doc = " it runs; sessions of one process have distinct bits (up to 64 sessions;"]
+    #[doc = " the sessions of other processes may share a bit with one of this"]
+    #[doc = " process's, whose exclusion then skips both). Statuses, threads and costs"]
+    #[doc = " as etw_provider_write_event (the filter costs one AND per session)."]
+    pub fn etw_provider_write_event_ex(
+        provider: *mut etw_provider,
+        descriptor: *const etw_event_descriptor,
+        filter: u64,
         flags: u32,
         activity_id: *const etw_guid,
         related_activity_id: *const etw_guid,
