@@ -9,6 +9,7 @@
 #include <openetw/win32/evntrace.h>
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -71,5 +72,17 @@ void for_each_running_session(const std::function<void(const etw_properties *)> 
 // The profile interval TraceSetInformation gave with SessionHandle 0, which
 // the system loggers StartTrace starts take (0: none given; trace_information.cpp).
 ULONG default_profile_interval();
+
+// An information class (an enum parameter) as the number the caller passed:
+// a C caller may pass any value, and reading one outside the enumerators
+// through the C++ enum type is undefined (UBSan's -fsanitize=enum stops on it).
+template <class Enum>
+int enum_value(const Enum &e)
+{
+    int v;
+    static_assert(sizeof v == sizeof e);
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
 
 } // namespace openetw_win32

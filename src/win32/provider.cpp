@@ -334,8 +334,9 @@ OPENETW_WIN32_API ULONG EventSetInformation(REGHANDLE handle, EVENT_INFO_CLASS i
 {
     // (A bad handle is ERROR_INVALID_PARAMETER here, as EventSetInformation documents.)
     ULONG status = ERROR_INVALID_PARAMETER;
+    const int cls = openetw_win32::enum_value(info_class);
     with_registration(handle, true, [&](Registration &r) {
-        switch (info_class) {
+        switch (cls) {
         case EventProviderSetTraits:
             status = etw_provider_set_traits(r.provider, info, length);
             break;

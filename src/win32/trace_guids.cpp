@@ -107,7 +107,8 @@ OPENETW_WIN32_API ULONG EnumerateTraceGuidsEx(TRACE_QUERY_INFO_CLASS info_class,
     if (length == nullptr || (out == nullptr && out_size != 0))
         return ERROR_INVALID_PARAMETER;
     std::vector<unsigned char> bytes;
-    if (info_class == TraceGuidQueryList) {
+    const int cls = openetw_win32::enum_value(info_class);
+    if (cls == TraceGuidQueryList) {
         std::vector<etw_guid> guids;
         if (ULONG st = all_guids(&guids); st != ERROR_SUCCESS)
             return st;
@@ -115,7 +116,7 @@ OPENETW_WIN32_API ULONG EnumerateTraceGuidsEx(TRACE_QUERY_INFO_CLASS info_class,
             append(bytes, g);
         return hand_out(bytes, out, out_size, length);
     }
-    if (info_class != TraceGuidQueryInfo)
+    if (cls != TraceGuidQueryInfo)
         return ERROR_NOT_SUPPORTED;
     if (in == nullptr || in_size != sizeof(GUID))
         return ERROR_INVALID_PARAMETER;

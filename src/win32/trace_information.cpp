@@ -173,17 +173,6 @@ ULONG query_sources(void *info, ULONG length, PULONG return_length)
     return ERROR_SUCCESS;
 }
 
-// The class as the number the caller passed: a C caller may pass any
-// value, and reading one outside the enumerators through the C++ enum type
-// is undefined (UBSan's -fsanitize=enum stops on it).
-int info_class(const TRACE_INFO_CLASS &c)
-{
-    int v;
-    static_assert(sizeof v == sizeof c);
-    std::memcpy(&v, &c, sizeof v);
-    return v;
-}
-
 } // namespace
 
 namespace openetw_win32 {
@@ -195,7 +184,7 @@ ULONG default_profile_interval() { return g_default_interval.load(std::memory_or
 OPENETW_WIN32_API ULONG TraceSetInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS InformationClass,
                                             PVOID TraceInformation, ULONG InformationLength)
 {
-    switch (info_class(InformationClass)) {
+    switch (openetw_win32::enum_value(InformationClass)) {
     case TraceStackTracingInfo:
         return set_stack_tracing(SessionHandle, TraceInformation, InformationLength);
     case TraceSampledProfileIntervalInfo:
@@ -210,7 +199,7 @@ OPENETW_WIN32_API ULONG TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_I
 {
     if (ReturnLength != nullptr)
         *ReturnLength = 0;
-    switch (info_class(InformationClass)) {
+    switch (openetw_win32::enum_value(InformationClass)) {
     case TraceSampledProfileIntervalInfo:
         return query_interval(SessionHandle, TraceInformation, InformationLength, ReturnLength);
     case TraceProfileSourceListInfo:

@@ -58,6 +58,8 @@ TEST(EtwctlProviders, ListsTheProcessAndSessionAndCapturesState)
     EXPECT_EQ(ctl({"providers", "not-a-guid"}).code, 2);
 
     EXPECT_EQ(ctl({"stop", n}).code, 0);
+    // The handle `start` kept (as etwctl's main does at its end): already stopped.
+    EXPECT_EQ(etwctl::stop_started_sessions(), 0u);
     etw_provider_unregister(p);
     r = ctl({"providers", guid});
     EXPECT_EQ(r.code, 1) << "nothing registers or enables it: " << r.out;
