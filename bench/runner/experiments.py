@@ -285,7 +285,7 @@ def plan(mode, work, large=False):
     # achieved, and nothing may be lost. Flat out (above) the local nats-server's own storage rate
     # bounds the export; these rows show the rates it sustains.
     psecs = {"full": 2.0, "quick": 1.0, "smoke": 0.2}[mode]
-    for rate in ((1e6, 2e6) if not smoke else (1e6,)):
+    for rate in ((1e6, 2e6, 4e6) if full else (1e6, 2e6) if not smoke else (1e6,)):
         for sink, what in (("file", "file only"), ("nats", "file and export to a local nats-server")):
             a = {"kind": "paced", "rate": int(rate), "seconds": psecs, "threads": 1, "payload": 64, "clock": 1,
                  "dir": work, "buffer-kb": 64, "buffers-per-cpu": 16, "lossless": 1, "registry": "fresh"}

@@ -95,7 +95,7 @@ def evaluate_goals(figures):
             vx / vf >= 0.90 and nothing_lost)
     # 4d. At offered rates, the exporting session keeps the rate the file
     # session keeps, and loses nothing (issue 32, a service's steady rate).
-    for r in (1, 2):
+    for r in (1, 2, 4):
         ff = med(fig(figures, "export.paced.file.%dM.offered_per_s" % r), "ours")
         fx = med(fig(figures, "export.paced.nats.%dM.offered_per_s" % r), "ours")
         if ff is None or fx is None:
