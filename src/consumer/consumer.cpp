@@ -5,6 +5,7 @@
 #include "export/export_url.hpp"
 #include "export/credentials.hpp"
 #include "export/nats_export.hpp"
+#include "export/nats_follow.hpp"
 #include "host/session_ref.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
@@ -56,6 +57,7 @@ Consumer::Consumer(const etw_consumer_options &options) : options_(options)
 void Consumer::cancel() noexcept
 {
     cancel_.store(true, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(sources_mutex_);
     for (auto &s : sources_)
         s->interrupt();
 }
@@ -176,12 +178,16 @@ Status Consumer::open_stream(Consumer **out, const char *url, const char *creden
 Consumer::~Consumer()
 {
     sources_.clear();
+    follower_.reset();
     if (options_.user_data_free)
         options_.user_data_free(options_.user_data);
 }
 
 Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input)
 {
+    if (follower_)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "a followed stream (follow=1) is read alone: " + name + " cannot be read with it");
     std::unique_ptr<FileSource> source;
     if (Status st = FileSource::open(std::move(input), name, file_count(), source); !st)
         return st;
@@ -194,6 +200,18 @@ Status Consumer::add_stream(const std::string &url, const std::string &credentia
     std::string creds = credentials_file;
     if (const char *env = std::getenv(exporter::kCredentialsVariable); creds.empty() && env != nullptr)
         creds = env;
+    exporter::ExportUrl parsed;
+    if (Status st = exporter::parse_export_url(url, &parsed); !st)
+        return st;
+    if (follower_ || (parsed.follow && !sources_.empty()))
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "a followed stream (follow=1) is read alone: open \"" + url + "\" as the consumer's only path");
+    if (parsed.follow) {
+        if (Status st = exporter::open_nats_follower(url, creds, &follower_); !st)
+            return st;
+        follow_url_ = url;
+        return Status::ok();
+    }
     std::vector<exporter::StreamTrace> traces;
     if (Status st = exporter::read_nats_stream(url, creds, &traces); !st)
         return st;
@@ -216,7 +234,11 @@ Status Consumer::add_file(const std::string &path)
     return add_input(path, std::move(input));
 }
 
-void Consumer::add_source(std::unique_ptr<BufferSource> source) { sources_.push_back(std::move(source)); }
+void Consumer::add_source(std::unique_ptr<BufferSource> source)
+{
+    std::lock_guard<std::mutex> lock(sources_mutex_);
+    sources_.push_back(std::move(source));
+}
 
 void Consumer::logfile_info(std::uint32_t index, etw_logfile_info &out) const
 {
@@ -296,7 +318,7 @@ bool Consumer::stop_requested()
 {
     if (!stop_.is_ok())
         return true;
-    if (cancel_.load(std::memory_order_relaxed)) {
+    if (cancel_.load(std::memory_order_relaxed) && !draining_) {
         stop_ = Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
         return true;
     }
@@ -324,7 +346,9 @@ Status Consumer::run()
 
     if (stop_requested())
         return stop_;
-    Status st = (options_.flags & ETW_CONSUMER_ORDER_FILE) ? run_file_order() : run_time_order();
+    Status st = follower_                                    ? run_follow()
+                : (options_.flags & ETW_CONSUMER_ORDER_FILE) ? run_file_order()
+                                                             : run_time_order();
     if (!st)
         return st; // I/O error
     if (!stop_.is_ok())

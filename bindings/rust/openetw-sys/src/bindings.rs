@@ -7750,6 +7750,23 @@ extern "C" {
     #[doc = " ETW_ERROR_INVALID_NAME / ETW_ERROR_INVALID_PARAMETER (a bad URL),"]
     #[doc = " ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message"]
     #[doc = " gives the server's reason."]
+    #[doc = ""]
+    #[doc = " Followed (\"...?follow=1\", also after since=: \"?since=TIME&follow=1\"): the"]
+    #[doc = " stream is the consumer's only path (else ETW_ERROR_INVALID_PARAMETER), and"]
+    #[doc = " etw_consumer_process reads what it holds and then what sessions publish"]
+    #[doc = " to it, until etw_consumer_cancel or etw_consumer_close (it then returns"]
+    #[doc = " ETW_ERROR_CANCELLED, after delivering what it had fetched, unless close"]
+    #[doc = " was called from a callback). Open connects and fails as above, but an"]
+    #[doc = " empty stream is no error. Each session instance becomes a file when its"]
+    #[doc = " header buffer arrives: file_count grows while processing, and"]
+    #[doc = " etw_consumer_logfile_header of a new index is for the processing thread"]
+    #[doc = " (the callbacks). Records of all instances are merged in time order,"]
+    #[doc = " each delivered once it is 3 seconds older than this machine's clock"]
+    #[doc = " (ETW_CONSUMER_ORDER_FILE: as they arrive); a buffer that arrives later is"]
+    #[doc = " delivered when it arrives. The loss callback (etw_consumer_set_loss_callback)"]
+    #[doc = " is told, as buffers_lost, of messages the stream removed (its retention)"]
+    #[doc = " before they were read and of data buffers whose instance's header buffer"]
+    #[doc = " was not read. docs/FLEET.md, \"Following a stream\"."]
     pub fn etw_consumer_open(
         out: *mut *mut etw_consumer,
         paths: *const *const core::ffi::c_char,
@@ -7759,7 +7776,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Opens the NATS JetStream stream url (\"nats://HOST[:PORT]/STREAM\","]
-    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\") as etw_consumer_open opens it"]
+    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\", \"?follow=1\" or both joined by"]
+    #[doc = " '&') as etw_consumer_open opens it"]
     #[doc = " as a path, with the credentials of credentials_file (the `key = value`"]
     #[doc = " file of etw_properties_set_export); NULL or \"\" for the file that the"]
     #[doc = " environment variable OPENETW_NATS_CREDENTIALS names, if set. For callers"]
@@ -7977,7 +7995,8 @@ extern "C" {
     #[doc = " happens rather than by querying. Losses also add to"]
     #[doc = " etw_consumer_stats.events_lost. It receives options->user_data."]
     #[doc = " ETW_ERROR_BUSY while processing; ETW_ERROR_INVALID_PARAMETER for NULL"]
-    #[doc = " consumer. File consumers never call it."]
+    #[doc = " consumer. File consumers never call it; a followed stream does (see"]
+    #[doc = " etw_consumer_open)."]
     pub fn etw_consumer_set_loss_callback(
         consumer: *mut etw_consumer,
         callback: etw_loss_callback,
