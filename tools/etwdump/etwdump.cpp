@@ -71,9 +71,10 @@ struct Context {
     etwdump::Summary summary;
     etwdump::Profile *profile = nullptr;
     etwdump::OtlpOption *otlp = nullptr;
-    uint64_t warnings = 0; // buffers flagged ETW_BUFFER_STATUS_WARNING
-    uint64_t unread = 0;   // --follow: buffers the stream removed before they were read
-    bool live = false;     // --session, --follow: each buffer's lines are out once it is done
+    uint64_t warnings = 0;     // buffers flagged ETW_BUFFER_STATUS_WARNING
+    uint64_t unread = 0;       // --follow: buffers the stream removed before they were read
+    bool live = false;         // --session, --follow: each buffer's lines are out once it is done
+    bool otlp_refused = false; // the OTLP receiver refused the credentials: reading stopped
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
     uint64_t total_bytes = 0;
@@ -84,9 +85,12 @@ struct Context {
 int32_t on_record(void *user, const etw_record *record)
 {
     auto *ctx = static_cast<Context *>(user);
-    if (ctx->otlp)
-        ctx->otlp->add(*record, ctx->decoding.decode(*record));
-    else if (ctx->profile)
+    if (ctx->otlp) {
+        if (!ctx->otlp->add(*record, ctx->decoding.decode(*record))) {
+            ctx->otlp_refused = true;
+            return 1; // nothing more would be sent
+        }
+    } else if (ctx->profile)
         ctx->profile->add(*record, ctx->decoding.decode(*record));
     else if (ctx->text)
         ctx->text->write(*record, ctx->decoding.decode(*record));
@@ -293,8 +297,8 @@ int main(int argc, char **argv)
     }
     etw_status status = etw_consumer_process(consumer);
     etwdump::stop_watching_interrupts(); // a Ctrl-C from here on ends the program
-    if (status == ETW_ERROR_CANCELLED && etwdump::interrupted())
-        status = ETW_OK; // the user ended the following: a clean end
+    if (status == ETW_ERROR_CANCELLED && (etwdump::interrupted() || ctx.otlp_refused))
+        status = ETW_OK; // the user ended the following, or the export stopped: its report says why
     bool delivered = true;
     const std::string message = etw_last_error_message();
     if (ctx.unread != 0)
