@@ -1,5 +1,5 @@
 // The HTTP headers an OTLP receiver asks for (API keys, tenants), sent on
-// every request (docs/OTLP.md, "Headers"): from the environment variables
+// every request (docs/FLEET.md, "Headers: API keys"): from the environment variables
 // the OpenTelemetry specification names, OTEL_EXPORTER_OTLP_LOGS_HEADERS
 // (taken instead of the next when set) and OTEL_EXPORTER_OTLP_HEADERS, each
 // a W3C-baggage-like list "key=value,key2=value2" (white space around items
