@@ -260,6 +260,9 @@ typedef int32_t (*etw_event_record_callback)(void *user_data, const etw_event_re
 #define ETW_CONSUMER_ORDER_TIME 0x0u    /* default: per-processor sequence, merged by timestamp */
 #define ETW_CONSUMER_ORDER_FILE 0x1u    /* file by file, buffer by buffer as stored, records by offset */
 #define ETW_CONSUMER_RAW_TIMESTAMP 0x2u /* timestamps stay raw session-clock values */
+/* Added in 0.2: a stream is followed, as with "?follow=1" in its URL (see
+ * etw_consumer_open); only with one stream path (else ETW_ERROR_INVALID_PARAMETER). */
+#define ETW_CONSUMER_FOLLOW 0x4u
 
 /** How to read and whom to call. Set struct_size to sizeof(etw_consumer_options). */
 typedef struct etw_consumer_options {
@@ -343,7 +346,8 @@ typedef struct etw_consumer_stats {
  * ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message
  * gives the server's reason.
  *
- * Followed ("...?follow=1", also after since=: "?since=TIME&follow=1"): the
+ * Followed ("...?follow=1", also after since=: "?since=TIME&follow=1"; or
+ * the flag ETW_CONSUMER_FOLLOW): the
  * stream is the consumer's only path (else ETW_ERROR_INVALID_PARAMETER), and
  * etw_consumer_process reads what it holds and then what sessions publish
  * to it, until etw_consumer_cancel or etw_consumer_close (it then returns

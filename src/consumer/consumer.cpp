@@ -105,7 +105,7 @@ Status Consumer::create(Consumer **out, const etw_consumer_options *options, std
     }
     if (out == nullptr)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
-    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
+    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP | ETW_CONSUMER_FOLLOW;
     if (opts.flags & ~known)
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
@@ -185,6 +185,9 @@ Consumer::~Consumer()
 
 Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input)
 {
+    if (options_.flags & ETW_CONSUMER_FOLLOW)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "ETW_CONSUMER_FOLLOW follows a stream (nats://HOST:PORT/STREAM); " + name + " is not one");
     if (follower_)
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     "a followed stream (follow=1) is read alone: " + name + " cannot be read with it");
@@ -203,10 +206,11 @@ Status Consumer::add_stream(const std::string &url, const std::string &credentia
     exporter::ExportUrl parsed;
     if (Status st = exporter::parse_export_url(url, &parsed); !st)
         return st;
-    if (follower_ || (parsed.follow && !sources_.empty()))
+    const bool follow = parsed.follow || (options_.flags & ETW_CONSUMER_FOLLOW) != 0;
+    if (follower_ || (follow && !sources_.empty()))
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     "a followed stream (follow=1) is read alone: open \"" + url + "\" as the consumer's only path");
-    if (parsed.follow) {
+    if (follow) {
         if (Status st = exporter::open_nats_follower(url, creds, &follower_); !st)
             return st;
         follow_url_ = url;
@@ -228,6 +232,9 @@ Status Consumer::add_file(const std::string &path)
 {
     if (exporter::is_nats_url(path))
         return add_stream(path);
+    if (options_.flags & ETW_CONSUMER_FOLLOW)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "ETW_CONSUMER_FOLLOW follows a stream (nats://HOST:PORT/STREAM); " + path + " is not one");
     std::unique_ptr<platform::RandomAccessInput> input;
     if (Status st = platform::open_file_input(path, input); !st)
         return st;

@@ -355,6 +355,22 @@ TEST(ExportNatsFollow, CloseEndsAFollowThatWaitsAndTheOpenChecksItsArguments)
     EXPECT_EQ(etw_consumer_open(&c, two, 2, &o), ETW_ERROR_INVALID_PARAMETER);
     EXPECT_NE(std::string(etw_last_error_message()).find("is read alone"), std::string::npos)
         << etw_last_error_message();
+    // The flag follows a stream as the query does, and only a stream.
+    o.flags = ETW_CONSUMER_FOLLOW;
+    const std::string plain = srv.url("EMPTY");
+    ASSERT_EQ(etw_consumer_open_stream(&c, plain.c_str(), nullptr, &o), ETW_OK) << etw_last_error_message();
+    processed = ETW_OK;
+    std::thread flagged([&] { processed = etw_consumer_process(c); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(etw_consumer_close(c), ETW_OK);
+    flagged.join();
+    EXPECT_EQ(processed, ETW_ERROR_CANCELLED) << "followed, not read to the end";
+    const std::string file = srv.dir() + "/none.etl";
+    const char *not_a_stream[] = {file.c_str()};
+    EXPECT_EQ(etw_consumer_open(&c, not_a_stream, 1, &o), ETW_ERROR_INVALID_PARAMETER);
+    EXPECT_NE(std::string(etw_last_error_message()).find("ETW_CONSUMER_FOLLOW follows a stream"), std::string::npos)
+        << etw_last_error_message();
+    o.flags = 0;
     const std::string bad = srv.url("EMPTY") + "?follow=yes";
     EXPECT_EQ(etw_consumer_open_stream(&c, bad.c_str(), nullptr, &o), ETW_ERROR_INVALID_PARAMETER);
     EXPECT_NE(std::string(etw_last_error_message()).find("follow=yes"), std::string::npos) << etw_last_error_message();

@@ -352,6 +352,7 @@ pub const ETW_BUFFER_STATUS_WARNING: u32 = 4;
 pub const ETW_CONSUMER_ORDER_TIME: u32 = 0;
 pub const ETW_CONSUMER_ORDER_FILE: u32 = 1;
 pub const ETW_CONSUMER_RAW_TIMESTAMP: u32 = 2;
+pub const ETW_CONSUMER_FOLLOW: u32 = 4;
 pub const ETW_COLLECT_OVERWRITE: u32 = 1;
 pub const ETW_COLLECT_WRITTEN: u32 = 0;
 pub const ETW_COLLECT_UNCHANGED: u32 = 1;
@@ -7751,7 +7752,8 @@ extern "C" {
     #[doc = " ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message"]
     #[doc = " gives the server's reason."]
     #[doc = ""]
-    #[doc = " Followed (\"...?follow=1\", also after since=: \"?since=TIME&follow=1\"): the"]
+    #[doc = " Followed (\"...?follow=1\", also after since=: \"?since=TIME&follow=1\"; or"]
+    #[doc = " the flag ETW_CONSUMER_FOLLOW): the"]
     #[doc = " stream is the consumer's only path (else ETW_ERROR_INVALID_PARAMETER), and"]
     #[doc = " etw_consumer_process reads what it holds and then what sessions publish"]
     #[doc = " to it, until etw_consumer_cancel or etw_consumer_close (it then returns"]
