@@ -362,7 +362,9 @@ typedef struct etw_consumer_stats {
  * delivered when it arrives. The loss callback (etw_consumer_set_loss_callback)
  * is told, as buffers_lost, of messages the stream removed (its retention)
  * before they were read and of data buffers whose instance's header buffer
- * was not read. docs/FLEET.md, "Following a stream".
+ * was not read, and, as events_lost, of the events a session's final header
+ * says it lost when it stops (that file's header fields then become the
+ * final ones). docs/FLEET.md, "Following a stream".
  */
 ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
                                      const etw_consumer_options *options);

@@ -101,7 +101,16 @@ Status Consumer::run_follow()
             stats_.file_count = file_count();
             // Then read as its file's first buffer is (the log file header record).
         } else if (m.tag.kind == exporter::BufferTag::Kind::End) {
-            return true; // the same buffer with the final counts: its records came with the header
+            // The same buffer with the final counts: its records came with the
+            // header; its counts become the file's, and its lost events are told.
+            std::uint32_t events_lost = 0;
+            if (it == instances.end() || !it->second->finish(m.bytes, &events_lost) || events_lost == 0)
+                return true;
+            std::string why;
+            if (hooks_.loss(events_lost, 0, &why))
+                return true;
+            stop_ = Fail(ETW_ERROR_CANCELLED, why);
+            return false;
         } else if (it == instances.end()) {
             return report_loss(1); // its header is not in the stream (retention, or before since=)
         }

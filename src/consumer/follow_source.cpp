@@ -37,6 +37,18 @@ bool FollowSource::add(std::uint64_t sequence, std::vector<std::uint8_t> bytes, 
     return true;
 }
 
+bool FollowSource::finish(const std::vector<std::uint8_t> &end_buffer, std::uint32_t *events_lost)
+{
+    std::unique_ptr<FileSource> end;
+    if (!FileSource::open(platform::memory_input(end_buffer), info_.path, info_.index, end))
+        return false;
+    const std::uint32_t before = info_.header.fields.EventsLost;
+    info_.header.fields = end->info().header.fields;
+    const std::uint32_t after = info_.header.fields.EventsLost;
+    *events_lost = after > before ? after - before : 0;
+    return true;
+}
+
 Status FollowSource::read(const BufferLocation &loc, StoredBuffer &out)
 {
     auto it = kept_.find(loc.index);

@@ -39,6 +39,11 @@ public:
     // Keeps the data buffer of the instance's stream sequence (Openetw-Sequence);
     // false when that sequence came before (a message stored twice).
     bool add(std::uint64_t sequence, std::vector<std::uint8_t> bytes, BufferLocation *loc);
+    // The instance stopped: its header's fields become those of the final
+    // header buffer (EndTime, BuffersWritten, EventsLost...; the strings stay
+    // as they were, callers may hold them). Returns the EventsLost it adds;
+    // false when the buffer does not read as a header (nothing changes).
+    bool finish(const std::vector<std::uint8_t> &end_buffer, std::uint32_t *events_lost);
 
 private:
     SourceInfo info_;

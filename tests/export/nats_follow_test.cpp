@@ -316,9 +316,16 @@ TEST(ExportNatsFollow, AFollowerHeldBackCountsWhatTheStreamsRetentionRemovedAndG
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    EXPECT_EQ(etw_consumer_close(c), ETW_OK);
+    // Its last event comes 3 s after its final header arrived, which was read then.
+    EXPECT_EQ(etw_consumer_cancel(c), ETW_OK);
     worker.join();
     EXPECT_EQ(processed, ETW_ERROR_CANCELLED) << etw_last_error_message();
+    etw_logfile_info info{};
+    info.struct_size = sizeof info;
+    EXPECT_EQ(etw_consumer_logfile_header(&info, c, 0), ETW_OK) << etw_last_error_message();
+    EXPECT_NE(info.header.EndTime, 0) << "the final header's counts are the file's";
+    EXPECT_EQ(info.header.BuffersWritten, last - 1) << "the header buffer and every data buffer";
+    EXPECT_EQ(etw_consumer_close(c), ETW_OK);
     std::lock_guard<std::mutex> lock(held.m);
     EXPECT_EQ(held.last, 10 + kMore - 1) << "it went on after the gap, up to the last event";
     EXPECT_GT(held.lost, 0u);

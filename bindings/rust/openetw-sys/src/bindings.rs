@@ -7768,7 +7768,9 @@ extern "C" {
     #[doc = " delivered when it arrives. The loss callback (etw_consumer_set_loss_callback)"]
     #[doc = " is told, as buffers_lost, of messages the stream removed (its retention)"]
     #[doc = " before they were read and of data buffers whose instance's header buffer"]
-    #[doc = " was not read. docs/FLEET.md, \"Following a stream\"."]
+    #[doc = " was not read, and, as events_lost, of the events a session's final header"]
+    #[doc = " says it lost when it stops (that file's header fields then become the"]
+    #[doc = " final ones). docs/FLEET.md, \"Following a stream\"."]
     pub fn etw_consumer_open(
         out: *mut *mut etw_consumer,
         paths: *const *const core::ffi::c_char,
