@@ -325,7 +325,7 @@ bool Consumer::stop_requested()
 {
     if (!stop_.is_ok())
         return true;
-    if (cancel_.load(std::memory_order_relaxed) && !draining_) {
+    if (cancel_.load(std::memory_order_relaxed) && (!cancel_drains_ || close_pending_)) {
         stop_ = Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
         return true;
     }

@@ -107,7 +107,9 @@ private:
     std::unique_ptr<exporter::NatsFollower> follower_;
     std::string follow_url_;
     std::mutex sources_mutex_;
-    bool draining_ = false; // a cancelled follow delivers what it fetched
+    // A follow delivers what it fetched when cancelled: its loop, not
+    // stop_requested, ends it (a close from a callback still stops at once).
+    bool cancel_drains_ = false;
     LiveHooks hooks_;
     etw_loss_callback loss_callback_ = nullptr;
     etw_raw_buffer_callback raw_buffer_callback_ = nullptr;

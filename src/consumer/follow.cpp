@@ -130,16 +130,19 @@ Status Consumer::run_follow()
     };
 
     std::vector<exporter::FollowedMessage> messages;
+    cancel_drains_ = true;
+    struct Reset {
+        bool &flag;
+        ~Reset() { flag = false; }
+    } reset{cancel_drains_}; // whatever way the loop ends
     for (;;) {
         if (cancel_.load(std::memory_order_relaxed)) {
-            // What was fetched is delivered, in order, unless close was called
-            // from a callback (processing then stops at once).
-            draining_ = !close_pending_;
+            // What was fetched is delivered, in order (a close from a callback
+            // stops it: deliver_record then returns false).
             Status error;
-            while (draining_ && !heap.empty() && stop_.is_ok())
-                if (!take(error))
-                    break;
-            draining_ = false;
+            while (!heap.empty() && take(error)) {
+            }
+            cancel_drains_ = false;
             stop_requested();
             return error;
         }

@@ -382,3 +382,35 @@ TEST(ExportNatsFollow, CloseEndsAFollowThatWaitsAndTheOpenChecksItsArguments)
     EXPECT_EQ(etw_consumer_open_stream(&c, bad.c_str(), nullptr, &o), ETW_ERROR_INVALID_PARAMETER);
     EXPECT_NE(std::string(etw_last_error_message()).find("follow=yes"), std::string::npos) << etw_last_error_message();
 }
+
+TEST(ExportNatsFollow, ACancelDeliversWhatWasFetchedBeforeItEnds)
+{
+    NatsServer srv;
+    const std::string url = srv.url("DRAIN");
+    Exporting s("Drain", srv.dir() + "/drain.etl", url, kProviderA);
+    std::atomic<std::uint32_t> events{0};
+    etw_consumer_options o{};
+    o.struct_size = sizeof o;
+    o.user_data = &events;
+    o.event = [](void *ud, const etw_classic_event *e) -> std::int32_t {
+        if (std::memcmp(&e->header.Guid, &kProviderA, sizeof kProviderA) == 0)
+            static_cast<std::atomic<std::uint32_t> *>(ud)->fetch_add(1);
+        return 0;
+    };
+    const std::string followed = url + "?follow=1";
+    etw_consumer *c = nullptr;
+    ASSERT_EQ(etw_consumer_open_stream(&c, followed.c_str(), nullptr, &o), ETW_OK) << etw_last_error_message();
+    etw_status processed = ETW_OK;
+    std::thread worker([&] { processed = etw_consumer_process(c); });
+    write_events(*s.provider, kProviderA, 1, 0, 500);
+    ASSERT_EQ(etw_session_flush(s.session, nullptr), ETW_OK) << etw_last_error_message(); // published now
+    // Fetched within a poll (200 ms), due only 3 s after they were written.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    const std::uint32_t before = events.load();
+    EXPECT_EQ(etw_consumer_cancel(c), ETW_OK);
+    worker.join();
+    EXPECT_EQ(before, 0u) << "the events were still in the lateness window when cancelled";
+    EXPECT_EQ(events.load(), 500u) << "what was fetched is delivered before the follow ends";
+    EXPECT_EQ(processed, ETW_ERROR_CANCELLED);
+    EXPECT_EQ(etw_consumer_close(c), ETW_OK);
+}
