@@ -34,7 +34,11 @@ Status Consumer::run_follow()
     ImageBudget budget; // outlives the streams
     std::vector<std::unique_ptr<Stream>> streams;
     std::vector<std::size_t> free_slots;
-    std::map<std::tuple<std::string, std::string, std::int64_t>, FollowSource *> instances;
+    struct Instance {
+        FollowSource *source;
+        std::vector<std::uint8_t> header; // not queued yet
+    };
+    std::map<std::tuple<std::string, std::string, std::int64_t>, Instance> instances;
     // (time, raw, arrival order, slot): ties keep the order buffers came in.
     using Entry = std::tuple<std::int64_t, std::int64_t, std::uint64_t, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
@@ -80,6 +84,36 @@ Status Consumer::run_follow()
             return false;
         return step(slot, order, error);
     };
+    // A buffer of an instance becomes a one-buffer stream in the heap.
+    auto queue = [&](FollowSource &source, std::uint64_t sequence, std::vector<std::uint8_t> bytes, Status &error) {
+        BufferLocation loc;
+        if (!source.add(sequence, std::move(bytes), &loc))
+            return true; // stored twice
+        std::size_t slot = streams.size();
+        if (!free_slots.empty()) {
+            slot = free_slots.back();
+            free_slots.pop_back();
+        } else {
+            streams.emplace_back();
+        }
+        streams[slot] = std::make_unique<Stream>(source, std::vector<BufferLocation>{loc});
+        streams[slot]->set_budget(&budget);
+        return step(slot, arrivals++, error);
+    };
+    // Header buffers wait until records may go (so that an instance that
+    // stopped in the stored part is read from its final header, as a replay
+    // reads it); queued then, each before its instance's records.
+    auto queue_headers = [&](Status &error) {
+        for (auto &[key, inst] : instances) {
+            if (inst.header.empty())
+                continue;
+            std::vector<std::uint8_t> bytes = std::move(inst.header);
+            inst.header.clear();
+            if (!queue(*inst.source, 0, std::move(bytes), error))
+                return false;
+        }
+        return true;
+    };
     auto add_message = [&](exporter::FollowedMessage &m, Status &error) {
         const auto key = std::make_tuple(m.tag.machine, m.tag.session, m.tag.start_time);
         auto it = instances.find(key);
@@ -93,40 +127,34 @@ Status Consumer::run_follow()
                 note_problem(st.code, st.message); // this instance cannot be read; the others can
                 return true;
             }
-            it = instances.emplace(key, source.get()).first;
+            instances.emplace(key, Instance{source.get(), std::move(m.bytes)});
             {
                 std::lock_guard<std::mutex> lock(sources_mutex_);
                 sources_.push_back(std::move(source));
             }
             stats_.file_count = file_count();
-            // Then read as its file's first buffer is (the log file header record).
-        } else if (m.tag.kind == exporter::BufferTag::Kind::End) {
-            // The same buffer with the final counts: its records came with the
-            // header; its counts become the file's, and its lost events are told.
+            return true;
+        }
+        if (it == instances.end()) {
+            // Its header is not in the stream (retention, or before since=).
+            return m.tag.kind == exporter::BufferTag::Kind::End || report_loss(1);
+        }
+        if (m.tag.kind == exporter::BufferTag::Kind::End) {
+            // The header buffer with the final counts: read in its place when
+            // that is not delivered yet; its counts become the file's, and its
+            // lost events are told.
+            if (!it->second.header.empty())
+                it->second.header = m.bytes;
             std::uint32_t events_lost = 0;
-            if (it == instances.end() || !it->second->finish(m.bytes, &events_lost) || events_lost == 0)
+            if (!it->second.source->finish(m.bytes, &events_lost) || events_lost == 0)
                 return true;
             std::string why;
             if (hooks_.loss(events_lost, 0, &why))
                 return true;
             stop_ = Fail(ETW_ERROR_CANCELLED, why);
             return false;
-        } else if (it == instances.end()) {
-            return report_loss(1); // its header is not in the stream (retention, or before since=)
         }
-        BufferLocation loc;
-        if (!it->second->add(m.tag.sequence, std::move(m.bytes), &loc))
-            return true; // stored twice
-        std::size_t slot = streams.size();
-        if (!free_slots.empty()) {
-            slot = free_slots.back();
-            free_slots.pop_back();
-        } else {
-            streams.emplace_back();
-        }
-        streams[slot] = std::make_unique<Stream>(*it->second, std::vector<BufferLocation>{loc});
-        streams[slot]->set_budget(&budget);
-        return step(slot, arrivals++, error);
+        return queue(*it->second.source, m.tag.sequence, std::move(m.bytes), error);
     };
 
     std::vector<exporter::FollowedMessage> messages;
@@ -140,8 +168,9 @@ Status Consumer::run_follow()
             // What was fetched is delivered, in order (a close from a callback
             // stops it: deliver_record then returns false).
             Status error;
-            while (!heap.empty() && take(error)) {
-            }
+            if (queue_headers(error))
+                while (!heap.empty() && take(error)) {
+                }
             cancel_drains_ = false;
             stop_requested();
             return error;
@@ -150,6 +179,9 @@ Status Consumer::run_follow()
         // held while the stored part is still being read (it may hold older records).
         const std::int64_t horizon = platform::filetime_now() - std::int64_t(kFollowLatenessMs) * 10000;
         Status error;
+        const bool may_release = file_order || follower_->caught_up() || heap.size() > kMaxHeldBuffers;
+        if (may_release && !queue_headers(error))
+            return error;
         while (!heap.empty() && (file_order || heap.size() > kMaxHeldBuffers ||
                                  (follower_->caught_up() && std::get<0>(heap.top()) <= horizon)))
             if (!take(error))

@@ -345,6 +345,18 @@ def test_a_stream_read_back_arrives_whole(files, want):
                 run = etwdump(receiver.url, [stream])
             assert run.returncode == 0, run.stderr
             check_all(receiver, streamed)
+            # Followed: the same records (after the 3 s window), then Ctrl-C ends it cleanly.
+            with Receiver() as receiver:
+                dump = subprocess.Popen([ETWDUMP, '--otlp', receiver.url, '--otlp-host', 'test-host', '--otlp-service',
+                                         'test-service', '--follow', stream], env=env, stderr=subprocess.PIPE, text=True)
+                deadline = time.time() + 12
+                while len(receiver.records) < len(streamed) and time.time() < deadline and dump.poll() is None:
+                    time.sleep(0.1)
+                dump.send_signal(signal.SIGINT)
+                stderr = dump.communicate(timeout=10)[1]
+                assert dump.returncode == 0, (dump.returncode, stderr)
+                assert '%d records sent' % len(streamed) in stderr and '0 failed, 0 dropped' in stderr, stderr
+                check_all(receiver, streamed)
         finally:
             nats.terminate()
             nats.wait()
