@@ -13,6 +13,8 @@
 #include "export/nats_follow.hpp"
 #include "platform/clock.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <queue>
 #include <tuple>
