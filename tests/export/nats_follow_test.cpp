@@ -414,3 +414,40 @@ TEST(ExportNatsFollow, ACancelDeliversWhatWasFetchedBeforeItEnds)
     EXPECT_EQ(processed, ETW_ERROR_CANCELLED);
     EXPECT_EQ(etw_consumer_close(c), ETW_OK);
 }
+
+TEST(ExportNatsFollow, SinceChoosesWhereTheFollowStarts)
+{
+    NatsServer srv;
+    const std::string url = srv.url("SINCEF");
+    {
+        Exporting s("SinceF", srv.dir() + "/since.etl", url, kProviderA);
+        write_events(*s.provider, kProviderA, 1, 0, 300);
+    } // stopped: all of it stored
+    // Counts our events until cancelled after ms.
+    auto follow = [&](const std::string &query, int ms) {
+        std::atomic<std::uint32_t> events{0};
+        etw_consumer_options o{};
+        o.struct_size = sizeof o;
+        o.user_data = &events;
+        o.flags = ETW_CONSUMER_ORDER_FILE; // as they come: no window to wait out
+        o.event = [](void *ud, const etw_classic_event *e) -> std::int32_t {
+            if (std::memcmp(&e->header.Guid, &kProviderA, sizeof kProviderA) == 0)
+                static_cast<std::atomic<std::uint32_t> *>(ud)->fetch_add(1);
+            return 0;
+        };
+        const std::string followed = url + query;
+        etw_consumer *c = nullptr;
+        EXPECT_EQ(etw_consumer_open_stream(&c, followed.c_str(), nullptr, &o), ETW_OK) << etw_last_error_message();
+        if (c == nullptr)
+            return ~0u;
+        etw_status processed = ETW_OK;
+        std::thread worker([&] { processed = etw_consumer_process(c); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        etw_consumer_close(c);
+        worker.join();
+        EXPECT_EQ(processed, ETW_ERROR_CANCELLED);
+        return events.load();
+    };
+    EXPECT_EQ(follow("?since=2000-01-01T00:00:00Z&follow=1", 1500), 300u) << "everything stored since 2000";
+    EXPECT_EQ(follow("?since=2100-01-01T00:00:00Z&follow=1", 1000), 0u) << "nothing is stored after 2100";
+}
