@@ -61,37 +61,37 @@ ETW_BEGIN_DECLS
 typedef struct etw_consumer etw_consumer;
 
 /* ---- Record kinds: etw_record.kind ---- */
-#define ETW_RECORD_KIND_SYSTEM 1u   /* SYSTEM_TRACE_HEADER, HeaderType 0x01/0x02 */
-#define ETW_RECORD_KIND_COMPACT 2u  /* compact SYSTEM_TRACE_HEADER, 0x03/0x04 */
-#define ETW_RECORD_KIND_PERFINFO 3u /* PERFINFO_TRACE_HEADER, 0x10/0x11 */
-#define ETW_RECORD_KIND_FULL 4u     /* EVENT_TRACE_HEADER (classic TraceEvent), 0x0A/0x14 */
-#define ETW_RECORD_KIND_INSTANCE 5u /* EVENT_INSTANCE_GUID_HEADER, 0x0B/0x15 */
-#define ETW_RECORD_KIND_EVENT 6u    /* EVENT_HEADER (manifest, TraceLogging), 0x12/0x13 */
-#define ETW_RECORD_KIND_MESSAGE 7u  /* MESSAGE_TRACE_HEADER (WPP / TraceMessage) */
-#define ETW_RECORD_KIND_ERROR 8u    /* TRACE_HEADER_TYPE_ERROR (0x0D): undocumented, raw bytes only */
+#define ETW_RECORD_KIND_SYSTEM    1u /* SYSTEM_TRACE_HEADER, HeaderType 0x01/0x02 */
+#define ETW_RECORD_KIND_COMPACT   2u /* compact SYSTEM_TRACE_HEADER, 0x03/0x04 */
+#define ETW_RECORD_KIND_PERFINFO  3u /* PERFINFO_TRACE_HEADER, 0x10/0x11 */
+#define ETW_RECORD_KIND_FULL      4u /* EVENT_TRACE_HEADER (classic TraceEvent), 0x0A/0x14 */
+#define ETW_RECORD_KIND_INSTANCE  5u /* EVENT_INSTANCE_GUID_HEADER, 0x0B/0x15 */
+#define ETW_RECORD_KIND_EVENT     6u /* EVENT_HEADER (manifest, TraceLogging), 0x12/0x13 */
+#define ETW_RECORD_KIND_MESSAGE   7u /* MESSAGE_TRACE_HEADER (WPP / TraceMessage) */
+#define ETW_RECORD_KIND_ERROR     8u /* TRACE_HEADER_TYPE_ERROR (0x0D): undocumented, raw bytes only */
 
 /* ---- etw_record.present: which optional members hold data ---- */
-#define ETW_RECORD_HAS_THREAD_ID 0x0001u    /* thread_id, process_id */
-#define ETW_RECORD_HAS_TIMESTAMP 0x0002u    /* timestamp, timestamp_raw */
-#define ETW_RECORD_HAS_GUID 0x0004u         /* guid: class GUID, ProviderId or message GUID */
-#define ETW_RECORD_HAS_HOOK_ID 0x0008u      /* hook_id, version_word */
-#define ETW_RECORD_HAS_CLASS 0x0010u        /* opcode, level, version */
-#define ETW_RECORD_HAS_DESCRIPTOR 0x0020u   /* event_id, channel, task, keyword */
-#define ETW_RECORD_HAS_CPU_TIME 0x0040u     /* kernel_time, user_time */
-#define ETW_RECORD_HAS_ACTIVITY_ID 0x0080u  /* activity_id */
-#define ETW_RECORD_HAS_INSTANCE 0x0100u     /* instance_id, parent_instance_id, parent_guid */
-#define ETW_RECORD_HAS_MESSAGE 0x0200u      /* message_number, message_flags */
-#define ETW_RECORD_HAS_SEQUENCE 0x0400u     /* message_sequence */
+#define ETW_RECORD_HAS_THREAD_ID    0x0001u /* thread_id, process_id */
+#define ETW_RECORD_HAS_TIMESTAMP    0x0002u /* timestamp, timestamp_raw */
+#define ETW_RECORD_HAS_GUID         0x0004u /* guid: class GUID, ProviderId or message GUID */
+#define ETW_RECORD_HAS_HOOK_ID      0x0008u /* hook_id, version_word */
+#define ETW_RECORD_HAS_CLASS        0x0010u /* opcode, level, version */
+#define ETW_RECORD_HAS_DESCRIPTOR   0x0020u /* event_id, channel, task, keyword */
+#define ETW_RECORD_HAS_CPU_TIME     0x0040u /* kernel_time, user_time */
+#define ETW_RECORD_HAS_ACTIVITY_ID  0x0080u /* activity_id */
+#define ETW_RECORD_HAS_INSTANCE     0x0100u /* instance_id, parent_instance_id, parent_guid */
+#define ETW_RECORD_HAS_MESSAGE      0x0200u /* message_number, message_flags */
+#define ETW_RECORD_HAS_SEQUENCE     0x0400u /* message_sequence */
 #define ETW_RECORD_HAS_COMPONENT_ID 0x0800u /* component_id */
-#define ETW_RECORD_HAS_EVENT_FLAGS 0x1000u  /* event_flags, event_property */
+#define ETW_RECORD_HAS_EVENT_FLAGS  0x1000u /* event_flags, event_property */
 
 /** One EVENT_HEADER extended data item (EVENT_HEADER_EXTENDED_DATA_ITEM as stored). */
 typedef struct etw_extended_item {
-    uint16_t ext_type;  /* EVENT_HEADER_EXT_TYPE_* */
-    uint16_t linkage;   /* bit 0: another item follows */
-    uint16_t item_size; /* item bytes including its 8-byte header */
+    uint16_t ext_type;     /* EVENT_HEADER_EXT_TYPE_* */
+    uint16_t linkage;      /* bit 0: another item follows */
+    uint16_t item_size;    /* item bytes including its 8-byte header */
     uint16_t data_size;
-    const uint8_t *data; /* data_size bytes, borrowed like the record */
+    const uint8_t *data;   /* data_size bytes, borrowed like the record */
 } etw_extended_item;
 
 /**
@@ -101,53 +101,53 @@ typedef struct etw_extended_item {
  * (copy what you keep).
  */
 typedef struct etw_record {
-    uint32_t struct_size;   /* sizeof(etw_record) of the library */
-    uint32_t kind;          /* ETW_RECORD_KIND_* */
-    uint32_t present;       /* ETW_RECORD_HAS_* */
-    uint8_t header_type;    /* HeaderType byte (0x0F for messages) */
-    uint8_t marker_flags;   /* 0xC0, or 0x90 for messages */
-    uint16_t size;          /* the Size field: header + extended data + payload */
-    uint32_t header_size;   /* fixed header plus header extensions or message fields */
-    uint32_t pointer_size;  /* 4 or 8 as the 32/64-bit header type says; 0 when not said */
-    uint32_t file_index;    /* which file of the consumer (order of etw_consumer_open) */
-    uint32_t buffer_index;  /* buffer in its file, 0 = the header buffer */
-    uint32_t buffer_offset; /* offset in the buffer (the decompressed image for compressed buffers) */
-    uint32_t processor;     /* processor of the buffer */
+    uint32_t struct_size;     /* sizeof(etw_record) of the library */
+    uint32_t kind;            /* ETW_RECORD_KIND_* */
+    uint32_t present;         /* ETW_RECORD_HAS_* */
+    uint8_t  header_type;     /* HeaderType byte (0x0F for messages) */
+    uint8_t  marker_flags;    /* 0xC0, or 0x90 for messages */
+    uint16_t size;            /* the Size field: header + extended data + payload */
+    uint32_t header_size;     /* fixed header plus header extensions or message fields */
+    uint32_t pointer_size;    /* 4 or 8 as the 32/64-bit header type says; 0 when not said */
+    uint32_t file_index;      /* which file of the consumer (order of etw_consumer_open) */
+    uint32_t buffer_index;    /* buffer in its file, 0 = the header buffer */
+    uint32_t buffer_offset;   /* offset in the buffer (the decompressed image for compressed buffers) */
+    uint32_t processor;       /* processor of the buffer */
     uint32_t thread_id;
     uint32_t process_id;
-    int64_t timestamp;     /* FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
-    int64_t timestamp_raw; /* the raw session-clock value as stored */
+    int64_t  timestamp;       /* FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
+    int64_t  timestamp_raw;   /* the raw session-clock value as stored */
     etw_guid guid;
     etw_guid activity_id;
     etw_guid parent_guid;
     uint64_t keyword;
-    uint32_t kernel_time; /* with user_time: ProcessorTime in private sessions */
+    uint32_t kernel_time;     /* with user_time: ProcessorTime in private sessions */
     uint32_t user_time;
-    uint16_t hook_id;      /* SYSTEM/COMPACT/PERFINFO HookId (Type | Group << 8) */
-    uint16_t version_word; /* SYSTEM/COMPACT/PERFINFO Version word, extension bits included */
-    uint16_t event_id;     /* EVENT_DESCRIPTOR.Id */
+    uint16_t hook_id;         /* SYSTEM/COMPACT/PERFINFO HookId (Type | Group << 8) */
+    uint16_t version_word;    /* SYSTEM/COMPACT/PERFINFO Version word, extension bits included */
+    uint16_t event_id;        /* EVENT_DESCRIPTOR.Id */
     uint16_t task;
-    uint16_t version;     /* EVENT_DESCRIPTOR.Version or Class.Version */
-    uint16_t event_flags; /* EVENT_HEADER.Flags as stored */
+    uint16_t version;         /* EVENT_DESCRIPTOR.Version or Class.Version */
+    uint16_t event_flags;     /* EVENT_HEADER.Flags as stored */
     uint16_t event_property;
     uint16_t message_number;
-    uint16_t message_flags; /* TRACE_MESSAGE_* option flags */
-    uint8_t opcode;         /* EVENT_DESCRIPTOR.Opcode or Class.Type */
-    uint8_t level;
-    uint8_t channel;
-    uint8_t reserved0;
+    uint16_t message_flags;   /* TRACE_MESSAGE_* option flags */
+    uint8_t  opcode;          /* EVENT_DESCRIPTOR.Opcode or Class.Type */
+    uint8_t  level;
+    uint8_t  channel;
+    uint8_t  reserved0;
     uint16_t reserved1;
     uint32_t message_sequence;
     uint32_t component_id;
     uint32_t instance_id;
     uint32_t parent_instance_id;
     uint32_t payload_size;
-    uint32_t extended_count; /* entries in extended */
-    const uint8_t *bytes;    /* the whole record, size bytes */
-    const uint8_t *payload;  /* user data / MOF data / message arguments */
+    uint32_t extended_count;  /* entries in extended */
+    const uint8_t *bytes;     /* the whole record, size bytes */
+    const uint8_t *payload;   /* user data / MOF data / message arguments */
     const etw_extended_item *extended;
 #if UINTPTR_MAX == 0xFFFFFFFFu
-    uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
 #endif
 } etw_record;
 
@@ -165,7 +165,7 @@ typedef struct etw_classic_event {
     uint32_t parent_instance_id;
     etw_guid parent_guid;
     const uint8_t *payload;
-    const etw_record *record; /* every decoded fact of the same record */
+    const etw_record *record;      /* every decoded fact of the same record */
 } etw_classic_event;
 
 /**
@@ -176,21 +176,21 @@ typedef struct etw_classic_event {
  * returns. Decode it with etw_decoder_decode(record) (decode.h).
  */
 typedef struct etw_event_record {
-    uint32_t struct_size;    /* sizeof(etw_event_record) of the library */
-    uint16_t flags;          /* EVENT_HEADER.Flags as stored */
-    uint16_t event_property; /* EVENT_HEADER.EventProperty */
+    uint32_t struct_size;          /* sizeof(etw_event_record) of the library */
+    uint16_t flags;                /* EVENT_HEADER.Flags as stored */
+    uint16_t event_property;       /* EVENT_HEADER.EventProperty */
     uint32_t thread_id;
     uint32_t process_id;
-    int64_t timestamp; /* as etw_record.timestamp */
+    int64_t  timestamp;            /* as etw_record.timestamp */
     etw_guid provider_id;
-    uint16_t id; /* EVENT_DESCRIPTOR */
-    uint8_t version;
-    uint8_t channel;
-    uint8_t level;
-    uint8_t opcode;
+    uint16_t id;                   /* EVENT_DESCRIPTOR */
+    uint8_t  version;
+    uint8_t  channel;
+    uint8_t  level;
+    uint8_t  opcode;
     uint16_t task;
     uint64_t keyword;
-    uint32_t kernel_time; /* with user_time: ProcessorTime in private sessions */
+    uint32_t kernel_time;          /* with user_time: ProcessorTime in private sessions */
     uint32_t user_time;
     etw_guid activity_id;
     uint16_t extended_data_count;
@@ -198,16 +198,16 @@ typedef struct etw_event_record {
     uint32_t reserved0;
     const etw_extended_item *extended_data;
     const uint8_t *user_data;
-    const etw_record *record; /* every decoded fact of the same record */
+    const etw_record *record;      /* every decoded fact of the same record */
 #if UINTPTR_MAX == 0xFFFFFFFFu
-    uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
+    uint32_t reserved_pad32;       /* explicit tail padding on 32-bit targets */
 #endif
 } etw_event_record;
 
 /* ---- etw_buffer_info.status_flags ---- */
-#define ETW_BUFFER_STATUS_CORRUPT 0x1u      /* a problem was found; status/message say which */
+#define ETW_BUFFER_STATUS_CORRUPT      0x1u /* a problem was found; status/message say which */
 #define ETW_BUFFER_STATUS_DECOMPRESSED 0x2u /* image is the decompressed copy of data */
-#define ETW_BUFFER_STATUS_WARNING 0x4u      /* the header disagrees with its records, all of which were read */
+#define ETW_BUFFER_STATUS_WARNING      0x4u /* the header disagrees with its records, all of which were read */
 
 /**
  * One buffer, passed to the buffer callback after the buffer's last record
@@ -217,19 +217,19 @@ typedef struct etw_event_record {
 typedef struct etw_buffer_info {
     uint32_t struct_size;
     uint32_t file_index;
-    uint32_t buffer_index; /* position in the file, 0 = the header buffer */
-    uint32_t processor;    /* ProcessorIndex (PROC_INDEX) or ProcessorNumber */
+    uint32_t buffer_index;    /* position in the file, 0 = the header buffer */
+    uint32_t processor;       /* ProcessorIndex (PROC_INDEX) or ProcessorNumber */
     uint64_t file_offset;
     uint64_t sequence_number;
-    int64_t timestamp; /* flush time: FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
-    int64_t timestamp_raw;
-    uint32_t buffer_size; /* BufferSize as stored (the compressed size for compressed buffers) */
-    uint32_t stored_size; /* bytes in data: less than buffer_size when the file ends early */
-    uint32_t filled_size; /* end of record data in image, header included */
+    int64_t  timestamp;       /* flush time: FILETIME, or raw with ETW_CONSUMER_RAW_TIMESTAMP */
+    int64_t  timestamp_raw;
+    uint32_t buffer_size;     /* BufferSize as stored (the compressed size for compressed buffers) */
+    uint32_t stored_size;     /* bytes in data: less than buffer_size when the file ends early */
+    uint32_t filled_size;     /* end of record data in image, header included */
     uint32_t saved_offset;
-    uint32_t offset; /* the Offset field */
+    uint32_t offset;          /* the Offset field */
     uint32_t state;
-    uint16_t buffer_flag; /* ETW_BUFFER_FLAG_* bits as stored */
+    uint16_t buffer_flag;     /* ETW_BUFFER_FLAG_* bits as stored */
     uint16_t buffer_type;
     uint16_t logger_id;
     uint16_t reserved0;
@@ -239,11 +239,11 @@ typedef struct etw_buffer_info {
     etw_status status;        /* ETW_OK, or the first problem found in this buffer, else its warning */
     uint32_t image_size;
     uint32_t reserved1;
-    const uint8_t *data;  /* the bytes as stored */
-    const uint8_t *image; /* what records are read from (== data unless decompressed) */
-    const char *message;  /* the problem (then the warning), naming file and offsets; "" when status is ETW_OK */
+    const uint8_t *data;      /* the bytes as stored */
+    const uint8_t *image;     /* what records are read from (== data unless decompressed) */
+    const char *message;      /* the problem (then the warning), naming file and offsets; "" when status is ETW_OK */
 #if UINTPTR_MAX == 0xFFFFFFFFu
-    uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
 #endif
 } etw_buffer_info;
 
@@ -257,21 +257,21 @@ typedef int32_t (*etw_event_callback)(void *user_data, const etw_classic_event *
 typedef int32_t (*etw_event_record_callback)(void *user_data, const etw_event_record *event);
 
 /* ---- etw_consumer_options.flags ---- */
-#define ETW_CONSUMER_ORDER_TIME 0x0u    /* default: per-processor sequence, merged by timestamp */
-#define ETW_CONSUMER_ORDER_FILE 0x1u    /* file by file, buffer by buffer as stored, records by offset */
-#define ETW_CONSUMER_RAW_TIMESTAMP 0x2u /* timestamps stay raw session-clock values */
+#define ETW_CONSUMER_ORDER_TIME      0x0u /* default: per-processor sequence, merged by timestamp */
+#define ETW_CONSUMER_ORDER_FILE      0x1u /* file by file, buffer by buffer as stored, records by offset */
+#define ETW_CONSUMER_RAW_TIMESTAMP   0x2u /* timestamps stay raw session-clock values */
 /* Added in 0.2: a stream is followed, as with "?follow=1" in its URL (see
  * etw_consumer_open); only with one stream path (else ETW_ERROR_INVALID_PARAMETER). */
-#define ETW_CONSUMER_FOLLOW 0x4u
+#define ETW_CONSUMER_FOLLOW          0x4u
 
 /** How to read and whom to call. Set struct_size to sizeof(etw_consumer_options). */
 typedef struct etw_consumer_options {
     uint32_t struct_size;
-    uint32_t flags;                          /* ETW_CONSUMER_* */
-    etw_buffer_callback buffer;              /* after each buffer */
-    etw_record_callback record;              /* every record of every kind */
-    etw_event_callback event;                /* classic records (FULL and INSTANCE kinds), after record */
-    void *user_data;                         /* passed to every callback */
+    uint32_t flags;                 /* ETW_CONSUMER_* */
+    etw_buffer_callback buffer;     /* after each buffer */
+    etw_record_callback record;     /* every record of every kind */
+    etw_event_callback event;       /* classic records (FULL and INSTANCE kinds), after record */
+    void *user_data;                /* passed to every callback */
     void (*user_data_free)(void *user_data); /* runs exactly once; see etw_consumer_open */
     /* Added in 0.2 (a struct_size without it leaves it NULL): */
     etw_event_record_callback event_record; /* EVENT_HEADER records (manifest, TraceLogging), after record */
@@ -286,17 +286,17 @@ typedef struct etw_logfile_info {
     uint32_t struct_size;
     uint32_t file_index;
     etw_trace_logfile_header64 header; /* every field as stored; a 32-bit session's header widened */
-    int64_t reference_timestamp;       /* raw SystemTime of the header record (matches StartTime) */
+    int64_t  reference_timestamp;      /* raw SystemTime of the header record (matches StartTime) */
     uint64_t file_size;
-    uint32_t header_type; /* HeaderType of the header record: 1 = 32-bit, 2 = 64-bit session */
-    uint32_t thread_id;   /* of the header record */
+    uint32_t header_type;              /* HeaderType of the header record: 1 = 32-bit, 2 = 64-bit session */
+    uint32_t thread_id;                /* of the header record */
     uint32_t process_id;
-    uint32_t compression_format; /* COMPRESSION_FORMAT_* for compressed buffers (3 = XPRESS) */
-    const char *logger_name;     /* UTF-8 */
-    const char *log_file_name;   /* UTF-8, the name as stored in the file */
-    const char *path;            /* UTF-8, the path given to etw_consumer_open */
+    uint32_t compression_format;       /* COMPRESSION_FORMAT_* for compressed buffers (3 = XPRESS) */
+    const char *logger_name;           /* UTF-8 */
+    const char *log_file_name;         /* UTF-8, the name as stored in the file */
+    const char *path;                  /* UTF-8, the path given to etw_consumer_open */
 #if UINTPTR_MAX == 0xFFFFFFFFu
-    uint32_t reserved_pad32; /* explicit tail padding on 32-bit targets */
+    uint32_t reserved_pad32;  /* explicit tail padding on 32-bit targets */
 #endif
 } etw_logfile_info;
 
@@ -304,13 +304,13 @@ typedef struct etw_logfile_info {
 typedef struct etw_consumer_stats {
     uint32_t struct_size;
     uint32_t file_count;
-    uint64_t buffers;         /* buffers processed */
-    uint64_t corrupt_buffers; /* buffers with a problem (flagged to the buffer callback) */
-    uint64_t records;         /* records delivered */
-    uint64_t corrupt_records; /* records skipped, and buffers whose records stop at damage */
+    uint64_t buffers;          /* buffers processed */
+    uint64_t corrupt_buffers;  /* buffers with a problem (flagged to the buffer callback) */
+    uint64_t records;          /* records delivered */
+    uint64_t corrupt_records;  /* records skipped, and buffers whose records stop at damage */
     uint64_t bytes_read;
-    uint64_t events_lost;     /* sum of the files' EventsLost */
-    etw_status first_problem; /* the status of the first problem found, ETW_OK if none */
+    uint64_t events_lost;      /* sum of the files' EventsLost */
+    etw_status first_problem;  /* the status of the first problem found, ETW_OK if none */
     uint32_t reserved0;
 } etw_consumer_stats;
 
@@ -347,24 +347,24 @@ typedef struct etw_consumer_stats {
  * gives the server's reason.
  *
  * Followed ("...?follow=1", also after since=: "?since=TIME&follow=1"; or
- * the flag ETW_CONSUMER_FOLLOW): the
- * stream is the consumer's only path (else ETW_ERROR_INVALID_PARAMETER), and
- * etw_consumer_process reads what it holds and then what sessions publish
- * to it, until etw_consumer_cancel or etw_consumer_close (it then returns
- * ETW_ERROR_CANCELLED, after delivering what it had fetched, unless close
- * was called from a callback). Open connects and fails as above, but an
- * empty stream is no error. Each session instance becomes a file when its
- * header buffer arrives: file_count grows while processing, and
- * etw_consumer_logfile_header of a new index is for the processing thread
- * (the callbacks). Records of all instances are merged in time order,
- * each delivered once it is 3 seconds older than this machine's clock
- * (ETW_CONSUMER_ORDER_FILE: as they arrive); a buffer that arrives later is
- * delivered when it arrives. The loss callback (etw_consumer_set_loss_callback)
- * is told, as buffers_lost, of messages the stream removed (its retention)
- * before they were read and of data buffers whose instance's header buffer
- * was not read, and, as events_lost, of the events a session's final header
- * says it lost when it stops (that file's header fields then become the
- * final ones). docs/FLEET.md, "Following a stream".
+ * the flag ETW_CONSUMER_FOLLOW): the stream is the consumer's only path
+ * (else ETW_ERROR_INVALID_PARAMETER), and etw_consumer_process reads what it
+ * holds and then what sessions publish to it, until etw_consumer_cancel or
+ * etw_consumer_close (it then returns ETW_ERROR_CANCELLED, after delivering
+ * what it had fetched, unless close was called from a callback). Open
+ * connects and fails as above, but an empty stream is no error. Each
+ * session instance becomes a file when its header buffer arrives:
+ * file_count grows while processing, and etw_consumer_logfile_header of a
+ * new index is for the processing thread (the callbacks). Records of all
+ * instances are merged in time order, each delivered once it is 3 seconds
+ * older than this machine's clock (ETW_CONSUMER_ORDER_FILE: as they
+ * arrive); a buffer that arrives later is delivered when it arrives. The
+ * loss callback (etw_consumer_set_loss_callback) is told, as buffers_lost,
+ * of messages the stream removed (its retention) before they were read and
+ * of data buffers whose instance's header buffer was not read, and, as
+ * events_lost, of the events a session's final header says it lost when it
+ * stops (that file's header fields then become the final ones).
+ * docs/FLEET.md, "Following a stream".
  */
 ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
                                      const etw_consumer_options *options);
@@ -523,8 +523,8 @@ ETW_API etw_status etw_consumer_set_raw_buffer_callback(etw_consumer *consumer, 
  * capacity is smaller than the count (the addresses that fit are written). Thread-safe;
  * reads only the item's bytes.
  */
-ETW_API etw_status etw_extended_item_stack(const etw_extended_item *item, uint64_t *out_match_id, uint64_t *addresses,
-                                           uint32_t capacity, uint32_t *out_count);
+ETW_API etw_status etw_extended_item_stack(const etw_extended_item *item, uint64_t *out_match_id,
+                                           uint64_t *addresses, uint32_t capacity, uint32_t *out_count);
 
 /**
  * Writes the SID of a SID item (ETW_EVENT_HEADER_EXT_TYPE_SID) as text, "S-1-22-1-1000"
