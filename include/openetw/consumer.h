@@ -260,6 +260,9 @@ typedef int32_t (*etw_event_record_callback)(void *user_data, const etw_event_re
 #define ETW_CONSUMER_ORDER_TIME      0x0u /* default: per-processor sequence, merged by timestamp */
 #define ETW_CONSUMER_ORDER_FILE      0x1u /* file by file, buffer by buffer as stored, records by offset */
 #define ETW_CONSUMER_RAW_TIMESTAMP   0x2u /* timestamps stay raw session-clock values */
+/* Added in 0.2: a stream is followed, as with "?follow=1" in its URL (see
+ * etw_consumer_open); only with one stream path (else ETW_ERROR_INVALID_PARAMETER). */
+#define ETW_CONSUMER_FOLLOW          0x4u
 
 /** How to read and whom to call. Set struct_size to sizeof(etw_consumer_options). */
 typedef struct etw_consumer_options {
@@ -342,13 +345,34 @@ typedef struct etw_consumer_stats {
  * ETW_ERROR_INVALID_NAME / ETW_ERROR_INVALID_PARAMETER (a bad URL),
  * ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message
  * gives the server's reason.
+ *
+ * Followed ("...?follow=1", also after since=: "?since=TIME&follow=1"; or
+ * the flag ETW_CONSUMER_FOLLOW): the stream is the consumer's only path
+ * (else ETW_ERROR_INVALID_PARAMETER), and etw_consumer_process reads what it
+ * holds and then what sessions publish to it, until etw_consumer_cancel or
+ * etw_consumer_close (it then returns ETW_ERROR_CANCELLED, after delivering
+ * what it had fetched, unless close was called from a callback). Open
+ * connects and fails as above, but an empty stream is no error. Each
+ * session instance becomes a file when its header buffer arrives:
+ * file_count grows while processing, and etw_consumer_logfile_header of a
+ * new index is for the processing thread (the callbacks). Records of all
+ * instances are merged in time order, each delivered once it is 3 seconds
+ * older than this machine's clock (ETW_CONSUMER_ORDER_FILE: as they
+ * arrive); a buffer that arrives later is delivered when it arrives. The
+ * loss callback (etw_consumer_set_loss_callback) is told, as buffers_lost,
+ * of messages the stream removed (its retention) before they were read and
+ * of data buffers whose instance's header buffer was not read, and, as
+ * events_lost, of the events a session's final header says it lost when it
+ * stops (that file's header fields then become the final ones).
+ * docs/FLEET.md, "Following a stream".
  */
 ETW_API etw_status etw_consumer_open(etw_consumer **out, const char *const *paths, uint32_t path_count,
                                      const etw_consumer_options *options);
 
 /**
  * Opens the NATS JetStream stream url ("nats://HOST[:PORT]/STREAM",
- * optionally "?since=YYYY-MM-DDTHH:MM:SSZ") as etw_consumer_open opens it
+ * optionally "?since=YYYY-MM-DDTHH:MM:SSZ", "?follow=1" or both joined by
+ * '&') as etw_consumer_open opens it
  * as a path, with the credentials of credentials_file (the `key = value`
  * file of etw_properties_set_export); NULL or "" for the file that the
  * environment variable OPENETW_NATS_CREDENTIALS names, if set. For callers
@@ -476,7 +500,8 @@ typedef int32_t (*etw_raw_buffer_callback)(void *user_data, const uint8_t *data,
  * happens rather than by querying. Losses also add to
  * etw_consumer_stats.events_lost. It receives options->user_data.
  * ETW_ERROR_BUSY while processing; ETW_ERROR_INVALID_PARAMETER for NULL
- * consumer. File consumers never call it.
+ * consumer. File consumers never call it; a followed stream does (see
+ * etw_consumer_open).
  */
 ETW_API etw_status etw_consumer_set_loss_callback(etw_consumer *consumer, etw_loss_callback callback);
 

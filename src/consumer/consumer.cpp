@@ -5,6 +5,7 @@
 #include "export/export_url.hpp"
 #include "export/credentials.hpp"
 #include "export/nats_export.hpp"
+#include "export/nats_follow.hpp"
 #include "host/session_ref.hpp"
 #include "consumer/stream.hpp"
 #include "consumer/views.hpp"
@@ -56,6 +57,7 @@ Consumer::Consumer(const etw_consumer_options &options) : options_(options)
 void Consumer::cancel() noexcept
 {
     cancel_.store(true, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(sources_mutex_);
     for (auto &s : sources_)
         s->interrupt();
 }
@@ -103,7 +105,7 @@ Status Consumer::create(Consumer **out, const etw_consumer_options *options, std
     }
     if (out == nullptr)
         return Fail(ETW_ERROR_INVALID_PARAMETER, "out is NULL");
-    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP;
+    const std::uint32_t known = ETW_CONSUMER_ORDER_FILE | ETW_CONSUMER_RAW_TIMESTAMP | ETW_CONSUMER_FOLLOW;
     if (opts.flags & ~known)
         return Fail(ETW_ERROR_INVALID_PARAMETER,
                     format::text_printf("options->flags has unknown bits 0x%X", opts.flags & ~known));
@@ -176,12 +178,19 @@ Status Consumer::open_stream(Consumer **out, const char *url, const char *creden
 Consumer::~Consumer()
 {
     sources_.clear();
+    follower_.reset();
     if (options_.user_data_free)
         options_.user_data_free(options_.user_data);
 }
 
 Status Consumer::add_input(const std::string &name, std::unique_ptr<platform::RandomAccessInput> input)
 {
+    if (options_.flags & ETW_CONSUMER_FOLLOW)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "ETW_CONSUMER_FOLLOW follows a stream (nats://HOST:PORT/STREAM); " + name + " is not one");
+    if (follower_)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "a followed stream (follow=1) is read alone: " + name + " cannot be read with it");
     std::unique_ptr<FileSource> source;
     if (Status st = FileSource::open(std::move(input), name, file_count(), source); !st)
         return st;
@@ -194,6 +203,19 @@ Status Consumer::add_stream(const std::string &url, const std::string &credentia
     std::string creds = credentials_file;
     if (const char *env = std::getenv(exporter::kCredentialsVariable); creds.empty() && env != nullptr)
         creds = env;
+    exporter::ExportUrl parsed;
+    if (Status st = exporter::parse_export_url(url, &parsed); !st)
+        return st;
+    const bool follow = parsed.follow || (options_.flags & ETW_CONSUMER_FOLLOW) != 0;
+    if (follower_ || (follow && !sources_.empty()))
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "a followed stream (follow=1) is read alone: open \"" + url + "\" as the consumer's only path");
+    if (follow) {
+        if (Status st = exporter::open_nats_follower(url, creds, &follower_); !st)
+            return st;
+        follow_url_ = url;
+        return Status::ok();
+    }
     std::vector<exporter::StreamTrace> traces;
     if (Status st = exporter::read_nats_stream(url, creds, &traces); !st)
         return st;
@@ -210,13 +232,20 @@ Status Consumer::add_file(const std::string &path)
 {
     if (exporter::is_nats_url(path))
         return add_stream(path);
+    if (options_.flags & ETW_CONSUMER_FOLLOW)
+        return Fail(ETW_ERROR_INVALID_PARAMETER,
+                    "ETW_CONSUMER_FOLLOW follows a stream (nats://HOST:PORT/STREAM); " + path + " is not one");
     std::unique_ptr<platform::RandomAccessInput> input;
     if (Status st = platform::open_file_input(path, input); !st)
         return st;
     return add_input(path, std::move(input));
 }
 
-void Consumer::add_source(std::unique_ptr<BufferSource> source) { sources_.push_back(std::move(source)); }
+void Consumer::add_source(std::unique_ptr<BufferSource> source)
+{
+    std::lock_guard<std::mutex> lock(sources_mutex_);
+    sources_.push_back(std::move(source));
+}
 
 void Consumer::logfile_info(std::uint32_t index, etw_logfile_info &out) const
 {
@@ -296,7 +325,7 @@ bool Consumer::stop_requested()
 {
     if (!stop_.is_ok())
         return true;
-    if (cancel_.load(std::memory_order_relaxed)) {
+    if (cancel_.load(std::memory_order_relaxed) && (!cancel_drains_ || close_pending_)) {
         stop_ = Fail(ETW_ERROR_CANCELLED, "processing was cancelled by etw_consumer_cancel or etw_consumer_close");
         return true;
     }
@@ -324,7 +353,9 @@ Status Consumer::run()
 
     if (stop_requested())
         return stop_;
-    Status st = (options_.flags & ETW_CONSUMER_ORDER_FILE) ? run_file_order() : run_time_order();
+    Status st = follower_                                    ? run_follow()
+                : (options_.flags & ETW_CONSUMER_ORDER_FILE) ? run_file_order()
+                                                             : run_time_order();
     if (!st)
         return st; // I/O error
     if (!stop_.is_ok())

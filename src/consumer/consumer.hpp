@@ -11,6 +11,10 @@
 
 #include <openetw/consumer.h>
 
+namespace openetw::exporter {
+class NatsFollower;
+}
+
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -20,6 +24,10 @@
 #include <vector>
 
 namespace openetw::consumer {
+
+// How long a followed stream's records wait before they are delivered in
+// time order (docs/FLEET.md, "Following a stream").
+inline constexpr int kFollowLatenessMs = 3000;
 
 class Consumer {
 public:
@@ -53,6 +61,8 @@ public:
     // Adds a file (or, for tests and fuzzing, any input) as the next file
     // index; a nats:// URL adds each session instance of the stream (add_stream).
     // credentials_file empty: the file $OPENETW_NATS_CREDENTIALS names, if set.
+    // A URL with follow=1 is followed (run_follow): it is the consumer's only
+    // path, and its instances become files as their header buffers arrive.
     Status add_stream(const std::string &url, const std::string &credentials_file = {});
     // Adds a file (or, for tests and fuzzing, any input) as the next file index.
     Status add_file(const std::string &path);
@@ -82,6 +92,7 @@ private:
     Status run();
     Status run_file_order();
     Status run_time_order();
+    Status run_follow(); // follow.cpp
     // Handles one stream event; false when processing must stop.
     bool deliver(Stream &stream, Stream::Event event);
     bool deliver_record(Stream &stream);
@@ -91,6 +102,14 @@ private:
 
     etw_consumer_options options_{};
     std::vector<std::unique_ptr<BufferSource>> sources_;
+    // A followed stream: sources_ grows while processing, so cancel() (any
+    // thread) walks it under this lock.
+    std::unique_ptr<exporter::NatsFollower> follower_;
+    std::string follow_url_;
+    std::mutex sources_mutex_;
+    // A follow delivers what it fetched when cancelled: its loop, not
+    // stop_requested, ends it (a close from a callback still stops at once).
+    bool cancel_drains_ = false;
     LiveHooks hooks_;
     etw_loss_callback loss_callback_ = nullptr;
     etw_raw_buffer_callback raw_buffer_callback_ = nullptr;

@@ -160,13 +160,28 @@ Status parse_export_url(std::string_view text, ExportUrl *out)
                                                     "\" may hold only letters, digits, '-' and '_' (it prefixes "
                                                     "every subject of the stream)");
     u.stream = std::string(path);
-    if (!query.empty()) {
-        if (query.rfind("since=", 0) != 0)
+    // Queries: since=TIME and follow=1, joined by '&', each at most once.
+    bool since_seen = false, follow_seen = false;
+    for (bool more = !query.empty(); more;) {
+        const std::size_t amp = query.find('&');
+        const std::string_view item = query.substr(0, amp);
+        more = amp != std::string_view::npos;
+        query = more ? query.substr(amp + 1) : std::string_view();
+        if (item.rfind("since=", 0) == 0 && !since_seen) {
+            since_seen = true;
+            if (!parse_utc(item.substr(6), &u.since_unix_ns))
+                return Fail(ETW_ERROR_INVALID_PARAMETER,
+                            "\"" + shown + "\": since= must be a UTC time such as " + "2026-11-29T04:00:00Z");
+        } else if ((item == "follow=1" || item == "follow=0") && !follow_seen) {
+            follow_seen = true;
+            u.follow = item == "follow=1";
+        } else {
             return Fail(ETW_ERROR_INVALID_PARAMETER,
-                        "\"" + shown + "\": the only query is ?since=YYYY-MM-DDTHH:MM:SSZ");
-        if (!parse_utc(query.substr(6), &u.since_unix_ns))
-            return Fail(ETW_ERROR_INVALID_PARAMETER,
-                        "\"" + shown + "\": since= must be a UTC time such as " + "2026-11-29T04:00:00Z");
+                        "\"" + shown +
+                            "\": the query may hold since=YYYY-MM-DDTHH:MM:SSZ and follow=1, each once, "
+                            "joined by '&' (not \"" +
+                            std::string(item) + "\")");
+        }
     }
     *out = u;
     return Status::ok();

@@ -1,5 +1,5 @@
 // The address of a JetStream stream, as a session exports to it and a
-// consumer reads it: nats://HOST[:PORT][,HOST[:PORT]...]/STREAM[?since=TIME]
+// consumer reads it: nats://HOST[:PORT][,HOST[:PORT]...]/STREAM[?since=TIME][&follow=1]
 // (several servers: the nodes of a cluster, any of which will do; the
 // client moves to another when one fails). Pure text rules,
 // no I/O, every OS. Credentials never travel in the URL (they would show in
@@ -28,6 +28,9 @@ struct ExportUrl {
     // Readers only: replay from this UTC time (nanoseconds since 1970); 0:
     // from the stream's first message.
     std::int64_t since_unix_ns = 0;
+    // Readers only (follow=1): after what is stored, keep reading what
+    // sessions publish until the consumer is cancelled (FLEET.md, "Following").
+    bool follow = false;
 
     // The servers' addresses for the NATS client ("nats://HOST:PORT", a
     // comma-separated list of them when there are several).

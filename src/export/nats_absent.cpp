@@ -1,6 +1,7 @@
 // A build without libnats (the Windows cross builds, or the `nats` feature
 // disabled or not found): the export and the reader say so.
 #include "export/nats_export.hpp"
+#include "export/nats_follow.hpp"
 
 namespace openetw::exporter {
 
@@ -32,6 +33,11 @@ Status fetch_nats_stream(const std::string &, const std::string &, const StreamF
 {
     if (skipped)
         *skipped = 0;
+    return absent();
+}
+
+Status open_nats_follower(const std::string &, const std::string &, std::unique_ptr<NatsFollower> *)
+{
     return absent();
 }
 

@@ -4,6 +4,7 @@
 // buffer first, data buffers in the order they were sent.
 #include "export/nats_connection.hpp"
 #include "export/nats_export.hpp"
+#include "export/nats_message.hpp"
 #include "export/stream_collect.hpp"
 
 #include <map>
@@ -29,6 +30,22 @@ struct SubscriptionHolder {
 };
 
 } // namespace
+
+Status message_tag(natsMsg *m, BufferTag *tag)
+{
+    Status st = tag_from_headers(
+        [&](const char *name, std::string *value) {
+            const char *v = nullptr;
+            if (natsMsgHeader_Get(m, name, &v) != NATS_OK || v == nullptr)
+                return false;
+            *value = v;
+            return true;
+        },
+        tag);
+    if (!st)
+        st.message = "a message of " + std::string(natsMsg_GetSubject(m)) + ": " + st.message;
+    return st;
+}
 
 Status fetch_nats_stream(const std::string &text, const std::string &credentials_file, const StreamFilter &filter,
                          std::vector<StreamInstance> *out, std::uint64_t *skipped)
@@ -98,19 +115,8 @@ Status fetch_nats_stream(const std::string &text, const std::string &credentials
         for (int i = 0; i < list.Count && bad; ++i) {
             natsMsg *m = list.Msgs[i];
             BufferTag tag;
-            bad = tag_from_headers(
-                [&](const char *name, std::string *value) {
-                    const char *v = nullptr;
-                    if (natsMsgHeader_Get(m, name, &v) != NATS_OK || v == nullptr)
-                        return false;
-                    *value = v;
-                    return true;
-                },
-                &tag);
-            if (!bad) {
-                bad.message = "a message of " + std::string(natsMsg_GetSubject(m)) + ": " + bad.message;
+            if (bad = message_tag(m, &tag); !bad)
                 break;
-            }
             const auto *data = reinterpret_cast<const std::uint8_t *>(natsMsg_GetData(m));
             std::vector<std::uint8_t> bytes(data, data + natsMsg_GetDataLength(m));
             StreamInstance &inst = instances[{tag.machine, tag.session, tag.start_time}];

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <mutex>
+#include <vector>
 
 namespace openetw::otlp {
 
@@ -19,8 +20,11 @@ size_t keep_some(char *data, size_t size, size_t count, void *user)
 
 class CurlTransport final : public Transport {
 public:
-    CurlTransport(std::string url, TlsFiles tls) : url_(std::move(url)), tls_(std::move(tls))
+    CurlTransport(std::string url, TlsFiles tls, const Headers &headers) : url_(std::move(url)), tls_(std::move(tls))
     {
+        // "Name: value"; libcurl sends an empty value only when written "Name;".
+        for (const auto &[name, value] : headers)
+            lines_.push_back(value.empty() ? name + ";" : name + ": " + value);
         static std::once_flag once;
         std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
         curl_ = curl_easy_init();
@@ -36,6 +40,8 @@ public:
         }
         std::string answer;
         curl_slist *headers = curl_slist_append(nullptr, (std::string("Content-Type: ") + content_type).c_str());
+        for (const std::string &line : lines_)
+            headers = curl_slist_append(headers, line.c_str());
         curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
         curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
         if (!tls_.ca.empty())
@@ -73,14 +79,15 @@ public:
 private:
     std::string url_;
     TlsFiles tls_;
+    std::vector<std::string> lines_; // the configured headers
     CURL *curl_ = nullptr;
 };
 
 } // namespace
 
-std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls)
+std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls, const Headers &headers)
 {
-    return std::make_unique<CurlTransport>(url, tls);
+    return std::make_unique<CurlTransport>(url, tls, headers);
 }
 
 } // namespace openetw::otlp

@@ -2,6 +2,8 @@
 // connection for the next request. One thread at a time (the exporter's sender).
 #pragma once
 
+#include "otlp/headers.hpp"
+
 #include <memory>
 #include <string>
 
@@ -30,6 +32,8 @@ struct TlsFiles {
     std::string key;
 };
 
-std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls = {});
+// headers: sent on every request (headers.hpp).
+std::unique_ptr<Transport> make_http_transport(const std::string &url, const TlsFiles &tls = {},
+                                               const Headers &headers = {});
 
 } // namespace openetw::otlp

@@ -49,12 +49,20 @@ LogExporter::~LogExporter() { finish(); }
 bool LogExporter::add(LogRecord &&record)
 {
     std::unique_lock lock(mutex_);
+    if (counts_.refused_for_good != 0) {
+        ++counts_.failed;
+        return false;
+    }
     if (queue_.size() >= options_.queue_records) {
         if (!options_.block_when_full || finishing_) {
             ++counts_.dropped;
             return false;
         }
-        room_.wait(lock, [&] { return queue_.size() < options_.queue_records; });
+        room_.wait(lock, [&] { return queue_.size() < options_.queue_records || counts_.refused_for_good != 0; });
+        if (counts_.refused_for_good != 0) {
+            ++counts_.failed;
+            return false;
+        }
     }
     queue_.push_back({std::move(record), Clock::now()});
     if (queue_.size() >= options_.batch_records || queue_.size() == 1)
@@ -72,6 +80,12 @@ ExporterCounts LogExporter::finish()
     if (sender_.joinable())
         sender_.join();
     return counts();
+}
+
+bool LogExporter::refused_for_good() const
+{
+    std::lock_guard lock(mutex_);
+    return counts_.refused_for_good != 0;
 }
 
 ExporterCounts LogExporter::counts() const
@@ -104,6 +118,10 @@ void LogExporter::run()
             queue_.pop_front();
         }
         room_.notify_all();
+        if (counts_.refused_for_good != 0) {
+            counts_.failed += batch.size(); // never sent: refused the same way
+            continue;
+        }
         lock.unlock();
         send(batch);
         lock.lock();
@@ -131,6 +149,10 @@ void LogExporter::send(std::vector<LogRecord> &batch)
                                                : result.error;
             if (outcome == Outcome::Refused || attempt >= attempts) {
                 counts_.failed += records;
+                if (result.status == 401 || result.status == 403) {
+                    counts_.refused_for_good = result.status;
+                    room_.notify_all(); // a producer waiting for room fails its record instead
+                }
                 // A refusal is this batch's; no answer after every try is the endpoint's.
                 endpoint_down_ = outcome == Outcome::Retry;
                 return;

@@ -40,12 +40,17 @@ struct ExporterCounts {
     std::uint64_t batches = 0; // batches accepted
     std::uint64_t retries = 0; // tries after a first one
     std::string last_error;    // the last failure's reason, "" if none
+    // 401 or 403: the receiver refused this client's credentials. Nothing is
+    // sent after it (each request would be refused the same way); every
+    // record queued or added later counts as failed.
+    long refused_for_good = 0;
 };
 
 enum class Outcome { Accepted, Retry, Refused };
 
 // 2xx accepted; 429, 502, 503, 504 and no answer at all tried again (OTLP/HTTP's
-// retryable answers); any other answer refused for good.
+// retryable answers); any other answer refused (401 and 403 stop the exporter:
+// ExporterCounts::refused_for_good).
 Outcome outcome_of(const PostResult &result);
 
 // The wait before try attempt+1 (attempt >= 1): first * 2^(attempt-1), at most max.
@@ -65,8 +70,11 @@ public:
     LogExporter &operator=(const LogExporter &) = delete;
     ~LogExporter();
 
-    // Queues a record; false when it was dropped (queue full, not blocking).
+    // Queues a record; false when it was dropped (queue full, not blocking)
+    // or the receiver refused the credentials (counted failed).
     bool add(opentelemetry::proto::logs::v1::LogRecord &&record);
+    // Whether a 401 or 403 stopped the sending (any thread).
+    bool refused_for_good() const;
     // Sends everything queued (with its retries), stops the sender, returns the counts.
     ExporterCounts finish();
     ExporterCounts counts() const;

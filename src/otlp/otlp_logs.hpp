@@ -17,6 +17,7 @@ namespace openetw::otlp {
 struct OtlpConfig {
     std::string url; // http[s]://HOST[:PORT][/PATH]
     TlsFiles tls;    // for https
+    Headers headers; // on every request (headers.hpp)
     Encoding encoding = Encoding::Protobuf;
     Resource resource; // host.name, service.name
     ExporterOptions options;
@@ -29,7 +30,9 @@ public:
     // The same over another transport (the tests' scripted answerer).
     OtlpLogs(std::unique_ptr<Transport> transport, const OtlpConfig &config, LogExporter::Sleep sleep = {});
 
-    void add(const etw_record &record, const etw_decoded_event *event);
+    // false once the receiver refused the credentials (401, 403): nothing
+    // more will be sent, and reading on is pointless.
+    bool add(const etw_record &record, const etw_decoded_event *event);
     // Sends what is queued and returns the counts.
     ExporterCounts finish() { return exporter_.finish(); }
 

@@ -55,6 +55,22 @@ TEST(ExportUrl, SinceIsAUtcTimeInNanosecondsSince1970)
     EXPECT_EQ(u.since_unix_ns, 1000000000ll);
 }
 
+TEST(ExportUrl, FollowIsAQueryOfItsOwnOrWithSince)
+{
+    ExportUrl u;
+    ASSERT_TRUE(parse("nats://h:1/S", &u));
+    EXPECT_FALSE(u.follow);
+    ASSERT_TRUE(parse("nats://h:1/S?follow=1", &u));
+    EXPECT_TRUE(u.follow);
+    EXPECT_EQ(u.since_unix_ns, 0);
+    ASSERT_TRUE(parse("nats://h:1/S?since=1970-01-01T00:00:01Z&follow=1", &u));
+    EXPECT_TRUE(u.follow);
+    EXPECT_EQ(u.since_unix_ns, 1000000000ll);
+    ASSERT_TRUE(parse("nats://h:1/S?follow=0&since=1970-01-01T00:00:01Z", &u));
+    EXPECT_FALSE(u.follow);
+    EXPECT_EQ(u.since_unix_ns, 1000000000ll);
+}
+
 TEST(ExportUrl, CredentialsInTheUrlAreRefusedWithoutEchoingThem)
 {
     const Status st = parse("nats://alice:s3cret@127.0.0.1:4222/S");
@@ -77,7 +93,10 @@ TEST(ExportUrl, EachMalformedPartHasItsStatusAndSentence)
     expect_refused("nats://h:4222/a.b", ETW_ERROR_INVALID_NAME, "may hold only letters");
     expect_refused("nats://h:4222/a*", ETW_ERROR_INVALID_NAME, "may hold only letters");
     expect_refused("nats://h:4222/" + std::string(65, 'S'), ETW_ERROR_INVALID_NAME, "longer than 64");
-    expect_refused("nats://h:4222/S?from=1", ETW_ERROR_INVALID_PARAMETER, "the only query is ?since=");
+    expect_refused("nats://h:4222/S?from=1", ETW_ERROR_INVALID_PARAMETER, "(not \"from=1\")");
+    expect_refused("nats://h:4222/S?follow=yes", ETW_ERROR_INVALID_PARAMETER, "(not \"follow=yes\")");
+    expect_refused("nats://h:4222/S?follow=1&follow=1", ETW_ERROR_INVALID_PARAMETER, "each once");
+    expect_refused("nats://h:4222/S?follow=1&", ETW_ERROR_INVALID_PARAMETER, "(not \"\")");
     expect_refused("nats://h:4222/S?since=yesterday", ETW_ERROR_INVALID_PARAMETER, "must be a UTC time");
     expect_refused("nats://h:4222/S?since=2026-13-01T00:00:00Z", ETW_ERROR_INVALID_PARAMETER, "must be a UTC time");
 }

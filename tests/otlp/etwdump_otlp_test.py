@@ -49,9 +49,14 @@ def expected(files, order='time'):
     return [json.loads(line) for line in out.splitlines()]
 
 
-def etwdump(url, files, *options):
+def etwdump(url, files, *options, env=None):
     return subprocess.run([ETWDUMP, '--otlp', url, '--otlp-host', 'test-host', '--otlp-service', 'test-service'] +
-                          list(options) + files, capture_output=True, text=True, timeout=300)
+                          list(options) + files, capture_output=True, text=True, timeout=300, env=env)
+
+
+def without_otlp_headers():
+    """The test's environment without the OTLP header variables a developer may have set."""
+    return {k: v for k, v in os.environ.items() if not k.startswith('OTEL_EXPORTER_OTLP_')}
 
 
 def comparable(value, like):
@@ -155,6 +160,51 @@ def test_a_refused_request_is_not_retried_and_is_reported(files, want):
     assert run.returncode == 3, (run.returncode, run.stderr)
     assert len(receiver.requests) == (len(want) + 199) // 200, receiver.requests  # one try per batch
     assert 'HTTP 400' in run.stderr and ', %d failed' % len(want) in run.stderr, run.stderr
+
+
+def test_headers_of_the_environment_and_a_file_are_sent_on_every_request(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        headers_file = os.path.join(folder, 'headers')
+        with open(headers_file, 'w') as f:
+            f.write('# the backend\'s key\nAPI-Key: file key\nX-Extra: x\n')
+        env = dict(without_otlp_headers(), OTEL_EXPORTER_OTLP_HEADERS='api-key=env%20key, tenant=t%2C1')
+        with Receiver() as receiver:
+            run = etwdump(receiver.url, files, '--otlp-batch', '200', '--otlp-headers-file', headers_file, env=env)
+        assert run.returncode == 0, run.stderr
+        assert len(receiver.requests) == (len(want) + 199) // 200 > 1, receiver.requests
+        for got in receiver.headers:  # every request: the file's key replaces the environment's
+            assert got.get('api-key') == 'file key' and got.get('tenant') == 't,1' and got.get('x-extra') == 'x', got
+        check_all(receiver, want)
+        # The logs variable is the setting when set: the general one is not read.
+        env['OTEL_EXPORTER_OTLP_LOGS_HEADERS'] = 'tenant=logs'
+        with Receiver() as receiver:
+            run = etwdump(receiver.url, files, env=env)
+        assert run.returncode == 0, run.stderr
+        assert receiver.headers and all(h.get('tenant') == 'logs' and 'api-key' not in h for h in receiver.headers), \
+            receiver.headers
+
+
+def test_malformed_headers_are_refused_before_anything_is_sent_and_never_shown(files, want):
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(without_otlp_headers(), OTEL_EXPORTER_OTLP_HEADERS='api-key=s3cret%zz')
+        with Receiver() as receiver:
+            run = etwdump(receiver.url, files, env=env)
+            assert run.returncode == 1 and not receiver.requests, (run.returncode, run.stderr, receiver.requests)
+            assert 'OTEL_EXPORTER_OTLP_HEADERS: entry 1 (api-key)' in run.stderr, run.stderr
+            assert 's3cret' not in run.stderr + run.stdout, run.stderr
+            missing = os.path.join(folder, 'none')
+            run = etwdump(receiver.url, files, '--otlp-headers-file', missing, env=without_otlp_headers())
+            assert run.returncode == 1 and not receiver.requests, (run.returncode, run.stderr)
+            assert "--otlp-headers-file: cannot read '%s'" % missing in run.stderr, run.stderr
+
+
+def test_refused_credentials_are_reported_with_their_status_and_not_retried(files, want):
+    with Receiver(answers=[401] * 1000) as receiver:
+        run = etwdump(receiver.url, files, '--otlp-batch', '200', env=without_otlp_headers())
+    assert run.returncode == 3, (run.returncode, run.stderr)
+    assert len(receiver.requests) == 1, receiver.requests  # nothing after the refusal
+    assert 'HTTP 401' in run.stderr and 'refused the credentials' in run.stderr, run.stderr
+    assert ': 0 records sent' in run.stderr, run.stderr
 
 
 def make_certificates(folder):
@@ -295,6 +345,18 @@ def test_a_stream_read_back_arrives_whole(files, want):
                 run = etwdump(receiver.url, [stream])
             assert run.returncode == 0, run.stderr
             check_all(receiver, streamed)
+            # Followed: the same records (after the 3 s window), then Ctrl-C ends it cleanly.
+            with Receiver() as receiver:
+                dump = subprocess.Popen([ETWDUMP, '--otlp', receiver.url, '--otlp-host', 'test-host', '--otlp-service',
+                                         'test-service', '--follow', stream], env=env, stderr=subprocess.PIPE, text=True)
+                deadline = time.time() + 12
+                while len(receiver.records) < len(streamed) and time.time() < deadline and dump.poll() is None:
+                    time.sleep(0.1)
+                dump.send_signal(signal.SIGINT)
+                stderr = dump.communicate(timeout=10)[1]
+                assert dump.returncode == 0, (dump.returncode, stderr)
+                assert '%d records sent' % len(streamed) in stderr and '0 failed, 0 dropped' in stderr, stderr
+                check_all(receiver, streamed)
         finally:
             nats.terminate()
             nats.wait()

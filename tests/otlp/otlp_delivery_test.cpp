@@ -162,6 +162,30 @@ TEST(OtlpDelivery, ARefusedBatchIsNotRetriedAndIsCountedFailedWithTheReason)
     EXPECT_TRUE(h.sleeps.empty());
 }
 
+TEST(OtlpDelivery, RefusedCredentialsStopTheSendingAndFailEveryRecordAfterThem)
+{
+    for (long status : {401L, 403L}) {
+        ExporterOptions o;
+        o.batch_records = 2;
+        Harness h(o);
+        h.script.answers = {{status, "invalid api key"}};
+        bool accepted = true;
+        for (int i = 0; i < 6; ++i)
+            accepted = h.exporter->add(named(i)) && accepted;
+        const ExporterCounts c = h.exporter->finish();
+        EXPECT_EQ(h.script.bodies.size(), 1u) << status << ": one request, refused, then none";
+        EXPECT_EQ(c.sent, 0u);
+        EXPECT_EQ(c.failed, 6u);
+        EXPECT_EQ(c.retries, 0u);
+        EXPECT_EQ(c.refused_for_good, status);
+        EXPECT_EQ(c.last_error, "HTTP " + std::to_string(status) + ": invalid api key");
+        EXPECT_TRUE(h.exporter->refused_for_good());
+        EXPECT_FALSE(h.exporter->add(named(9))) << "a record added after the refusal is failed at once";
+        EXPECT_EQ(h.exporter->counts().failed, 7u);
+        EXPECT_TRUE(h.sleeps.empty());
+    }
+}
+
 TEST(OtlpDelivery, AGoneEndpointFailsABatchAfterItsAttemptsThenOneTryEachUntilOneIsAccepted)
 {
     ExporterOptions o;

@@ -17,6 +17,7 @@ class Receiver:
         third item, a CA file: clients must then present a certificate it signed."""
         self.answers = list(answers)
         self.requests = []   # (status, content type, records in the body)
+        self.headers = []    # each request's headers: {lower-case name: value}
         self.records = []    # LogRecord messages of accepted requests, in order
         self.resources = []  # {key: value} of each accepted request's resource
         receiver = self
@@ -40,6 +41,7 @@ class Receiver:
                 if self.path != '/v1/logs':
                     status = 404
                 receiver.requests.append((status, kind, len(records)))
+                receiver.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if status == 200:
                     receiver.records.extend(records)
                     for rl in request.resource_logs:

@@ -37,6 +37,10 @@ const char kUsage[] =
     "  FILE: an .etl file, or a NATS JetStream stream sessions export to:\n"
     "        nats://HOST:PORT/STREAM[?since=YYYY-MM-DDTHH:MM:SSZ] (credentials: the file\n"
     "        $OPENETW_NATS_CREDENTIALS names; docs/FLEET.md)\n"
+    "  --follow                     with one nats:// stream: after what it holds, print what\n"
+    "                               sessions publish to it until Ctrl-C (records merged in time\n"
+    "                               order 3 s behind this machine's clock; --order file: as they\n"
+    "                               come)\n"
     "  --session NAME               follow the running real-time session NAME until it stops\n"
     "                               (or Ctrl-C: what was read is still sent and reported)\n"
     "  --format summary|jsonl|csv|text|profile  output (default summary); jsonl and text add\n"
@@ -67,7 +71,10 @@ struct Context {
     etwdump::Summary summary;
     etwdump::Profile *profile = nullptr;
     etwdump::OtlpOption *otlp = nullptr;
-    uint64_t warnings = 0; // buffers flagged ETW_BUFFER_STATUS_WARNING
+    uint64_t warnings = 0;     // buffers flagged ETW_BUFFER_STATUS_WARNING
+    uint64_t unread = 0;       // --follow: buffers the stream removed before they were read
+    bool live = false;         // --session, --follow: each buffer's lines are out once it is done
+    bool otlp_refused = false; // the OTLP receiver refused the credentials: reading stopped
     // Progress bar on a terminal, for large inputs.
     bool progress = false;
     uint64_t total_bytes = 0;
@@ -78,9 +85,12 @@ struct Context {
 int32_t on_record(void *user, const etw_record *record)
 {
     auto *ctx = static_cast<Context *>(user);
-    if (ctx->otlp)
-        ctx->otlp->add(*record, ctx->decoding.decode(*record));
-    else if (ctx->profile)
+    if (ctx->otlp) {
+        if (!ctx->otlp->add(*record, ctx->decoding.decode(*record))) {
+            ctx->otlp_refused = true;
+            return 1; // nothing more would be sent
+        }
+    } else if (ctx->profile)
         ctx->profile->add(*record, ctx->decoding.decode(*record));
     else if (ctx->text)
         ctx->text->write(*record, ctx->decoding.decode(*record));
@@ -91,6 +101,12 @@ int32_t on_record(void *user, const etw_record *record)
     return 0;
 }
 
+int32_t on_loss(void *user, const etw_loss_info *loss)
+{
+    static_cast<Context *>(user)->unread += loss->buffers_lost;
+    return 0;
+}
+
 int32_t on_buffer(void *user, const etw_buffer_info *buffer)
 {
     auto *ctx = static_cast<Context *>(user);
@@ -98,6 +114,10 @@ int32_t on_buffer(void *user, const etw_buffer_info *buffer)
     const bool corrupt = (buffer->status_flags & ETW_BUFFER_STATUS_CORRUPT) != 0;
     if (warning)
         ++ctx->warnings;
+    if (ctx->live && ctx->writer)
+        ctx->writer->flush();
+    if (ctx->live && ctx->text)
+        ctx->text->flush();
     if (buffer->status != ETW_OK)
         std::fprintf(stderr, "%setwdump: %s%s\n", ctx->progress ? "\r\033[K" : "",
                      warning && !corrupt ? "warning: " : "", buffer->message);
@@ -123,6 +143,7 @@ int main(int argc, char **argv)
     uint32_t flags = ETW_CONSUMER_ORDER_TIME;
     bool payload = false;
     bool strict = false;
+    bool follow = false;
     unsigned top = 10;
     std::string debug_dir = "/usr/lib/debug";
     std::vector<const char *> files;
@@ -189,6 +210,8 @@ int main(int argc, char **argv)
             }
         } else if (arg == "--session") {
             session = value();
+        } else if (arg == "--follow") {
+            follow = true;
         } else if (arg == "--payload") {
             payload = true;
         } else if (arg == "--strict") {
@@ -204,6 +227,17 @@ int main(int argc, char **argv)
         std::fputs(session.empty() ? kUsage : "etwdump: --session NAME or files, not both\n", stderr);
         return 1;
     }
+    std::string followed; // the stream's URL with follow=1
+    if (follow) {
+        if (files.size() != 1 || std::strncmp(files[0], "nats://", 7) != 0) {
+            std::fputs("etwdump: --follow reads one stream (nats://HOST:PORT/STREAM), alone\n", stderr);
+            return 1;
+        }
+        followed = std::string(files[0]) + (std::strchr(files[0], '?') ? "&follow=1" : "?follow=1");
+        files[0] = followed.c_str();
+    }
+    const bool live = !session.empty() || follow; // ended by Ctrl-C
+    ctx.live = live;
     if (std::string error; !ctx.decoding.open(error)) {
         std::fprintf(stderr, "etwdump: %s\n", error.c_str());
         return 1;
@@ -215,7 +249,7 @@ int main(int argc, char **argv)
     options.record = on_record;
     options.buffer = on_buffer;
     options.user_data = &ctx;
-    if (!session.empty())
+    if (live)
         etwdump::hold_interrupts(); // before the export's thread and the consumer's start
     if (otlp.wanted()) {
         if (std::string error; !otlp.open(!session.empty(), error)) {
@@ -233,7 +267,9 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    if (!session.empty())
+    if (follow)
+        etw_consumer_set_loss_callback(consumer, on_loss);
+    if (live)
         etwdump::watch_interrupts(consumer);
     for (uint32_t i = 0; i < files.size(); ++i) {
         etw_logfile_info info{};
@@ -261,10 +297,15 @@ int main(int argc, char **argv)
     }
     etw_status status = etw_consumer_process(consumer);
     etwdump::stop_watching_interrupts(); // a Ctrl-C from here on ends the program
-    if (status == ETW_ERROR_CANCELLED && etwdump::interrupted())
-        status = ETW_OK; // the user ended the following: a clean end
+    if (status == ETW_ERROR_CANCELLED && (etwdump::interrupted() || ctx.otlp_refused))
+        status = ETW_OK; // the user ended the following, or the export stopped: its report says why
     bool delivered = true;
     const std::string message = etw_last_error_message();
+    if (ctx.unread != 0)
+        std::fprintf(stderr,
+                     "etwdump: %llu buffers of the stream were not read (its retention removed them first, or "
+                     "their session's header buffer was not in it)\n",
+                     (unsigned long long)ctx.unread);
     writer.flush();
     text.flush();
     ctx.decoding.report(stderr);

@@ -5,6 +5,8 @@
 #endif
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #if !defined(_WIN32)
 #include <unistd.h>
@@ -42,7 +44,8 @@ bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
     const std::string arg = argv[i];
     const bool takes_value = arg == "--otlp" || arg == "--otlp-service" || arg == "--otlp-host" ||
                              arg == "--otlp-batch" || arg == "--otlp-queue" || arg == "--otlp-attempts" ||
-                             arg == "--otlp-ca" || arg == "--otlp-cert" || arg == "--otlp-key";
+                             arg == "--otlp-ca" || arg == "--otlp-cert" || arg == "--otlp-key" ||
+                             arg == "--otlp-headers-file";
     if (arg == "--otlp-json") {
         json_ = true;
         return true;
@@ -66,6 +69,8 @@ bool OtlpOption::parse(int argc, char **argv, int &i, std::string &error)
         cert_ = v;
     else if (arg == "--otlp-key")
         key_ = v;
+    else if (arg == "--otlp-headers-file")
+        headers_file_ = v;
     else if (arg == "--otlp-batch" && !count(v, 1000000, batch_))
         error = std::string("--otlp-batch takes a count from 1 to 1000000, not '") + v + "'";
     else if (arg == "--otlp-queue" && !count(v, 100000000, queue_))
@@ -101,6 +106,20 @@ bool OtlpOption::open(bool live, std::string &error)
         return false;
     }
     openetw::otlp::OtlpConfig config;
+    std::string file_text;
+    if (!headers_file_.empty()) {
+        std::ifstream f(headers_file_, std::ios::binary);
+        std::stringstream text;
+        text << f.rdbuf();
+        if (!f) {
+            error = "--otlp-headers-file: cannot read '" + headers_file_ + "'";
+            return false;
+        }
+        file_text = text.str();
+    }
+    if (!openetw::otlp::resolve_headers([](const char *name) { return static_cast<const char *>(std::getenv(name)); },
+                                        headers_file_, file_text, &config.headers, error))
+        return false;
     config.url = url_;
     config.tls = {ca_, cert_, key_};
     config.encoding = json_ ? openetw::otlp::Encoding::Json : openetw::otlp::Encoding::Protobuf;
@@ -122,7 +141,10 @@ bool OtlpOption::open(bool live, std::string &error)
     return export_->logs != nullptr;
 }
 
-void OtlpOption::add(const etw_record &record, const etw_decoded_event *event) { export_->logs->add(record, event); }
+bool OtlpOption::add(const etw_record &record, const etw_decoded_event *event)
+{
+    return export_->logs->add(record, event);
+}
 
 bool OtlpOption::finish(std::FILE *report) { return !openetw::otlp::OtlpLogs::report(report, export_->logs->finish()); }
 #else
@@ -132,7 +154,7 @@ bool OtlpOption::open(bool, std::string &error)
     return false;
 }
 
-void OtlpOption::add(const etw_record &, const etw_decoded_event *) {}
+bool OtlpOption::add(const etw_record &, const etw_decoded_event *) { return true; }
 
 bool OtlpOption::finish(std::FILE *) { return true; }
 #endif

@@ -20,6 +20,10 @@ namespace etwdump {
     "                               certificate with (default: the system's)\n"                                        \
     "  --otlp-cert FILE             https: a client certificate (PEM) for receivers that ask\n"                        \
     "  --otlp-key FILE              https: the client certificate's private key (PEM)\n"                               \
+    "  --otlp-headers-file FILE     HTTP headers for every request (API keys): \"Name: value\"\n"                      \
+    "                               lines; they replace those of OTEL_EXPORTER_OTLP_LOGS_HEADERS\n"                    \
+    "                               or else OTEL_EXPORTER_OTLP_HEADERS (k=v,k2=v2, %XX-escaped);\n"                    \
+    "                               never on the command line: they are secrets\n"                                     \
     "  --otlp-json                  OTLP/JSON bodies instead of protobuf\n"                                            \
     "  --otlp-service NAME          resource service.name (default unknown_service:etwdump)\n"                         \
     "  --otlp-host NAME             resource host.name (default this machine's name)\n"                                \
@@ -39,13 +43,16 @@ public:
     // Starts the export (live: a full queue drops instead of waiting); false
     // with error when this build has none or the URL is wrong.
     bool open(bool live, std::string &error);
-    void add(const etw_record &record, const etw_decoded_event *event);
+    // false once the receiver refused the credentials (HTTP 401, 403):
+    // nothing more is sent, so reading should stop.
+    bool add(const etw_record &record, const etw_decoded_event *event);
     // Sends what is queued, prints the counts; false when records were lost.
     bool finish(std::FILE *report);
 
 private:
     std::string url_;
     std::string ca_, cert_, key_; // https
+    std::string headers_file_;
     bool json_ = false;
     std::string service_ = "unknown_service:etwdump";
     std::string host_;

@@ -355,6 +355,7 @@ pub const ETW_BUFFER_STATUS_WARNING: u32 = 4;
 pub const ETW_CONSUMER_ORDER_TIME: u32 = 0;
 pub const ETW_CONSUMER_ORDER_FILE: u32 = 1;
 pub const ETW_CONSUMER_RAW_TIMESTAMP: u32 = 2;
+pub const ETW_CONSUMER_FOLLOW: u32 = 4;
 pub const ETW_COLLECT_OVERWRITE: u32 = 1;
 pub const ETW_COLLECT_WRITTEN: u32 = 0;
 pub const ETW_COLLECT_UNCHANGED: u32 = 1;
@@ -7861,6 +7862,26 @@ extern "C" {
     #[doc = " ETW_ERROR_INVALID_NAME / ETW_ERROR_INVALID_PARAMETER (a bad URL),"]
     #[doc = " ETW_ERROR_NOT_SUPPORTED (a build without NATS support); each message"]
     #[doc = " gives the server's reason."]
+    #[doc = ""]
+    #[doc = " Followed (\"...?follow=1\", also after since=: \"?since=TIME&follow=1\"; or"]
+    #[doc = " the flag ETW_CONSUMER_FOLLOW): the stream is the consumer's only path"]
+    #[doc = " (else ETW_ERROR_INVALID_PARAMETER), and etw_consumer_process reads what it"]
+    #[doc = " holds and then what sessions publish to it, until etw_consumer_cancel or"]
+    #[doc = " etw_consumer_close (it then returns ETW_ERROR_CANCELLED, after delivering"]
+    #[doc = " what it had fetched, unless close was called from a callback). Open"]
+    #[doc = " connects and fails as above, but an empty stream is no error. Each"]
+    #[doc = " session instance becomes a file when its header buffer arrives:"]
+    #[doc = " file_count grows while processing, and etw_consumer_logfile_header of a"]
+    #[doc = " new index is for the processing thread (the callbacks). Records of all"]
+    #[doc = " instances are merged in time order, each delivered once it is 3 seconds"]
+    #[doc = " older than this machine's clock (ETW_CONSUMER_ORDER_FILE: as they"]
+    #[doc = " arrive); a buffer that arrives later is delivered when it arrives. The"]
+    #[doc = " loss callback (etw_consumer_set_loss_callback) is told, as buffers_lost,"]
+    #[doc = " of messages the stream removed (its retention) before they were read and"]
+    #[doc = " of data buffers whose instance's header buffer was not read, and, as"]
+    #[doc = " events_lost, of the events a session's final header says it lost when it"]
+    #[doc = " stops (that file's header fields then become the final ones)."]
+    #[doc = " docs/FLEET.md, \"Following a stream\"."]
     pub fn etw_consumer_open(
         out: *mut *mut etw_consumer,
         paths: *const *const core::ffi::c_char,
@@ -7870,7 +7891,8 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Opens the NATS JetStream stream url (\"nats://HOST[:PORT]/STREAM\","]
-    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\") as etw_consumer_open opens it"]
+    #[doc = " optionally \"?since=YYYY-MM-DDTHH:MM:SSZ\", \"?follow=1\" or both joined by"]
+    #[doc = " '&') as etw_consumer_open opens it"]
     #[doc = " as a path, with the credentials of credentials_file (the `key = value`"]
     #[doc = " file of etw_properties_set_export); NULL or \"\" for the file that the"]
     #[doc = " environment variable OPENETW_NATS_CREDENTIALS names, if set. For callers"]
@@ -8088,7 +8110,8 @@ extern "C" {
     #[doc = " happens rather than by querying. Losses also add to"]
     #[doc = " etw_consumer_stats.events_lost. It receives options->user_data."]
     #[doc = " ETW_ERROR_BUSY while processing; ETW_ERROR_INVALID_PARAMETER for NULL"]
-    #[doc = " consumer. File consumers never call it."]
+    #[doc = " consumer. File consumers never call it; a followed stream does (see"]
+    #[doc = " etw_consumer_open)."]
     pub fn etw_consumer_set_loss_callback(
         consumer: *mut etw_consumer,
         callback: etw_loss_callback,
