@@ -137,7 +137,8 @@ def test_filters_are_frozen_and_hashable():
     ([RawFilter(FilterType.CONTAINER, b"\0\0\0\0")], openetw.NotSupportedError, "does not implement"),
     ([EventNameFilter([])], openetw.InvalidParameterError, "NameCount is 0"),
     ([ExecutableNameFilter([])], openetw.InvalidParameterError, "not empty"),
-    ([PayloadFilter([PayloadPredicate("n", PayloadOperator.MODULO, 2)])], openetw.NotSupportedError, "MODULO"),
+    ([PayloadFilter([PayloadPredicate("n", PayloadOperator.IS, 2)])], openetw.NotSupportedError, "IS, ISNOT"),
+    ([PayloadFilter([PayloadPredicate("n", PayloadOperator.MODULO, 0)])], openetw.InvalidParameterError, "MODULO"),
     ([EventIdFilter([i]) for i in range(14)], openetw.InvalidParameterError, "14 filters"),
 ])
 def test_bad_filters_raise_the_library_status_and_message(tmp_path, name, guid, filters, error, words):
