@@ -57,6 +57,16 @@ impl Drop for NatsServer {
     }
 }
 
+// Once for the tests of this binary, which run in parallel: a variable set
+// while another test's library reads the environment would race it.
+fn set_environment() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("OPENETW_SPOOL_DIR", temp_dir("stream-spool").join("spool"));
+        std::env::remove_var("OPENETW_NATS_CREDENTIALS"); // only the file each call is given
+    });
+}
+
 fn export(stream: &NatsStream, path: &Path, name: &str, n: u16, count: u32) -> openetw::Result<Session> {
     let mut props = file_props(name, path);
     stream.export(&mut props)?;
@@ -74,10 +84,9 @@ fn export(stream: &NatsStream, path: &Path, name: &str, n: u16, count: u32) -> o
 
 #[test]
 fn an_exported_session_reads_back_and_collects_as_its_file() {
+    set_environment();
     let dir = temp_dir("stream-export");
-    std::env::set_var("OPENETW_SPOOL_DIR", dir.join("spool"));
     let srv = NatsServer::start(&dir);
-    std::env::remove_var("OPENETW_NATS_CREDENTIALS"); // only the file each call is given
     let stream = NatsStream::new(format!("{}/RSEXPORT", srv.url)).with_credentials(&srv.credentials);
     let name = unique("Stream");
     let local = dir.join("local.etl");
@@ -153,10 +162,9 @@ impl Drop for CancelOnDrop {
 
 #[test]
 fn a_followed_stream_gives_what_it_holds_then_what_comes_until_cancelled() {
+    set_environment();
     let dir = temp_dir("stream-follow");
-    std::env::set_var("OPENETW_SPOOL_DIR", dir.join("spool"));
     let srv = NatsServer::start(&dir);
-    std::env::remove_var("OPENETW_NATS_CREDENTIALS");
     let stream = NatsStream::new(format!("{}/RSFOLLOW", srv.url)).with_credentials(&srv.credentials);
     let name = unique("Follow");
     let local = dir.join("local.etl");
