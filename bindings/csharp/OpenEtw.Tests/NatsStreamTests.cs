@@ -150,5 +150,75 @@ namespace OpenEtw.Tests
             var refused = Assert.Throws<OpenEtwException>(() => Export(bad, scratch.File("w.etl"), Scratch.SessionName("Wrong"), 0));
             Assert.Equal(Status.AccessDenied, refused.Status);
         }
+
+        [Fact]
+        public void AFollowedStreamGivesWhatItHoldsThenWhatComesUntilCancelled()
+        {
+            using var scratch = new Scratch();
+            using var server = new NatsServer(scratch.Folder);
+            var stream = new NatsStream(server.Url + "/CSFOLLOW", server.CredentialsFile);
+            string name = Scratch.SessionName("Follow");
+            using var props = stream.Export(Helpers.FileProperties(name, scratch.File("local.etl")));
+            using var provider = new Provider(ProviderGuid);
+            using var session = Session.Start(props, new SessionOptions { InProcess = true });
+            session.EnableProvider(ProviderGuid, EtwLevel.Verbose);
+            void Write(int first, int count)
+            {
+                for (int i = first; i < first + count; i++)
+                    provider.Write(type: 10, EtwLevel.Information, BitConverter.GetBytes(i));
+                session.Flush(); // published now, not when the buffer fills
+            }
+            int Count(List<(StreamSource? Source, int Value)> list) { lock (list) return list.Count; }
+            bool WaitFor(Func<bool> done)
+            {
+                var clock = Stopwatch.StartNew();
+                while (!done() && clock.ElapsedMilliseconds < 4000)
+                    Thread.Sleep(20);
+                return done();
+            }
+
+            Write(0, 300);
+            var seen = new List<(StreamSource? Source, int Value)>();
+            Consumer? consumer = null;
+            // File order: delivered as they arrive, no 3 s window to wait out. The source
+            // of a new file index is looked up here, on the processing thread.
+            consumer = stream.Open(new ConsumerOptions {
+                Order = ConsumerOrder.File,
+                OnEvent = e => {
+                    var item = (consumer!.GetStreamSource((int)e.Record.FileIndex), BitConverter.ToInt32(e.Payload));
+                    lock (seen) seen.Add(item);
+                    return true;
+                } }, follow: true);
+            string? outcome = null;
+            using (consumer)
+            {
+                var following = new Thread(() => {
+                    try { outcome = consumer!.Process() ? "finished" : "cancelled"; }
+                    catch (Exception error) { outcome = error.ToString(); }
+                });
+                following.Start();
+                try
+                {
+                    Assert.True(WaitFor(() => Count(seen) >= 300), $"{Count(seen)} of the 300 stored events");
+                    Write(300, 200);
+                    Assert.True(WaitFor(() => Count(seen) >= 500), $"{Count(seen)} of the 500 events");
+                    Thread.Sleep(300); // an event delivered twice would come now
+                }
+                finally
+                {
+                    consumer.Cancel();
+                    Assert.True(following.Join(4000), "Cancel ends the follow");
+                }
+                Assert.Equal("cancelled", outcome);
+                Assert.True(consumer.FileCount >= 1);
+            }
+            Assert.Equal(Enumerable.Range(0, 500), seen.Select(s => s.Value)); // each once, in order
+            StreamSource? source = Assert.Single(seen.Select(s => s.Source).Distinct());
+            Assert.NotNull(source);
+            Assert.Equal((Dns.GetHostName(), name), (source!.Machine, source.Session));
+
+            var missing = new NatsStream(server.Url + "/CSNOSUCH", server.CredentialsFile);
+            Assert.Equal(Status.FileNotFound, Assert.Throws<OpenEtwException>(() => missing.Open(follow: true)).Status);
+        }
     }
 }

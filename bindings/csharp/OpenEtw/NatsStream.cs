@@ -18,6 +18,8 @@ namespace OpenEtw
     /// nkey_seed, tls_*) goes to <see cref="Export"/>, <see cref="Open"/> and
     /// <see cref="Collect"/>; without one the library takes the file OPENETW_NATS_CREDENTIALS
     /// names in the process's native environment. Credentials are never part of the URL.
+    /// <see cref="Open"/> with <c>follow: true</c> follows the stream: what it holds, then every
+    /// buffer sessions publish to it, until <see cref="Consumer.Cancel"/>.
     /// </remarks>
     public sealed class NatsStream
     {
@@ -53,11 +55,32 @@ namespace OpenEtw
         /// as its <c>.etl</c> would be. <see cref="StreamSources.GetStreamSource"/> names the
         /// machine and session of a file index (a record's <see cref="TraceRecord.FileIndex"/>).
         /// </summary>
-        public Consumer Open(ConsumerOptions? options = null, DateTime? since = null)
+        /// <remarks>
+        /// <para><paramref name="follow"/> (<c>?follow=1</c>): <see cref="Consumer.Process"/>
+        /// then goes on past the stream's last message with every buffer sessions publish to
+        /// it, until <see cref="Consumer.Cancel"/> (or <see cref="Consumer.Dispose"/>) from
+        /// another thread; it then returns false, after delivering what it had fetched. A
+        /// session instance becomes a new file index when its header buffer arrives, so
+        /// <see cref="Consumer.FileCount"/> grows while processing and
+        /// <see cref="StreamSources.GetStreamSource"/> of a new index belongs in the callbacks
+        /// (the processing thread). Records are delivered once they are 3 s old
+        /// (<see cref="ConsumerOrder.Time"/>), or as they arrive (<see cref="ConsumerOrder.File"/>).
+        /// An empty stream is followed; a missing one is <see cref="Status.FileNotFound"/>.</para>
+        /// <code>
+        /// using var consumer = stream.Open(new ConsumerOptions { OnEvent = e =&gt; { ...; return true; } }, follow: true);
+        /// Task&lt;bool&gt; following = Task.Run(consumer.Process);
+        /// ...
+        /// consumer.Cancel(); // following's result: false
+        /// </code>
+        /// </remarks>
+        public Consumer Open(ConsumerOptions? options = null, DateTime? since = null, bool follow = false)
         {
-            string url = since is DateTime t
-                ? Url + "?since=" + t.ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture)
-                : Url;
+            var query = new List<string>(2);
+            if (since is DateTime t)
+                query.Add("since=" + t.ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture));
+            if (follow)
+                query.Add("follow=1");
+            string url = query.Count == 0 ? Url : Url + "?" + string.Join("&", query);
             return Consumer.OpenStream(url, CredentialsFile, options);
         }
 

@@ -7,6 +7,7 @@ stream read back as files are, and collected into .etl files (docs/FLEET.md).
 >>> with stream.open() as consumer:           # a Consumer: one file per session instance
 ...     for source, record in consumer.events():
 ...         print(source.machine, source.session, record.opcode)
+>>> follower = stream.open(follow=True)     # then what sessions publish, until cancel()
 >>> report = stream.collect("/srv/traces")    # one .etl per machine, session and start
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from . import _native
 from .consumer import Consumer
 from .errors import from_status
 from .properties import Properties
+from .records import snapshot
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,31 +67,97 @@ def _source_of(path: str) -> Optional[Source]:
     return Source("" if machine == "%" else machine, "" if session == "%" else session, int(parts[2]))
 
 
+class _Sources:
+    """The Source of each file index, looked up once per index. Followed, files
+    appear while processing and their headers may only be read on the
+    processing thread, so lookups happen there (in the callbacks); the cache
+    (a list only ever appended to) may be read from any thread."""
+
+    def __init__(self) -> None:
+        self.known: list = []
+
+    def at(self, handle, file_index: int) -> Optional[Source]:
+        known = self.known
+        while len(known) <= file_index:
+            known.append(_source_of(snapshot(_native.etw_consumer_logfile_header(handle, len(known))).path))
+        return known[file_index]
+
+
 class StreamConsumer(Consumer):
     """A Consumer of a stream (etw_consumer_open_stream): each machine's
     session instance is one of its files, read exactly as that .etl file
-    would be. sources[file_index] (and source(record)) say which machine and
-    session a record came from. credentials_file: None for the file
-    OPENETW_NATS_CREDENTIALS names. The other options are Consumer's."""
+    would be. source(record) says which machine and session a record came
+    from; sources holds the Source of every file index known so far.
+    credentials_file: None for the file OPENETW_NATS_CREDENTIALS names.
 
-    def __init__(self, url: str, credentials_file: Optional[os.PathLike] = None, *, order: str = "time",
-                 raw_timestamps: bool = False, on_buffer=None, on_record=None, on_event=None,
-                 on_event_record=None, schemas=None) -> None:
-        self._setup(order, raw_timestamps, on_buffer, on_record, on_event, None, None, False,
+    follow=True (or "?follow=1" in the URL) follows the stream: process()
+    (or events()/records()) reads what it holds, then every buffer sessions
+    publish to it, until cancel() or close() from another thread; process()
+    then raises CancelledError after delivering what was fetched (events()
+    and records() raise it after the last record). A session instance becomes
+    a new file index when its header buffer arrives, so sources grows while
+    processing, and source() of an index not yet known is for the callbacks
+    (the processing thread): events() resolves it there. Records are delivered
+    once they are 3 s old (order="time"), or as they arrive (order="file").
+    The other options are Consumer's."""
+
+    def __init__(self, url: str, credentials_file: Optional[os.PathLike] = None, *, follow: bool = False,
+                 order: str = "time", raw_timestamps: bool = False, on_buffer=None, on_record=None,
+                 on_event=None, on_event_record=None, schemas=None) -> None:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        follow = follow or query.get("follow") == ["1"]
+        sources = self._sources = _Sources()
+        if follow:
+            handle_box: list = []
+
+            # Runs on the processing thread before the record reaches on_record
+            # or events(): the only place a new index's header may be read.
+            def resolve(record) -> bool:
+                sources.at(handle_box[0], record.file_index)
+                return bool(on_record(record)) if on_record is not None else False
+            record_hook = resolve
+        else:
+            record_hook = on_record
+        self._setup(order, raw_timestamps, on_buffer, record_hook, on_event, None, None, follow,
                     on_event_record, schemas)
+        if follow:
+            flags, callables = self._options
+            self._options = (flags | _native.ETW_CONSUMER_FOLLOW, callables)
         self._handle = _native.etw_consumer_open_stream(
             url, os.fspath(credentials_file) if credentials_file else None, self._options)
-        self.sources: tuple = tuple(_source_of(self.logfile_header(i).path)
-                                    for i in range(self.file_count))
+        if follow:
+            handle_box.append(self._handle)
+        else:
+            for i in range(self.file_count):  # all of them, known at open
+                sources.at(self._handle, i)
+        self.follow = follow
+
+    @property
+    def sources(self) -> tuple:
+        """The Source of each file index known so far (followed: those whose
+        records were delivered); None for a file that did not come from a stream."""
+        return tuple(self._sources.known)
 
     def source(self, record) -> Source:
-        """The machine's session instance a Record (or anything with file_index) came from."""
-        return self.sources[record.file_index]
+        """The machine's session instance a Record (or anything with file_index)
+        came from. Followed, a new index is looked up only on the processing
+        thread (in a callback); elsewhere only indexes already delivered."""
+        known = self._sources.known
+        if record.file_index < len(known):
+            return known[record.file_index]
+        return self._sources.at(self._live(), record.file_index)
+
+    def records(self, batch: Optional[int] = None) -> Iterator:
+        """Consumer.records(); batch defaults to 1 when followed (a record is
+        handed over as it is delivered, not when a batch fills), else 256."""
+        return super().records(batch or (1 if self.follow else 256))
 
     def events(self) -> Iterator[tuple]:
-        """Yields (Source, Record) for every record, in time order across machines."""
+        """Yields (Source, Record) for every record, in time order across
+        machines (followed: until cancel() or close(), then CancelledError)."""
+        known = self._sources.known
         for record in self.records():
-            yield self.sources[record.file_index], record
+            yield known[record.file_index], record
 
 
 class Stream:
@@ -100,6 +168,9 @@ class Stream:
     nkey_seed, tls_*) the export, the reader and the collect use; None for
     the file the environment variable OPENETW_NATS_CREDENTIALS names, if set.
     Credentials are never in the URL.
+
+    open(follow=True) follows the stream: what it holds, then every buffer
+    sessions publish to it, until the consumer's cancel() (StreamConsumer).
     """
 
     def __init__(self, url: str, *, credentials_file: Optional[os.PathLike] = None) -> None:
@@ -114,12 +185,19 @@ class Stream:
         properties.set_export(self.url, self.credentials_file)
         return properties
 
-    def open(self, *, since: Optional[str] = None, **options) -> StreamConsumer:
+    def open(self, *, since: Optional[str] = None, follow: bool = False, **options) -> StreamConsumer:
         """A StreamConsumer of the stream from its start, or since a UTC time
-        ("YYYY-MM-DDTHH:MM:SSZ"), to its last message now. options are
-        Consumer's (order, on_event, schemas, ...)."""
+        ("YYYY-MM-DDTHH:MM:SSZ"), to its last message now; follow=True goes on
+        with every buffer published after that until cancel() or close()
+        (StreamConsumer says how). options are StreamConsumer's (order,
+        on_event, schemas, ...).
+
+        >>> consumer = stream.open(follow=True, order="file")
+        >>> threading.Thread(target=lambda: [print(s, r) for s, r in consumer.events()]).start()
+        >>> ...; consumer.cancel()                # the thread's events() raises CancelledError
+        """
         url = self.url + (f"?since={since}" if since else "")
-        return StreamConsumer(url, self.credentials_file, **options)
+        return StreamConsumer(url, self.credentials_file, follow=follow, **options)
 
     def collect(self, folder: os.PathLike, *, machine: Optional[str] = None,
                 session: Optional[str] = None, overwrite: bool = False) -> CollectReport:

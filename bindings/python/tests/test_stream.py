@@ -5,6 +5,7 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -124,3 +125,61 @@ def test_a_kept_file_and_a_wrong_password_raise_with_their_status(nats, tmp_path
         with openetw.Session(openetw.Stream(f"{base}/PYKEPT", credentials_file=wrong)
                              .export(file_props(name + " w", tmp_path / "w.etl")), in_process=True):
             pass
+
+
+def _wait_for(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_followed_stream_gives_what_it_holds_then_what_comes_until_cancelled(nats, tmp_path, name, guid):
+    base, creds = nats
+    stream = openetw.Stream(f"{base}/PYFOLLOW", credentials_file=creds)
+    with openetw.Provider(guid) as provider, \
+            openetw.Session(stream.export(file_props(name, tmp_path / "local.etl")), in_process=True) as session:
+        session.enable_provider(guid)
+
+        def write(first, count):
+            for i in range(first, first + count):
+                provider.write(i.to_bytes(4, "little"), type=10)
+            session.flush()  # published now, not when the buffer fills
+
+        write(0, 300)
+        consumer = stream.open(follow=True, order="file")  # order="file": no 3 s window to wait out
+        assert consumer.follow and consumer.sources == ()  # instances become files as they arrive
+        seen, outcome = [], []
+
+        def follow():
+            try:
+                for source, record in consumer.events():
+                    if record.kind_name == "full":
+                        seen.append((source, int.from_bytes(record.payload, "little")))
+            except openetw.CancelledError:
+                outcome.append("cancelled")
+            except BaseException as error:  # reported by the assertion below
+                outcome.append(error)
+
+        thread = threading.Thread(target=follow)
+        thread.start()
+        try:
+            assert _wait_for(lambda: len(seen) >= 300, 4), f"{len(seen)} of the 300 stored events"
+            write(300, 200)
+            assert _wait_for(lambda: len(seen) >= 500, 4), f"{len(seen)} of the 500 events"
+            time.sleep(0.3)  # a record delivered twice would come now
+        finally:
+            consumer.cancel()
+            thread.join(4)
+        assert not thread.is_alive(), "cancel ends the follow"
+        assert outcome == ["cancelled"]
+        assert [v for _, v in seen] == list(range(500))  # each once, in order
+        (source,) = {s for s, _ in seen}
+        assert (source.session, source.machine) == (name, socket.gethostname())
+        assert consumer.sources == (source,)
+        consumer.close()
+
+    with pytest.raises(openetw.NotFoundError):  # a followed stream must exist
+        openetw.Stream(f"{base}/PYNOSUCH", credentials_file=creds).open(follow=True)

@@ -132,6 +132,20 @@ impl<'a> ConsumerBuilder<'a> {
         self
     }
 
+    /// Follows a stream ([`open_stream`](Self::open_stream), or
+    /// [`NatsStream::open`](crate::NatsStream::open)), as `?follow=1` in its
+    /// URL does: `process` reads what the stream holds, then every buffer
+    /// sessions publish to it, until a [`Canceller`] (or drop) ends it with
+    /// `Err` of status `CANCELLED`, after delivering what it had fetched. A
+    /// session instance becomes a new file index when its header buffer
+    /// arrives (so `file_count` grows while processing); records come once
+    /// they are 3 s old in time order, as they arrive in [`Order::File`].
+    /// With files, the open fails with `INVALID_PARAMETER`.
+    pub fn follow(mut self, follow: bool) -> Self {
+        self.flags = (self.flags & !sys::ETW_CONSUMER_FOLLOW) | if follow { sys::ETW_CONSUMER_FOLLOW } else { 0 };
+        self
+    }
+
     /// Called after each buffer's last record (also for buffers with none).
     pub fn on_buffer(mut self, f: impl FnMut(&BufferInfo<'_>) -> ControlFlow<()> + Send + 'a) -> Self {
         self.handlers.buffer = Some(Box::new(f));
@@ -206,7 +220,7 @@ impl<'a> ConsumerBuilder<'a> {
 
     /// Opens a NATS JetStream stream, `nats://HOST[:PORT]/STREAM[?since=UTC]`,
     /// as a file is opened: each machine's session instance is one file
-    /// (`etw_consumer_open_stream`). `credentials_file`: the stream's
+    /// (`etw_consumer_open_stream`); followed with [`follow`](Self::follow). `credentials_file`: the stream's
     /// `key = value` file; `None` for the file `OPENETW_NATS_CREDENTIALS` names.
     pub fn open_stream(self, url: &str, credentials_file: Option<&Path>) -> Result<Consumer<'a>> {
         let url = c_string(url, "stream URL")?;

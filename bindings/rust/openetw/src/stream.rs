@@ -39,6 +39,27 @@ fn owned(text: *const core::ffi::c_char) -> String {
 /// and [`collect`](Self::collect); without one the library takes the file
 /// the environment variable `OPENETW_NATS_CREDENTIALS` names. Credentials
 /// are never part of the URL.
+///
+/// Following the stream, from another thread, until cancelled:
+///
+/// ```no_run
+/// # use openetw::{Consumer, NatsStream, Order, Status};
+/// # use std::ops::ControlFlow;
+/// let stream = NatsStream::new("nats://collector:4222/ETW");
+/// let builder = Consumer::builder().follow(true).order(Order::File).on_event(|e| {
+///     println!("file {} type {}", e.record().file_index(), e.event_type());
+///     ControlFlow::Continue(())
+/// });
+/// let mut consumer = stream.open(builder)?;
+/// let canceller = consumer.canceller();
+/// let follower = std::thread::spawn(move || (consumer.process(), consumer));
+/// // ...
+/// canceller.cancel();
+/// let (outcome, consumer) = follower.join().unwrap();
+/// assert_eq!(outcome.unwrap_err().status(), Status::CANCELLED);
+/// let source = consumer.stream_source(0); // machine and session of file 0
+/// # Ok::<(), openetw::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NatsStream {
     url: String,
@@ -79,7 +100,11 @@ impl NatsStream {
     /// Reads the stream from its start to its last message now, with the
     /// builder's callbacks: each machine's session instance is one file of
     /// the consumer, read as its `.etl` file would be. A record's
-    /// `file_index` names its source ([`Consumer::stream_source`]).
+    /// `file_index` names its source ([`Consumer::stream_source`]). With
+    /// [`ConsumerBuilder::follow`] it goes on with every buffer published
+    /// after that, until cancelled (a [`Canceller`](crate::Canceller));
+    /// the sources of a followed consumer's files are read once `process`
+    /// has returned.
     pub fn open<'a>(&self, builder: ConsumerBuilder<'a>) -> Result<Consumer<'a>> {
         builder.open_stream(&self.url, self.credentials_file.as_deref())
     }

@@ -7,10 +7,11 @@ use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use common::{file_props, guid, temp_dir, unique};
-use openetw::{level, CollectOutcome, Consumer, EventClass, NatsStream, Order, Provider, Session, Status};
+use openetw::{level, Canceller, CollectOutcome, Consumer, EventClass, NatsStream, Order, Provider, Session, Status};
 
 /// A nats-server asking for a password, stopped when dropped. A missing
 /// nats-server fails the test: scripts/bindings-tests.sh installs it.
@@ -56,6 +57,16 @@ impl Drop for NatsServer {
     }
 }
 
+// Once for the tests of this binary, which run in parallel: a variable set
+// while another test's library reads the environment would race it.
+fn set_environment() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("OPENETW_SPOOL_DIR", temp_dir("stream-spool").join("spool"));
+        std::env::remove_var("OPENETW_NATS_CREDENTIALS"); // only the file each call is given
+    });
+}
+
 fn export(stream: &NatsStream, path: &Path, name: &str, n: u16, count: u32) -> openetw::Result<Session> {
     let mut props = file_props(name, path);
     stream.export(&mut props)?;
@@ -73,10 +84,9 @@ fn export(stream: &NatsStream, path: &Path, name: &str, n: u16, count: u32) -> o
 
 #[test]
 fn an_exported_session_reads_back_and_collects_as_its_file() {
+    set_environment();
     let dir = temp_dir("stream-export");
-    std::env::set_var("OPENETW_SPOOL_DIR", dir.join("spool"));
     let srv = NatsServer::start(&dir);
-    std::env::remove_var("OPENETW_NATS_CREDENTIALS"); // only the file each call is given
     let stream = NatsStream::new(format!("{}/RSEXPORT", srv.url)).with_credentials(&srv.credentials);
     let name = unique("Stream");
     let local = dir.join("local.etl");
@@ -139,4 +149,82 @@ fn an_exported_session_reads_back_and_collects_as_its_file() {
     assert_eq!(none.open(Consumer::builder()).unwrap_err().status(), Status::ACCESS_DENIED);
     let e = export(&bad, &dir.join("w.etl"), &unique("Wrong"), 41, 0).unwrap_err();
     assert_eq!(e.status(), Status::ACCESS_DENIED);
+}
+
+// Cancels when dropped: a failed assertion does not leave the follower running.
+struct CancelOnDrop(Canceller);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+#[test]
+fn a_followed_stream_gives_what_it_holds_then_what_comes_until_cancelled() {
+    set_environment();
+    let dir = temp_dir("stream-follow");
+    let srv = NatsServer::start(&dir);
+    let stream = NatsStream::new(format!("{}/RSFOLLOW", srv.url)).with_credentials(&srv.credentials);
+    let name = unique("Follow");
+    let local = dir.join("local.etl");
+    let mut props = file_props(&name, &local);
+    stream.export(&mut props).unwrap();
+    let session = Session::start(&mut props).unwrap();
+    let g = guid(42);
+    session.enable_provider(&g, level::VERBOSE, 0, 0).unwrap();
+    let provider = Provider::register(g).unwrap();
+    let class = EventClass { guid: g, event_type: 10, level: level::INFORMATION, version: 0 };
+    let write = |values: std::ops::Range<u32>| {
+        for i in values {
+            provider.write(&class, &i.to_le_bytes()).unwrap();
+        }
+        session.flush(None).unwrap(); // published now, not when the buffer fills
+    };
+    write(0..300);
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    // File order: delivered as they arrive, no 3 s window to wait out.
+    let builder = Consumer::builder().follow(true).order(Order::File).on_event(move |e| {
+        let value = u32::from_le_bytes(e.payload()[..4].try_into().unwrap());
+        sink.lock().unwrap().push((e.record().file_index(), value));
+        ControlFlow::Continue(())
+    });
+    let mut consumer = stream.open(builder).unwrap();
+    let guard = CancelOnDrop(consumer.canceller());
+    let follower = std::thread::spawn(move || (consumer.process(), consumer));
+    let count = || seen.lock().unwrap().len();
+    let wait_for = |n: usize| {
+        let start = Instant::now();
+        while count() < n && start.elapsed() < Duration::from_secs(4) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        count() >= n
+    };
+    assert!(wait_for(300), "{} of the 300 stored events", count());
+    write(300..500);
+    assert!(wait_for(500), "{} of the 500 events", count());
+    std::thread::sleep(Duration::from_millis(300)); // an event delivered twice would come now
+    drop(guard); // cancels
+    let start = Instant::now();
+    while !follower.is_finished() && start.elapsed() < Duration::from_secs(4) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(follower.is_finished(), "cancel ends the follow");
+    let (outcome, consumer) = follower.join().unwrap();
+    assert_eq!(outcome.unwrap_err().status(), Status::CANCELLED);
+
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.iter().map(|(_, v)| *v).collect::<Vec<_>>(), (0..500).collect::<Vec<_>>()); // each once, in order
+    assert!(seen.iter().all(|(f, _)| *f == 0));
+    assert_eq!(consumer.file_count(), 1);
+    let source = consumer.stream_source(0).expect("a file of the stream");
+    assert_eq!(source.session, name);
+    assert!(!source.machine.is_empty());
+
+    let missing = NatsStream::new(format!("{}/RSNOSUCH", srv.url)).with_credentials(&srv.credentials);
+    assert_eq!(missing.open(Consumer::builder().follow(true)).unwrap_err().status(), Status::FILE_NOT_FOUND);
+    let file = Consumer::builder().follow(true).open_file(&local).unwrap_err();
+    assert_eq!(file.status(), Status::INVALID_PARAMETER); // only a stream is followed
 }
