@@ -1,6 +1,6 @@
 // Windows part of process.hpp. There is no fork, and no other process's
-// session is reached (docs/SYSTEM_SESSIONS.md, "Windows"): user ids and
-// start times are 0.
+// session is reached (docs/SYSTEM_SESSIONS.md, "Windows"): user ids are 0;
+// start times are creation times.
 #include "platform/windows/win32.hpp"
 
 #include "platform/process.hpp"
@@ -49,7 +49,17 @@ std::uint32_t session_id() noexcept
     return ProcessIdToSessionId(GetCurrentProcessId(), &id) ? std::uint32_t(id) : 0;
 }
 
-std::uint64_t process_start_time(std::uint32_t) noexcept { return 0; }
+std::uint64_t process_start_time(std::uint32_t pid) noexcept
+{
+    // The creation time (FILETIME): differs between two processes that had the same pid.
+    HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, DWORD(pid));
+    if (h == nullptr)
+        return 0;
+    FILETIME created{}, exited{}, kernel_time{}, user_time{};
+    const bool ok = GetProcessTimes(h, &created, &exited, &kernel_time, &user_time) != 0;
+    CloseHandle(h);
+    return ok ? std::uint64_t(created.dwHighDateTime) << 32 | created.dwLowDateTime : 0;
+}
 
 bool run_in_forked_child(void (*)()) noexcept { return false; }
 
